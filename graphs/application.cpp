@@ -1,0 +1,25 @@
+#include "graphs/application.hpp"
+
+#include "graphs/apps/applications.hpp"
+#include "graphs/graph_json.hpp"
+
+namespace ftsim::graphs {
+
+TaskGraph build_application(const config::Config& config) {
+  const auto& app = config.application;
+  if (app.type == config::ApplicationType::json) {
+    return load_graph_json(app.json.file, config.platform.nodes);
+  }
+  const Distribution distribution(config.distribution, config.platform.nodes);
+  StfBuilder builder(config.platform.nodes);
+  switch (app.type) {
+    case config::ApplicationType::cholesky: submit_cholesky(app.cholesky, distribution, builder); break;
+    case config::ApplicationType::stencil: submit_stencil(app.stencil, distribution, builder); break;
+    case config::ApplicationType::cg: submit_cg(app.cg, distribution, builder); break;
+    case config::ApplicationType::spmd: submit_spmd(app.spmd, distribution, builder); break;
+    case config::ApplicationType::json: break;
+  }
+  return builder.finish();
+}
+
+}  // namespace ftsim::graphs

@@ -1,0 +1,31 @@
+#pragma once
+// The built-in applications. Each submits its tasks to a StfBuilder in STF order, owner
+// computes, and calls checkpoint() after every outer iteration (the candidate cuts from which
+// a checkpoint placement picks).
+#include "graphs/distribution.hpp"
+#include "graphs/stf_builder.hpp"
+#include "sim/config/config.hpp"
+
+namespace ftsim::graphs {
+
+// Tiled Cholesky (Lion & Thibault 2020, Algorithms 1 and 2): POTRF, TRSM, SYRK, GEMM on the
+// lower triangle of NT x NT tiles; one outer iteration per column (column order) or per step k
+// (triangle order).
+void submit_cholesky(const config::CholeskyConfig& cholesky, const Distribution& distribution,
+                     StfBuilder& builder);
+
+// 2D Jacobi on a tile grid with a 5-point halo: per iteration a JACOBI task per tile (reads the
+// neighbours' halo strips) then a HALO task per tile (extracts its strips for the next one).
+void submit_stencil(const config::StencilConfig& stencil, const Distribution& distribution,
+                    StfBuilder& builder);
+
+// Conjugate gradient on the 2D Poisson matrix (5-point Laplacian on a grid x grid mesh), split in
+// block rows: SpMV with the neighbour blocks, dot products reduced on node 0, axpy updates.
+void submit_cg(const config::CgConfig& cg, const Distribution& distribution, StfBuilder& builder);
+
+// SPMD iterations on one rank per node: COMPUTE on the rank's state with the messages of the
+// previous iteration, then PACK of the messages of a pattern (ring, halo2d, alltoall, tree).
+void submit_spmd(const config::SpmdConfig& spmd, const Distribution& distribution,
+                 StfBuilder& builder);
+
+}  // namespace ftsim::graphs

@@ -1,0 +1,102 @@
+// Conjugate gradient (Hestenes-Stiefel) on the 2D Poisson matrix: the 5-point Laplacian of a
+// grid x grid mesh, N = grid^2 unknowns, split in `blocks` block rows of whole mesh rows.
+// Block row i of the matrix couples only to vector blocks i-1, i, i+1. The matrix is read-only
+// data that is never sent; dot products are partial dots per block reduced by a task on the
+// owner of block 0, whose scalar result every node then reads (one transfer per node).
+#include <string>
+#include <vector>
+
+#include "graphs/apps/applications.hpp"
+
+namespace ftsim::graphs {
+
+void submit_cg(const config::CgConfig& cg, const Distribution& distribution, StfBuilder& builder) {
+  const std::uint32_t blocks = cg.blocks, n = cg.grid;
+  const std::uint64_t element = config::bytes_per_element(cg.precision);
+
+  // Block i holds mesh rows [first_row(i), first_row(i + 1)).
+  auto first_row = [&](std::uint32_t i) { return std::uint64_t(i) * n / blocks; };
+  auto rows = [&](std::uint32_t i) { return (first_row(i + 1) - first_row(i)) * n; };
+  // Nonzeros of the 5-point Laplacian in mesh rows [r0, r1): 5 per point minus missing neighbours.
+  auto nonzeros = [&](std::uint32_t i) {
+    std::uint64_t r0 = first_row(i), r1 = first_row(i + 1), count = 0;
+    for (std::uint64_t r = r0; r < r1; ++r) {
+      count += 5 * std::uint64_t(n) - 2;           // west/east missing at both ends of the row
+      if (r == 0) count -= n;                      // no north neighbour on the first mesh row
+      if (r + 1 == n) count -= n;                  // no south neighbour on the last mesh row
+    }
+    return count;
+  };
+
+  const KernelId copy = builder.kernel("COPY", 0);
+  const KernelId spmv = builder.kernel("SPMV", 0);
+  const KernelId dot = builder.kernel("DOT", 0);
+  const KernelId reduce = builder.kernel("REDUCE", blocks);
+  const KernelId axpy = builder.kernel("AXPY", 0);
+  const KernelId xpay = builder.kernel("XPAY", 0);
+
+  std::vector<double> nnz(blocks);
+  for (std::uint32_t i = 0; i < blocks; ++i) nnz[i] = double(nonzeros(i));
+  std::vector<NodeId> node(blocks);
+  std::vector<HandleId> A(blocks), x(blocks), r(blocks), p(blocks), q(blocks), pq_part(blocks), rr_part(blocks);
+  for (std::uint32_t i = 0; i < blocks; ++i) {
+    node[i] = distribution.owner(std::uint64_t(i), std::uint64_t(blocks));
+    const Label l{static_cast<std::int32_t>(i)};
+    // CSR block: values and column indices per nonzero, row pointers.
+    A[i] = builder.data(nonzeros(i) * (element + 4) + (rows(i) + 1) * 4, node[i], "A", l);
+    x[i] = builder.data(rows(i) * element, node[i], "x", l);
+    r[i] = builder.data(rows(i) * element, node[i], "r", l);
+    p[i] = builder.data(rows(i) * element, node[i], "p", l);
+    q[i] = builder.data(rows(i) * element, node[i], "q", l);
+    pq_part[i] = builder.data(element, node[i], "pq_part", l);
+    rr_part[i] = builder.data(element, node[i], "rr_part", l);
+  }
+  const NodeId root = node[0];
+  const HandleId alpha = builder.data(element, root, "alpha", {});
+  const HandleId beta = builder.data(element, root, "beta", {});
+  const HandleId rr = builder.data(element, root, "rr", {});
+
+  auto label = [](std::uint32_t i, std::uint32_t it) {
+    return Label{static_cast<std::int32_t>(i), static_cast<std::int32_t>(it)};
+  };
+  auto vector_flops = [&](std::uint32_t i) { return 2.0 * double(rows(i)); };
+  std::vector<AccessSpec> accesses;
+  auto reduce_into = [&](const std::vector<HandleId>& parts, std::initializer_list<AccessSpec> more,
+                         std::uint32_t it) {
+    accesses.clear();
+    for (HandleId part : parts) accesses.push_back(R(part));
+    accesses.insert(accesses.end(), more.begin(), more.end());
+    builder.task(reduce, accesses, root, 2, {-1, static_cast<std::int32_t>(it)});
+  };
+
+  // Prologue (x0 = 0, so r0 = b): p = r, rr = r.r
+  for (std::uint32_t i = 0; i < blocks; ++i) builder.task(copy, {R(r[i]), W(p[i])}, node[i], 0, label(i, 0), double(rows(i)));
+  for (std::uint32_t i = 0; i < blocks; ++i) builder.task(dot, {R(r[i]), W(rr_part[i])}, node[i], 1, label(i, 0), vector_flops(i));
+  reduce_into(rr_part, {W(rr)}, 0);
+
+  for (std::uint32_t it = 0; it < cg.iterations; ++it) {
+    // q = A p
+    for (std::uint32_t i = 0; i < blocks; ++i) {
+      accesses.assign({R(A[i])});
+      if (i > 0) accesses.push_back(R(p[i - 1]));
+      accesses.push_back(R(p[i]));
+      if (i + 1 < blocks) accesses.push_back(R(p[i + 1]));
+      accesses.push_back(W(q[i]));
+      builder.task(spmv, accesses, node[i], 0, label(i, it), 2.0 * nnz[i]);
+    }
+    // alpha = rr / (p.q)
+    for (std::uint32_t i = 0; i < blocks; ++i) builder.task(dot, {R(p[i]), R(q[i]), W(pq_part[i])}, node[i], 1, label(i, it), vector_flops(i));
+    reduce_into(pq_part, {R(rr), W(alpha)}, it);
+    // x += alpha p ; r -= alpha q
+    for (std::uint32_t i = 0; i < blocks; ++i) builder.task(axpy, {R(alpha), R(p[i]), RW(x[i])}, node[i], 0, label(i, it), vector_flops(i));
+    for (std::uint32_t i = 0; i < blocks; ++i) builder.task(axpy, {R(alpha), R(q[i]), RW(r[i])}, node[i], 1, label(i, it), vector_flops(i));
+    // beta = (r.r) / rr ; rr = r.r
+    for (std::uint32_t i = 0; i < blocks; ++i) builder.task(dot, {R(r[i]), W(rr_part[i])}, node[i], 1, label(i, it), vector_flops(i));
+    reduce_into(rr_part, {RW(rr), W(beta)}, it);
+    // p = r + beta p
+    for (std::uint32_t i = 0; i < blocks; ++i) builder.task(xpay, {R(beta), R(r[i]), RW(p[i])}, node[i], 1, label(i, it), vector_flops(i));
+    builder.checkpoint();
+  }
+}
+
+}  // namespace ftsim::graphs

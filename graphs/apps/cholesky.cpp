@@ -1,0 +1,85 @@
+// Tiled Cholesky factorization A = L L^T, lower triangle, in the two STF submission orders of
+// Lion & Thibault 2020 §VI-B: Algorithm 1 (triangle-wise, right-looking) and Algorithm 2
+// (column-wise, left-looking). Both produce the same task graph in a different order.
+#include <vector>
+
+#include "graphs/apps/applications.hpp"
+
+namespace ftsim::graphs {
+
+void submit_cholesky(const config::CholeskyConfig& cholesky, const Distribution& distribution,
+                     StfBuilder& builder) {
+  const std::uint32_t nt = cholesky.tiles;
+  const double b = cholesky.tile_size;
+  const std::uint64_t tile_bytes =
+      std::uint64_t(cholesky.tile_size) * cholesky.tile_size * config::bytes_per_element(cholesky.precision);
+
+  // Leading-order flop counts of the LAPACK/BLAS kernels on b x b tiles.
+  const KernelId potrf = builder.kernel("POTRF", b * b * b / 3.0);
+  const KernelId trsm = builder.kernel("TRSM", b * b * b);
+  const KernelId syrk = builder.kernel("SYRK", b * b * b);
+  const KernelId gemm = builder.kernel("GEMM", 2.0 * b * b * b);
+
+  const std::uint64_t n64 = nt;
+  const std::uint64_t tasks = n64 + n64 * (n64 - 1) + n64 * (n64 - 1) * (n64 > 1 ? n64 - 2 : 0) / 6;
+  builder.reserve(tasks, 3 * tasks, 3 * tasks);
+
+  // Lower-triangle tiles, handle of A[m][n] at tile[m * nt + n] (m >= n).
+  std::vector<HandleId> tile(std::size_t(nt) * nt, kNone);
+  for (std::uint32_t m = 0; m < nt; ++m) {
+    for (std::uint32_t n = 0; n <= m; ++n) {
+      tile[std::size_t(m) * nt + n] =
+          builder.data(tile_bytes, distribution.owner(m, n, nt, nt), "A",
+                       {static_cast<std::int32_t>(m), static_cast<std::int32_t>(n)});
+    }
+  }
+  auto A = [&](std::uint32_t m, std::uint32_t n) { return tile[std::size_t(m) * nt + n]; };
+  auto node_of = [&](std::uint32_t m, std::uint32_t n) { return distribution.owner(m, n, nt, nt); };
+  // Critical-path-first priorities of StarPU's Cholesky example (higher runs first).
+  const bool prioritized = cholesky.priorities;
+  auto priority = [&](std::int64_t value) { return prioritized ? static_cast<std::int32_t>(value) : 0; };
+  const std::int64_t N = nt;
+  auto i32 = [](std::uint32_t v) { return static_cast<std::int32_t>(v); };
+
+  auto submit_potrf = [&](std::uint32_t k) {
+    builder.task(potrf, {RW(A(k, k))}, node_of(k, k), priority(2 * N - 2 * k), {i32(k)});
+  };
+  auto submit_trsm = [&](std::uint32_t m, std::uint32_t k) {
+    builder.task(trsm, {R(A(k, k)), RW(A(m, k))}, node_of(m, k), priority(2 * N - 2 * k - m),
+                 {i32(m), i32(k)});
+  };
+  auto submit_syrk = [&](std::uint32_t n, std::uint32_t k) {
+    builder.task(syrk, {R(A(n, k)), RW(A(n, n))}, node_of(n, n), priority(2 * N - 2 * k - n),
+                 {i32(n), i32(k)});
+  };
+  auto submit_gemm = [&](std::uint32_t m, std::uint32_t n, std::uint32_t k) {
+    builder.task(gemm, {R(A(m, k)), R(A(n, k)), RW(A(m, n))}, node_of(m, n),
+                 priority(2 * N - 2 * k - n - m), {i32(m), i32(n), i32(k)});
+  };
+
+  if (cholesky.order == config::CholeskyOrder::column) {
+    // Algorithm 2: column n receives its updates from the columns on its left, then is factored.
+    for (std::uint32_t n = 0; n < nt; ++n) {
+      for (std::uint32_t k = 0; k < n; ++k) submit_syrk(n, k);
+      submit_potrf(n);
+      for (std::uint32_t m = n + 1; m < nt; ++m) {
+        for (std::uint32_t k = 0; k < n; ++k) submit_gemm(m, n, k);
+        submit_trsm(m, n);
+      }
+      builder.checkpoint();
+    }
+  } else {
+    // Algorithm 1: step k factors column k and updates the whole trailing triangle.
+    for (std::uint32_t k = 0; k < nt; ++k) {
+      submit_potrf(k);
+      for (std::uint32_t m = k + 1; m < nt; ++m) submit_trsm(m, k);
+      for (std::uint32_t n = k + 1; n < nt; ++n) {
+        submit_syrk(n, k);
+        for (std::uint32_t m = n + 1; m < nt; ++m) submit_gemm(m, n, k);
+      }
+      builder.checkpoint();
+    }
+  }
+}
+
+}  // namespace ftsim::graphs

@@ -1,0 +1,102 @@
+// SPMD iterations, standing in for message-passing codes such as the NAS kernels: one rank per
+// node; each iteration a rank computes on its state with the messages it received, then packs
+// its outgoing messages. Message m(s -> d) of iteration t is read by d's COMPUTE of t + 1.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "graphs/apps/applications.hpp"
+
+namespace ftsim::graphs {
+
+namespace {
+
+// Destinations of each rank under a pattern.
+std::vector<std::vector<std::uint32_t>> pattern_edges(config::SpmdPattern pattern, std::uint32_t ranks) {
+  std::vector<std::vector<std::uint32_t>> out(ranks);
+  if (ranks < 2) return out;
+  switch (pattern) {
+    case config::SpmdPattern::ring:
+      for (std::uint32_t r = 0; r < ranks; ++r) out[r].push_back((r + 1) % ranks);
+      break;
+    case config::SpmdPattern::halo2d: {
+      // The most square P x Q process grid, 4 neighbours, not periodic.
+      std::uint32_t p = static_cast<std::uint32_t>(std::sqrt(double(ranks)));
+      while (p > 1 && ranks % p != 0) --p;
+      const std::uint32_t q = ranks / p;
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        const std::uint32_t i = r / q, j = r % q;
+        if (i > 0) out[r].push_back(r - q);
+        if (i + 1 < p) out[r].push_back(r + q);
+        if (j > 0) out[r].push_back(r - 1);
+        if (j + 1 < q) out[r].push_back(r + 1);
+      }
+      break;
+    }
+    case config::SpmdPattern::alltoall:
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        for (std::uint32_t d = 0; d < ranks; ++d) {
+          if (d != r) out[r].push_back(d);
+        }
+      }
+      break;
+    case config::SpmdPattern::tree:
+      // Binary tree: each rank exchanges with its parent and its children (reduce + broadcast).
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        if (r > 0) out[r].push_back((r - 1) / 2);
+        for (std::uint32_t child : {2 * r + 1, 2 * r + 2}) {
+          if (child < ranks) out[r].push_back(child);
+        }
+      }
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+void submit_spmd(const config::SpmdConfig& spmd, const Distribution& distribution, StfBuilder& builder) {
+  const std::uint32_t ranks = distribution.nodes();
+  const auto out = pattern_edges(spmd.pattern, ranks);
+
+  const KernelId compute = builder.kernel("COMPUTE", spmd.flops);
+  // Packing copies the outgoing bytes: one operation per 8 bytes.
+  const KernelId pack = builder.kernel("PACK", 0);
+
+  std::vector<NodeId> node(ranks);
+  std::vector<HandleId> state(ranks);
+  std::vector<std::vector<HandleId>> message(ranks);   // per source, in out[] order
+  std::vector<std::vector<HandleId>> incoming(ranks);  // per destination
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    node[r] = distribution.owner(std::uint64_t(r), std::uint64_t(ranks));
+    state[r] = builder.data(spmd.state_bytes, node[r], "state", {static_cast<std::int32_t>(r)});
+  }
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (std::uint32_t d : out[r]) {
+      HandleId m = builder.data(spmd.message_bytes, node[r], "msg",
+                                {static_cast<std::int32_t>(r), static_cast<std::int32_t>(d)});
+      message[r].push_back(m);
+      incoming[d].push_back(m);
+    }
+  }
+
+  std::vector<AccessSpec> accesses;
+  for (std::uint32_t t = 0; t < spmd.iterations; ++t) {
+    const auto st = static_cast<std::int32_t>(t);
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      accesses.assign({RW(state[r])});
+      for (HandleId m : incoming[r]) accesses.push_back(R(m));
+      builder.task(compute, accesses, node[r], 0, {static_cast<std::int32_t>(r), st});
+    }
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      if (message[r].empty()) continue;
+      accesses.assign({R(state[r])});
+      for (HandleId m : message[r]) accesses.push_back(W(m));
+      builder.task(pack, accesses, node[r], 1, {static_cast<std::int32_t>(r), st},
+                   double(spmd.message_bytes) / 8.0 * double(message[r].size()));
+    }
+    builder.checkpoint();
+  }
+}
+
+}  // namespace ftsim::graphs

@@ -1,0 +1,242 @@
+#include "graphs/stf_builder.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+namespace ftsim::graphs {
+
+namespace {
+// Walks the (source, target) edge arrays as pairs, for Boost's CSR constructor.
+struct EdgeIterator {
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = std::pair<TaskId, TaskId>;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = value_type;
+  const TaskId* source;
+  const TaskId* target;
+  value_type operator*() const { return {*source, *target}; }
+  EdgeIterator& operator++() {
+    ++source;
+    ++target;
+    return *this;
+  }
+  EdgeIterator operator++(int) {
+    EdgeIterator copy = *this;
+    ++*this;
+    return copy;
+  }
+  bool operator==(const EdgeIterator& other) const { return source == other.source; }
+  bool operator!=(const EdgeIterator& other) const { return source != other.source; }
+};
+}  // namespace
+
+const char* to_string(AccessMode mode) {
+  switch (mode) {
+    case AccessMode::R: return "R";
+    case AccessMode::W: return "W";
+    case AccessMode::RW: return "RW";
+  }
+  return "?";
+}
+
+StfBuilder::StfBuilder(NodeId node_count) {
+  if (node_count == 0) throw GraphError("a task graph needs at least one node");
+  graph_.node_count_ = node_count;
+  graph_.access_offset_.push_back(0);
+  graph_.family_names_.push_back("data");
+}
+
+KernelId StfBuilder::kernel(std::string_view name, double flops) {
+  for (std::size_t k = 0; k < graph_.kernel_names_.size(); ++k) {
+    if (graph_.kernel_names_[k] == name) {
+      if (graph_.kernel_flops_[k] != flops) {
+        throw GraphError("kernel \"" + std::string(name) + "\" registered twice with different flops");
+      }
+      return static_cast<KernelId>(k);
+    }
+  }
+  if (graph_.kernel_names_.size() >= 0xffff) throw GraphError("too many kernels (65535 at most)");
+  if (!(flops >= 0)) throw GraphError("kernel \"" + std::string(name) + "\" has negative flops");
+  graph_.kernel_names_.emplace_back(name);
+  graph_.kernel_flops_.push_back(flops);
+  return static_cast<KernelId>(graph_.kernel_names_.size() - 1);
+}
+
+HandleId StfBuilder::data(std::uint64_t bytes, NodeId owner) { return data(bytes, owner, "data", {}); }
+
+HandleId StfBuilder::data(std::uint64_t bytes, NodeId owner, std::string_view family, Label label) {
+  if (owner >= graph_.node_count_) {
+    throw GraphError("data owner " + std::to_string(owner) + " is not a node (there are " +
+                     std::to_string(graph_.node_count_) + ")");
+  }
+  if (graph_.handle_bytes_.size() >= kNone - 1) throw GraphError("too many data handles");
+  auto& families = graph_.family_names_;
+  auto found = std::find(families.begin(), families.end(), family);
+  if (found == families.end()) {
+    families.emplace_back(family);
+    found = std::prev(families.end());
+  }
+  graph_.handle_bytes_.push_back(bytes);
+  graph_.handle_owner_.push_back(owner);
+  graph_.handle_family_.push_back(static_cast<std::uint16_t>(found - families.begin()));
+  graph_.handle_label_.push_back(label);
+  state_.emplace_back();
+  return static_cast<HandleId>(graph_.handle_bytes_.size() - 1);
+}
+
+void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t edges) {
+  graph_.task_kernel_.reserve(tasks);
+  graph_.task_node_.reserve(tasks);
+  graph_.task_priority_.reserve(tasks);
+  graph_.task_flops_.reserve(tasks);
+  graph_.task_label_.reserve(tasks);
+  graph_.access_offset_.reserve(tasks + 1);
+  graph_.accesses_.reserve(accesses);
+  reader_task_.reserve(accesses);
+  reader_next_.reserve(accesses);
+  edge_source_.reserve(edges);
+  edge_target_.reserve(edges);
+}
+
+void StfBuilder::add_edge(TaskId from, TaskId to) {
+  // Dependencies of one task are few: a linear scan removes duplicates.
+  for (std::size_t e = task_edge_begin_; e < edge_source_.size(); ++e) {
+    if (edge_source_[e] == from) return;
+  }
+  edge_source_.push_back(from);
+  edge_target_.push_back(to);
+}
+
+TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, NodeId node,
+                        std::int32_t priority, Label label, std::optional<double> flops) {
+  if (kernel >= graph_.kernel_names_.size()) throw GraphError("unknown kernel id " + std::to_string(kernel));
+  if (node >= graph_.node_count_) {
+    throw GraphError("task node " + std::to_string(node) + " is not a node (there are " +
+                     std::to_string(graph_.node_count_) + ")");
+  }
+  if (graph_.task_kernel_.size() >= kNone - 1) throw GraphError("too many tasks");
+  const auto task_id = static_cast<TaskId>(graph_.task_kernel_.size());
+  const double task_flops = flops ? *flops : graph_.kernel_flops_[kernel];
+  if (!(task_flops >= 0)) throw GraphError("task flops must be non-negative");
+
+  // Merge duplicate handles (R + W = RW), keeping the first position.
+  merged_.assign(accesses.begin(), accesses.end());
+  for (std::size_t i = 0; i < merged_.size(); ++i) {
+    if (merged_[i].handle >= state_.size()) {
+      throw GraphError("task accesses unknown data handle " + std::to_string(merged_[i].handle));
+    }
+    for (std::size_t j = i + 1; j < merged_.size();) {
+      if (merged_[j].handle == merged_[i].handle) {
+        merged_[i].mode = static_cast<AccessMode>(static_cast<std::uint8_t>(merged_[i].mode) |
+                                                  static_cast<std::uint8_t>(merged_[j].mode));
+        merged_.erase(merged_.begin() + static_cast<std::ptrdiff_t>(j));
+      } else {
+        ++j;
+      }
+    }
+  }
+
+  task_edge_begin_ = edge_source_.size();
+  auto& plan = graph_.transfers_;
+  for (const AccessSpec& spec : merged_) {
+    HandleState& h = state_[spec.handle];
+    if (reads(spec.mode)) {
+      // RAW: after the last writer.
+      if (h.last_writer != kNone) add_edge(h.last_writer, task_id);
+      // Cache rule: a node receives a given version once.
+      NodeId source = h.version == 0 ? graph_.handle_owner_[spec.handle] : graph_.task_node_[h.last_writer];
+      if (source != node) {
+        bool cached = false;
+        for (std::uint32_t i = h.holders_head; i != kNone; i = holder_next_[i]) {
+          if (holder_node_[i] == node) {
+            cached = true;
+            break;
+          }
+        }
+        if (cached) {
+          ++plan.cache_hits_;
+        } else {
+          plan.transfers_.push_back({spec.handle, h.version, source, node, task_id});
+          holder_node_.push_back(node);
+          holder_next_.push_back(h.holders_head);
+          h.holders_head = static_cast<std::uint32_t>(holder_node_.size() - 1);
+        }
+      }
+    }
+    if (writes(spec.mode)) {
+      // WAW: after the last writer; WAR: after every reader since then.
+      if (h.last_writer != kNone) add_edge(h.last_writer, task_id);
+      for (std::uint32_t i = h.readers_head; i != kNone; i = reader_next_[i]) {
+        if (reader_task_[i] != task_id) add_edge(reader_task_[i], task_id);
+      }
+      h.readers_head = kNone;
+      h.holders_head = kNone;  // a new write invalidates the remote copies
+      h.last_writer = task_id;
+      ++h.version;
+      if (h.dirty_stamp != segment_) {
+        h.dirty_stamp = segment_;
+        dirty_handles_.push_back(spec.handle);
+      }
+      graph_.accesses_.push_back({spec.handle, h.version, spec.mode});
+    } else {
+      reader_task_.push_back(task_id);
+      reader_next_.push_back(h.readers_head);
+      h.readers_head = static_cast<std::uint32_t>(reader_task_.size() - 1);
+      graph_.accesses_.push_back({spec.handle, h.version, spec.mode});
+    }
+  }
+
+  graph_.task_kernel_.push_back(kernel);
+  graph_.task_node_.push_back(node);
+  graph_.task_priority_.push_back(priority);
+  graph_.task_flops_.push_back(task_flops);
+  graph_.task_label_.push_back(label);
+  graph_.access_offset_.push_back(static_cast<std::uint32_t>(graph_.accesses_.size()));
+  return task_id;
+}
+
+void StfBuilder::checkpoint() {
+  graph_.cut_position_.push_back(static_cast<TaskId>(graph_.task_kernel_.size()));
+  if (graph_.cut_entry_offset_.empty()) graph_.cut_entry_offset_.push_back(0);
+  std::sort(dirty_handles_.begin(), dirty_handles_.end());
+  for (HandleId handle : dirty_handles_) graph_.cut_entries_.push_back({handle, state_[handle].version});
+  graph_.cut_entry_offset_.push_back(static_cast<std::uint32_t>(graph_.cut_entries_.size()));
+  dirty_handles_.clear();
+  ++segment_;
+}
+
+TaskGraph StfBuilder::finish() {
+  TaskGraph& g = graph_;
+  if (g.cut_entry_offset_.empty()) g.cut_entry_offset_.push_back(0);
+
+  // Writers of every version, per handle (CSR): writer(h, v) = writers_[offset[h] + v - 1].
+  const std::size_t handles = g.handle_bytes_.size();
+  g.writer_offset_.assign(handles + 1, 0);
+  for (HandleId h = 0; h < handles; ++h) g.writer_offset_[h + 1] = g.writer_offset_[h] + state_[h].version;
+  g.writers_.assign(g.writer_offset_[handles], kNone);
+  for (TaskId t = 0; t < g.task_kernel_.size(); ++t) {
+    for (const Access& a : g.accesses(t)) {
+      if (writes(a.mode)) g.writers_[g.writer_offset_[a.handle] + a.version - 1] = t;
+    }
+  }
+
+  // The dependency DAG. Boost's bidirectional CSR sorts the edges by source itself.
+  EdgeIterator first{edge_source_.data(), edge_target_.data()};
+  EdgeIterator last{edge_source_.data() + edge_source_.size(), edge_target_.data() + edge_target_.size()};
+  g.dag_ = TaskGraph::Dag(boost::edges_are_unsorted_multi_pass, first, last,
+                          static_cast<TaskId>(g.task_kernel_.size()));
+
+  // Release the builder's scratch state.
+  std::vector<HandleState>().swap(state_);
+  std::vector<TaskId>().swap(reader_task_);
+  std::vector<std::uint32_t>().swap(reader_next_);
+  std::vector<NodeId>().swap(holder_node_);
+  std::vector<std::uint32_t>().swap(holder_next_);
+  std::vector<TaskId>().swap(edge_source_);
+  std::vector<TaskId>().swap(edge_target_);
+  g.accesses_.shrink_to_fit();
+  return std::move(graph_);
+}
+
+}  // namespace ftsim::graphs

@@ -1,0 +1,86 @@
+#pragma once
+// StfBuilder: the sequential task flow (StarPU / Kaapi) model. An application declares data
+// and submits tasks in a sequential order; the builder infers, as StarPU-MPI does on every
+// node:
+//   - RAW / WAR / WAW dependencies between tasks,
+//   - data versions (each write of a handle makes version v + 1),
+//   - candidate checkpoint cuts (checkpoint()) and, per cut, the last writer of each handle,
+//   - the transfer plan with the StarPU-MPI cache rule.
+// finish() freezes everything into an immutable TaskGraph.
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graphs/task_graph.hpp"
+
+namespace ftsim::graphs {
+
+// Invalid use of the builder (unknown handle, node out of range, ...).
+class GraphError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+class StfBuilder {
+public:
+  explicit StfBuilder(NodeId node_count);
+
+  // Registers a kernel and its flops per execution; the same name returns the same id.
+  KernelId kernel(std::string_view name, double flops);
+  // Declares a data handle of `bytes` owned by `owner` (its initial value lives there).
+  HandleId data(std::uint64_t bytes, NodeId owner);
+  HandleId data(std::uint64_t bytes, NodeId owner, std::string_view family, Label label);
+  // Submits a task executed on `node`. A handle listed twice gets the union of its modes.
+  // `flops` overrides the kernel's flops for this task (e.g. a smaller last block).
+  TaskId task(KernelId kernel, std::span<const AccessSpec> accesses, NodeId node,
+              std::int32_t priority, Label label = {}, std::optional<double> flops = {});
+  TaskId task(KernelId kernel, std::initializer_list<AccessSpec> accesses, NodeId node,
+              std::int32_t priority, Label label = {}, std::optional<double> flops = {}) {
+    return task(kernel, std::span<const AccessSpec>(accesses.begin(), accesses.size()), node,
+                priority, label, flops);
+  }
+  // Marks a candidate checkpoint cut between the tasks submitted so far and the next ones.
+  void checkpoint();
+
+  std::size_t task_count() const { return graph_.task_kernel_.size(); }
+  std::size_t handle_count() const { return graph_.handle_bytes_.size(); }
+
+  // Reserves memory when the application knows its sizes (optional, for speed).
+  void reserve(std::size_t tasks, std::size_t accesses, std::size_t edges);
+
+  // Freezes the graph. The builder must not be used afterwards.
+  TaskGraph finish();
+
+private:
+  struct HandleState {
+    TaskId last_writer = kNone;
+    Version version = 0;
+    std::uint32_t readers_head = kNone;   // readers since the last write (list through reader_next_)
+    std::uint32_t holders_head = kNone;   // nodes holding a cached copy of the current version
+    std::uint32_t dirty_stamp = 0;        // last cut segment in which it was written (+1)
+  };
+
+  void add_edge(TaskId from, TaskId to);
+
+  TaskGraph graph_;
+  std::vector<HandleState> state_;
+  // Linked lists in pools: no allocation per task or per handle.
+  std::vector<TaskId> reader_task_;
+  std::vector<std::uint32_t> reader_next_;
+  std::vector<NodeId> holder_node_;
+  std::vector<std::uint32_t> holder_next_;
+  std::vector<HandleId> dirty_handles_;   // written since the last cut
+  std::uint32_t segment_ = 1;
+  // Edges as (source, target) in two arrays, appended per task.
+  std::vector<TaskId> edge_source_;
+  std::vector<TaskId> edge_target_;
+  std::size_t task_edge_begin_ = 0;
+  std::vector<AccessSpec> merged_;        // scratch for one task's accesses
+};
+
+}  // namespace ftsim::graphs

@@ -1,0 +1,52 @@
+#include "graphs/task_graph.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace ftsim::graphs {
+
+namespace {
+std::string label_suffix(const Label& label, char open, char separator, char close) {
+  std::string text;
+  for (std::int32_t index : {label.a, label.b, label.c}) {
+    if (index < 0) break;
+    text += text.empty() ? open : separator;
+    text += std::to_string(index);
+  }
+  if (!text.empty()) text += close;
+  return text;
+}
+}  // namespace
+
+std::string TaskGraph::task_name(TaskId t) const {
+  std::string suffix = label_suffix(task_label_[t], '(', ',', ')');
+  return kernel_names_[task_kernel_[t]] + (suffix.empty() ? "#" + std::to_string(t) : suffix);
+}
+
+std::string TaskGraph::handle_name(HandleId h) const {
+  const Label& label = handle_label_[h];
+  if (label.a < 0) return family_names_[handle_family_[h]] + "#" + std::to_string(h);
+  std::string text = family_names_[handle_family_[h]];
+  for (std::int32_t index : {label.a, label.b, label.c}) {
+    if (index < 0) break;
+    text += "[" + std::to_string(index) + "]";
+  }
+  return text;
+}
+
+std::span<const TaskId> TaskGraph::successors(TaskId t) const {
+  auto [first, last] = boost::adjacent_vertices(t, dag_);
+  return {first, last};
+}
+
+CutId TaskGraph::section(TaskId t) const {
+  // Cuts at position <= t come before task t.
+  return static_cast<CutId>(std::upper_bound(cut_position_.begin(), cut_position_.end(), t) -
+                            cut_position_.begin());
+}
+
+std::uint64_t TaskGraph::total_data_bytes() const {
+  return std::accumulate(handle_bytes_.begin(), handle_bytes_.end(), std::uint64_t{0});
+}
+
+}  // namespace ftsim::graphs

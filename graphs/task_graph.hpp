@@ -1,0 +1,128 @@
+#pragma once
+// TaskGraph: the immutable task graph of one application run, built by StfBuilder.
+// Struct-of-arrays indexed by dense ids (no per-task heap allocation, no per-task string);
+// dependencies in a bidirectional Boost compressed_sparse_row_graph so Boost algorithms run on
+// it directly. Task ids follow the STF submission order, which is a topological order.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+
+#include "graphs/ids.hpp"
+#include "graphs/transfer_plan.hpp"
+
+namespace ftsim::graphs {
+
+class TaskGraph {
+public:
+  using Dag = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property,
+                                                 boost::no_property, boost::no_property,
+                                                 TaskId, std::uint32_t>;
+
+  TaskGraph() = default;
+  TaskGraph(TaskGraph&&) = default;
+  TaskGraph& operator=(TaskGraph&&) = default;
+  TaskGraph(const TaskGraph&) = delete;
+  TaskGraph& operator=(const TaskGraph&) = delete;
+
+  // --- sizes ---
+  std::size_t task_count() const { return task_kernel_.size(); }
+  std::size_t handle_count() const { return handle_bytes_.size(); }
+  std::size_t kernel_count() const { return kernel_names_.size(); }
+  NodeId node_count() const { return node_count_; }
+  std::size_t edge_count() const { return boost::num_edges(dag_); }
+
+  // --- kernels: name and default flops of one execution (the cost model) ---
+  const std::string& kernel_name(KernelId k) const { return kernel_names_[k]; }
+  double kernel_flops(KernelId k) const { return kernel_flops_[k]; }
+
+  // --- tasks ---
+  KernelId kernel(TaskId t) const { return task_kernel_[t]; }
+  NodeId node(TaskId t) const { return task_node_[t]; }
+  std::int32_t priority(TaskId t) const { return task_priority_[t]; }
+  double flops(TaskId t) const { return task_flops_[t]; }
+  Label label(TaskId t) const { return task_label_[t]; }
+  std::span<const Access> accesses(TaskId t) const {
+    return {accesses_.data() + access_offset_[t], accesses_.data() + access_offset_[t + 1]};
+  }
+  // Readable task name: "GEMM(5,3,1)" or "GEMM#1234".
+  std::string task_name(TaskId t) const;
+
+  // --- dependencies ---
+  const Dag& dag() const { return dag_; }
+  std::span<const TaskId> successors(TaskId t) const;
+  std::size_t predecessor_count(TaskId t) const { return boost::in_degree(t, dag_); }
+  template <class F> void for_each_predecessor(TaskId t, F&& f) const {
+    for (auto [it, end] = boost::in_edges(t, dag_); it != end; ++it) f(boost::source(*it, dag_));
+  }
+
+  // --- data handles ---
+  std::uint64_t bytes(HandleId h) const { return handle_bytes_[h]; }
+  NodeId owner(HandleId h) const { return handle_owner_[h]; }
+  Label handle_label(HandleId h) const { return handle_label_[h]; }
+  const std::string& handle_family(HandleId h) const { return family_names_[handle_family_[h]]; }
+  std::string handle_name(HandleId h) const;  // "A[5][3]" or "data#12"
+  Version final_version(HandleId h) const {
+    return writer_offset_[h + 1] - writer_offset_[h];
+  }
+  // The task that wrote version v >= 1 of h.
+  TaskId writer(HandleId h, Version v) const { return writers_[writer_offset_[h] + v - 1]; }
+  // The node where version v of h is produced: the owner for the initial value, else the writer's.
+  NodeId version_node(HandleId h, Version v) const {
+    return v == 0 ? handle_owner_[h] : task_node_[writer(h, v)];
+  }
+  std::uint64_t total_data_bytes() const;
+
+  // --- candidate checkpoint cuts (StfBuilder::checkpoint calls), numbered 1..cut_count ---
+  std::size_t cut_count() const { return cut_position_.size(); }
+  // Number of tasks submitted before cut c.
+  TaskId cut_position(CutId c) const { return cut_position_[c - 1]; }
+  // Candidate cuts before task t (its section if every cut were a checkpoint).
+  CutId section(TaskId t) const;
+  // The handles written between cut c-1 and cut c, each with its version at cut c
+  // (the version of its last writer submitted before the cut).
+  struct CutEntry {
+    HandleId handle;
+    Version version;
+  };
+  std::span<const CutEntry> modified_before_cut(CutId c) const {
+    return {cut_entries_.data() + cut_entry_offset_[c - 1], cut_entries_.data() + cut_entry_offset_[c]};
+  }
+
+  // --- the transfer plan (StarPU-MPI cache rule) ---
+  const TransferPlan& transfers() const { return transfers_; }
+
+private:
+  friend class StfBuilder;
+
+  NodeId node_count_ = 0;
+  std::vector<std::string> kernel_names_;
+  std::vector<double> kernel_flops_;
+  std::vector<std::string> family_names_;
+
+  std::vector<KernelId> task_kernel_;
+  std::vector<NodeId> task_node_;
+  std::vector<std::int32_t> task_priority_;
+  std::vector<double> task_flops_;
+  std::vector<Label> task_label_;
+  std::vector<std::uint32_t> access_offset_;  // task_count + 1
+  std::vector<Access> accesses_;
+
+  std::vector<std::uint64_t> handle_bytes_;
+  std::vector<NodeId> handle_owner_;
+  std::vector<std::uint16_t> handle_family_;
+  std::vector<Label> handle_label_;
+  std::vector<std::uint32_t> writer_offset_;  // handle_count + 1
+  std::vector<TaskId> writers_;
+
+  std::vector<TaskId> cut_position_;
+  std::vector<std::uint32_t> cut_entry_offset_;  // cut_count + 1
+  std::vector<CutEntry> cut_entries_;
+
+  TransferPlan transfers_;
+  Dag dag_;
+};
+
+}  // namespace ftsim::graphs

@@ -1,0 +1,37 @@
+// ftsim validate CONFIG: load and check a config; print what it resolves to.
+#include <iostream>
+#include <memory>
+
+#include "graphs/application.hpp"
+#include "graphs/cost_model.hpp"
+#include "graphs/cut_selection.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/config/config.hpp"
+
+namespace ftsim::cli {
+
+Command add_validate_command(CLI::App& app) {
+  auto* command = app.add_subcommand("validate", "Check a config file: types, ranges, units, unknown keys");
+  auto path = std::make_shared<std::string>();
+  command->add_option("CONFIG", *path, "JSON config file")->required();
+  return [path] {
+    const config::Config cfg = config::load_config(*path);
+    if (cfg.application.type == config::ApplicationType::json) {
+      // A user's graph file is checked too: its syntax, its kernels' speeds, its cuts.
+      const graphs::TaskGraph graph = graphs::build_application(cfg);
+      graphs::CostModel cost(cfg, graph);
+      for (const auto& placement : cfg.checkpoints) graphs::CutSelection(placement, graph, cfg.file);
+    }
+    std::cout << *path << ": ok (" << cfg.name << ": " << to_string(cfg.application.type) << " on "
+              << cfg.platform.nodes << " nodes x " << cfg.platform.cores_per_node << " cores, distribution "
+              << to_string(cfg.distribution.type);
+    if (cfg.distribution.type == config::DistributionType::block_cyclic) {
+      std::cout << " " << cfg.distribution.P << "x" << cfg.distribution.Q;
+    }
+    if (!cfg.distribution.given) std::cout << " (application default)";
+    std::cout << ", " << cfg.checkpoints.size() << " checkpoint placement(s))\n";
+    return kExitOk;
+  };
+}
+
+}  // namespace ftsim::cli

@@ -1,0 +1,146 @@
+// ftsim volumes CONFIG [--json FILE]: analytic checkpoint volumes per checkpoint placement
+// (Lion & Thibault 2020 Table I), printed beside the config's reference figures if it has any.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "analysis/volumes.hpp"
+#include "graphs/application.hpp"
+#include "graphs/buddy_mapping.hpp"
+#include "graphs/cut_selection.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/cli/table.hpp"
+#include "sim/config/config.hpp"
+
+namespace ftsim::cli {
+
+namespace {
+
+struct VolumesOptions {
+  std::string config;
+  std::string json_file;
+  bool per_node = false;
+};
+
+config::Json per_node_json(const analysis::PerNode& p) {
+  return {{"per_node", p.bytes}, {"average", p.average()}, {"min", p.min()}, {"max", p.max()}, {"total", p.total()}};
+}
+
+const config::ReferenceVolumes* reference_row(const config::Config& cfg, std::size_t checkpoints) {
+  if (!cfg.reference) return nullptr;
+  for (const auto& row : cfg.reference->volumes) {
+    if (row.checkpoints == checkpoints) return &row;
+  }
+  return nullptr;
+}
+
+// "0.892 GB (paper 0.892, +0.0%)"
+std::string with_reference(double value, const std::optional<double>& reference) {
+  std::string text = gigabytes(value);
+  if (reference) text += fmt::format(" ({} {})", gigabytes(*reference).substr(0, gigabytes(*reference).size() - 3), relative_gap(value, *reference));
+  return text;
+}
+
+}  // namespace
+
+Command add_volumes_command(CLI::App& app) {
+  auto* command = app.add_subcommand("volumes",
+                                     "Checkpoint bytes per node from the task graph alone: blind, differential, "
+                                     "cached (Lion & Thibault 2020, Table I)");
+  auto options = std::make_shared<VolumesOptions>();
+  command->add_option("CONFIG", options->config, "JSON config file with a \"checkpoints\" placement or a list of them")
+      ->required();
+  command->add_option("--json", options->json_file, "Also write the figures, per node, as JSON");
+  command->add_flag("--per-node", options->per_node, "Print a per-node table for each placement");
+  return [options] {
+    const config::Config cfg = config::load_config(options->config);
+    if (cfg.checkpoints.empty()) {
+      throw config::ConfigError(cfg.file, "/", "missing required key \"checkpoints\" (where to cut and which buddy)");
+    }
+    const graphs::TaskGraph graph = graphs::build_application(cfg);
+    const analysis::PerNode application = analysis::application_bytes_sent(graph);
+
+    std::cout << fmt::format("{}: {} on {} nodes, {} tasks, {} data handles ({:.2f} GB)\n", cfg.name,
+                             to_string(cfg.application.type), graph.node_count(), graph.task_count(),
+                             graph.handle_count(), double(graph.total_data_bytes()) / 1e9);
+    std::cout << "application bytes sent per node: " << gigabytes(application.average()) << " (min "
+              << gigabytes(application.min()) << ", max " << gigabytes(application.max()) << ")";
+    if (cfg.reference && cfg.reference->application_bytes_per_node) {
+      std::cout << "; " << cfg.reference->source << ": " << gigabytes(*cfg.reference->application_bytes_per_node) << " ("
+                << relative_gap(application.average(), *cfg.reference->application_bytes_per_node) << ")";
+    }
+    std::cout << "\n\n";
+
+    config::Json json_rows = config::Json::array();
+    Table table({"checkpoints", "buddy", "blind/node", "differential/node", "cached/node", "cached-any/node",
+                 "peak held/node", "cached % of app"});
+    std::vector<std::pair<std::string, analysis::CheckpointVolumes>> results;
+    for (const auto& placement : cfg.checkpoints) {
+      const graphs::CutSelection cuts(placement, graph, cfg.file);
+      const graphs::BuddyMapping buddies(placement.buddy, cfg.distribution, graph.node_count());
+      const analysis::CheckpointVolumes v = analysis::compute_volumes(graph, cuts, buddies);
+      const auto* reference = reference_row(cfg, v.checkpoints);
+      auto ref = [&](std::optional<double> config::ReferenceVolumes::*field) {
+        return reference ? reference->*field : std::optional<double>{};
+      };
+      table.add_row({std::to_string(v.checkpoints), to_string(placement.buddy.kind),
+                     with_reference(v.blind.average(), ref(&config::ReferenceVolumes::blind)),
+                     with_reference(v.differential.average(), ref(&config::ReferenceVolumes::differential)),
+                     with_reference(v.cached.average(), ref(&config::ReferenceVolumes::cached)),
+                     gigabytes(v.cached_any.average()), gigabytes(v.peak_held.average()),
+                     percent(v.cached.average() / std::max(application.average(), 1.0))});
+      std::vector<std::uint32_t> iterations;
+      for (auto cut : v.cuts) iterations.push_back(cut - 1);
+      json_rows.push_back({{"placement", placement.pointer},
+                           {"checkpoints", v.checkpoints},
+                           {"buddy", to_string(placement.buddy.kind)},
+                           {"cut_after_iteration", iterations},
+                           {"blind", per_node_json(v.blind)},
+                           {"differential", per_node_json(v.differential)},
+                           {"cached", per_node_json(v.cached)},
+                           {"cached_any", per_node_json(v.cached_any)},
+                           {"peak_held", per_node_json(v.peak_held)},
+                           {"saves", v.saves},
+                           {"saves_spared_by_cache", v.cached_saves}});
+      results.emplace_back(fmt::format("{} checkpoint(s), buddy {}", v.checkpoints, to_string(placement.buddy.kind)), v);
+    }
+    if (cfg.reference && !cfg.reference->volumes.empty()) {
+      std::cout << "bytes per node, averaged over nodes; in parentheses " << cfg.reference->source
+                << " and ftsim's gap to it\n";
+    } else {
+      std::cout << "bytes per node, averaged over nodes\n";
+    }
+    table.print(std::cout);
+
+    if (options->per_node) {
+      for (const auto& [title, v] : results) {
+        std::cout << "\n" << title << "\n";
+        Table nodes({"node", "app sent", "blind", "differential", "cached", "cached-any", "peak held"});
+        for (graphs::NodeId n = 0; n < graph.node_count(); ++n) {
+          nodes.add_row({std::to_string(n), gigabytes(application.bytes[n]), gigabytes(v.blind.bytes[n]),
+                         gigabytes(v.differential.bytes[n]), gigabytes(v.cached.bytes[n]),
+                         gigabytes(v.cached_any.bytes[n]), gigabytes(v.peak_held.bytes[n])});
+        }
+        nodes.print(std::cout);
+      }
+    }
+
+    if (!options->json_file.empty()) {
+      config::Json document = {{"config", cfg.file},
+                               {"name", cfg.name},
+                               {"nodes", graph.node_count()},
+                               {"tasks", graph.task_count()},
+                               {"data_bytes", graph.total_data_bytes()},
+                               {"application_bytes_sent", per_node_json(application)},
+                               {"placements", json_rows}};
+      std::ofstream out(options->json_file);
+      if (!out) throw config::ConfigError(options->json_file, "", "cannot write this file");
+      out << document.dump(2) << "\n";
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace ftsim::cli

@@ -1,0 +1,20 @@
+#pragma once
+// The verbs of the ftsim executable. Each registers its CLI11 subcommand and returns the
+// callback that runs it. Exit codes: 0 ok, 1 run failed, 2 bad input.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace ftsim::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRunFailed = 1;
+inline constexpr int kExitBadInput = 2;
+
+using Command = std::function<int()>;
+
+Command add_validate_command(CLI::App& app);
+Command add_graph_command(CLI::App& app);
+Command add_volumes_command(CLI::App& app);
+
+}  // namespace ftsim::cli

@@ -1,0 +1,57 @@
+// ftsim: simulator and analysis toolkit for fault-tolerance protocols of task-based runtimes.
+#include <iostream>
+#include <map>
+
+#include "graphs/stf_builder.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/config/config_error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace ftsim::cli;
+  CLI::App app{"ftsim: what does a fault-tolerance protocol cost on a task-based application, "
+               "and how much work does a failure destroy?"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ftsim 0.1.0");
+
+  std::map<CLI::App*, Command> commands;
+  auto add = [&](Command (*adder)(CLI::App&)) {
+    std::size_t before = app.get_subcommands({}).size();
+    Command command = adder(app);
+    commands[app.get_subcommands({}).at(before)] = std::move(command);
+  };
+  add(add_validate_command);
+  add(add_graph_command);
+  add(add_volumes_command);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitBadInput;
+  }
+
+  try {
+    for (auto& [subcommand, command] : commands) {
+      if (subcommand->parsed()) return command();
+    }
+  } catch (const ftsim::config::ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ftsim::graphs::GraphError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of memory\n";
+    return kExitRunFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitRunFailed;
+  }
+  return kExitBadInput;
+}

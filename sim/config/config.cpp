@@ -1,0 +1,453 @@
+#include "config.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+namespace ftsim::config {
+
+namespace {
+
+std::uint32_t read_count(JsonReader reader, std::int64_t min = 1) {
+  return static_cast<std::uint32_t>(reader.as_int(min, UINT32_MAX));
+}
+
+Precision read_precision(JsonReader& object) {
+  auto value = object.find("precision");
+  if (!value) return Precision::double_precision;
+  return value->as_choice({"single", "double"}) == "single" ? Precision::single_precision
+                                                             : Precision::double_precision;
+}
+
+// The kernels each built-in application submits (graphs/apps/*), for speed-table checks.
+std::vector<std::string> kernels_of(ApplicationType type) {
+  switch (type) {
+    case ApplicationType::cholesky: return {"POTRF", "TRSM", "SYRK", "GEMM"};
+    case ApplicationType::stencil: return {"JACOBI", "HALO"};
+    case ApplicationType::cg: return {"COPY", "SPMV", "DOT", "REDUCE", "AXPY", "XPAY"};
+    case ApplicationType::spmd: return {"COMPUTE", "PACK"};
+    case ApplicationType::json: return {};
+  }
+  return {};
+}
+
+// Outer iterations of a built-in application: one candidate checkpoint cut after each.
+std::optional<std::uint32_t> outer_iterations(const ApplicationConfig& app) {
+  switch (app.type) {
+    case ApplicationType::cholesky: return app.cholesky.tiles;
+    case ApplicationType::stencil: return app.stencil.iterations;
+    case ApplicationType::cg: return app.cg.iterations;
+    case ApplicationType::spmd: return app.spmd.iterations;
+    case ApplicationType::json: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Data blocks that a distribution maps, in the application's block order.
+std::optional<std::uint64_t> distributed_blocks(const ApplicationConfig& app, std::uint32_t nodes) {
+  switch (app.type) {
+    case ApplicationType::cholesky:
+      return std::uint64_t(app.cholesky.tiles) * app.cholesky.tiles;
+    case ApplicationType::stencil: return std::uint64_t(app.stencil.tiles_x) * app.stencil.tiles_y;
+    case ApplicationType::cg: return app.cg.blocks;
+    case ApplicationType::spmd: return nodes;
+    case ApplicationType::json: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+ApplicationConfig read_application(JsonReader reader, const std::string& config_file) {
+  ApplicationConfig app;
+  reader.expect_object();
+  std::string type = reader.at("type").as_choice({"cholesky", "stencil", "cg", "spmd", "json"});
+  if (type == "cholesky") {
+    app.type = ApplicationType::cholesky;
+    auto& c = app.cholesky;
+    c.tiles = read_count(reader.at("tiles"));
+    c.tile_size = read_count(reader.at("tile_size"));
+    c.precision = read_precision(reader);
+    if (auto order = reader.find("order")) {
+      c.order = order->as_choice({"column", "triangle"}) == "column" ? CholeskyOrder::column
+                                                                      : CholeskyOrder::triangle;
+    }
+    if (auto priorities = reader.find("priorities")) {
+      c.priorities = priorities->as_choice({"critical-path", "none"}) == "critical-path";
+    }
+  } else if (type == "stencil") {
+    app.type = ApplicationType::stencil;
+    auto& s = app.stencil;
+    auto tiles = reader.at("tiles");
+    if (tiles.is_array()) {
+      if (tiles.size() != 2) tiles.fail_expected("[tiles_x, tiles_y]");
+      s.tiles_x = read_count(tiles[0]);
+      s.tiles_y = read_count(tiles[1]);
+    } else {
+      s.tiles_x = s.tiles_y = read_count(tiles);
+    }
+    auto size = reader.at("tile_size");
+    if (size.is_array()) {
+      if (size.size() != 2) size.fail_expected("[size_x, size_y]");
+      s.tile_size_x = read_count(size[0]);
+      s.tile_size_y = read_count(size[1]);
+    } else {
+      s.tile_size_x = s.tile_size_y = read_count(size);
+    }
+    s.iterations = read_count(reader.at("iterations"));
+    s.precision = read_precision(reader);
+  } else if (type == "cg") {
+    app.type = ApplicationType::cg;
+    auto& c = app.cg;
+    c.grid = read_count(reader.at("grid"));
+    auto blocks = reader.at("blocks");
+    c.blocks = read_count(blocks);
+    if (c.blocks > c.grid) {
+      blocks.fail("expected at most as many blocks as grid rows (" + std::to_string(c.grid) +
+                  "), got " + std::to_string(c.blocks));
+    }
+    c.iterations = read_count(reader.at("iterations"));
+    c.precision = read_precision(reader);
+  } else if (type == "spmd") {
+    app.type = ApplicationType::spmd;
+    auto& s = app.spmd;
+    std::string pattern = reader.at("pattern").as_choice({"ring", "halo2d", "alltoall", "tree"});
+    s.pattern = pattern == "ring"     ? SpmdPattern::ring
+                : pattern == "halo2d" ? SpmdPattern::halo2d
+                : pattern == "alltoall" ? SpmdPattern::alltoall
+                                        : SpmdPattern::tree;
+    s.iterations = read_count(reader.at("iterations"));
+    s.message_bytes = reader.at("message_size").as_bytes();
+    s.state_bytes = reader.at("state_size").as_bytes();
+    s.flops = reader.at("flops").as_number(0);
+  } else {
+    app.type = ApplicationType::json;
+    auto file = reader.at("file");
+    std::string path = file.as_string();
+    std::filesystem::path resolved(path);
+    if (resolved.is_relative() && !config_file.empty()) {
+      resolved = std::filesystem::path(config_file).parent_path() / resolved;
+    }
+    if (!std::filesystem::is_regular_file(resolved)) {
+      file.fail("graph file \"" + resolved.string() + "\" does not exist or is not a regular file");
+    }
+    app.json.file = resolved.string();
+  }
+  reader.finish();
+  return app;
+}
+
+// The most square grid P x Q = nodes with P <= Q.
+std::pair<std::uint32_t, std::uint32_t> square_grid(std::uint32_t nodes) {
+  std::uint32_t p = static_cast<std::uint32_t>(std::sqrt(static_cast<double>(nodes)));
+  while (p > 1 && nodes % p != 0) --p;
+  return {p, nodes / p};
+}
+
+// The documented default of each application (docs/configs.md#distribution).
+DistributionConfig default_distribution(const ApplicationConfig& app, std::uint32_t nodes) {
+  DistributionConfig d;
+  auto [p, q] = square_grid(nodes);
+  switch (app.type) {
+    case ApplicationType::cholesky:
+      d.type = DistributionType::block_cyclic;
+      d.P = p;
+      d.Q = q;
+      break;
+    case ApplicationType::stencil:  // 2D block: contiguous sub-grids of tiles
+      d.type = DistributionType::block_cyclic;
+      d.P = p;
+      d.Q = q;
+      d.block_rows = (app.stencil.tiles_x + p - 1) / p;
+      d.block_cols = (app.stencil.tiles_y + q - 1) / q;
+      break;
+    case ApplicationType::cg:
+    case ApplicationType::spmd:
+    case ApplicationType::json:
+      d.type = DistributionType::block;
+      break;
+  }
+  return d;
+}
+
+DistributionConfig read_distribution(std::optional<JsonReader> reader, const ApplicationConfig& app,
+                                     std::uint32_t nodes) {
+  if (!reader) return default_distribution(app, nodes);
+  DistributionConfig d;
+  d.given = true;
+  reader->expect_object();
+  if (app.type == ApplicationType::json) {
+    reader->fail("a \"json\" application gives the owner of each datum in its graph file; "
+                 "remove \"distribution\"");
+  }
+  std::string type = reader->at("type").as_choice({"block-cyclic", "block", "explicit"});
+  if (type == "block-cyclic") {
+    d.type = DistributionType::block_cyclic;
+    d.P = read_count(reader->at("P"));
+    d.Q = read_count(reader->at("Q"));
+    if (auto rows = reader->find("block_rows")) d.block_rows = read_count(*rows);
+    if (auto cols = reader->find("block_cols")) d.block_cols = read_count(*cols);
+    if (std::uint64_t(d.P) * d.Q != nodes) {
+      reader->fail("P x Q = " + std::to_string(d.P) + " x " + std::to_string(d.Q) + " = " +
+                   std::to_string(std::uint64_t(d.P) * d.Q) + " must equal /platform/nodes = " +
+                   std::to_string(nodes));
+    }
+  } else if (type == "block") {
+    d.type = DistributionType::block;
+  } else {
+    d.type = DistributionType::explicit_map;
+    auto owners = reader->at("owners");
+    for (std::size_t i = 0; i < owners.size(); ++i) {
+      auto entry = owners[i];
+      if (entry.is_array()) {  // one row of a 2D map
+        for (std::size_t j = 0; j < entry.size(); ++j) {
+          d.owners.push_back(static_cast<std::uint32_t>(entry[j].as_int(0, nodes - 1)));
+        }
+      } else {
+        d.owners.push_back(static_cast<std::uint32_t>(entry.as_int(0, nodes - 1)));
+      }
+    }
+    auto blocks = distributed_blocks(app, nodes);
+    if (blocks && d.owners.size() != *blocks) {
+      owners.fail("expected " + std::to_string(*blocks) + " owners (one per data block of the " +
+                  to_string(app.type) + " application, row-major), got " +
+                  std::to_string(d.owners.size()));
+    }
+  }
+  reader->finish();
+  return d;
+}
+
+PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
+  PlatformConfig p;
+  reader.expect_object();
+  p.nodes = read_count(reader.at("nodes"));
+  if (auto cores = reader.find("cores_per_node")) p.cores_per_node = read_count(*cores);
+  if (auto speeds = reader.find("core_gflops")) {
+    if (speeds->is_number()) {
+      p.default_core_gflops = speeds->as_positive_number();
+    } else {
+      speeds->expect_object();
+      std::vector<std::string> kernels = kernels_of(app.type);
+      std::vector<std::string> allowed = kernels;
+      allowed.push_back("default");
+      for (const auto& item : speeds->json().items()) {
+        const std::string& name = item.key();
+        bool known = app.type == ApplicationType::json ||
+                     std::find(allowed.begin(), allowed.end(), name) != allowed.end();
+        if (!known) {
+          std::string message = "unknown kernel \"" + name + "\" for the " +
+                                std::string(to_string(app.type)) + " application";
+          if (auto hint = closest_match(name, allowed)) message += " (did you mean \"" + *hint + "\"?)";
+          std::string list;
+          for (const auto& k : allowed) list += (list.empty() ? "" : ", ") + k;
+          throw ConfigError(speeds->file(), speeds->pointer() + "/" + escape_pointer_token(name),
+                            message + "; expected one of " + list);
+        }
+        double gflops = speeds->at(name).as_positive_number();
+        if (name == "default") {
+          p.default_core_gflops = gflops;
+        } else {
+          p.core_gflops[name] = gflops;
+        }
+      }
+      if (!p.default_core_gflops) {
+        for (const auto& kernel : kernels) {
+          if (!p.core_gflops.count(kernel)) {
+            speeds->fail("no speed for kernel \"" + kernel +
+                         "\" and no \"default\"; give every kernel a speed or add \"default\"");
+          }
+        }
+      }
+    }
+  }
+  reader.finish();
+  return p;
+}
+
+BuddyConfig read_buddy(JsonReader reader, const DistributionConfig& distribution,
+                       std::uint32_t nodes) {
+  BuddyConfig b;
+  if (reader.is_array()) {
+    b.kind = BuddyKind::explicit_list;
+    if (reader.size() != nodes) {
+      reader.fail("expected one buddy entry per node (" + std::to_string(nodes) + "), got " +
+                  std::to_string(reader.size()));
+    }
+    for (std::size_t node = 0; node < reader.size(); ++node) {
+      auto entry = reader[node];
+      std::vector<std::uint32_t> buddies;
+      auto add = [&](JsonReader value) {
+        auto buddy = static_cast<std::uint32_t>(value.as_int(0, nodes - 1));
+        if (buddy == node) value.fail("node " + std::to_string(node) + " cannot be its own buddy");
+        if (std::find(buddies.begin(), buddies.end(), buddy) != buddies.end()) {
+          value.fail("buddy " + std::to_string(buddy) + " is listed twice for node " + std::to_string(node));
+        }
+        buddies.push_back(buddy);
+      };
+      if (entry.is_array()) {
+        if (entry.size() == 0) entry.fail_expected("at least one buddy");
+        for (std::size_t j = 0; j < entry.size(); ++j) add(entry[j]);
+      } else {
+        add(entry);
+      }
+      b.explicit_buddies.push_back(std::move(buddies));
+    }
+    return b;
+  }
+  std::string kind = reader.as_choice({"next", "next-in-row", "next-in-column"});
+  if (nodes < 2) reader.fail("a buddy needs at least 2 nodes (a node cannot be its own buddy)");
+  if (kind == "next") {
+    b.kind = BuddyKind::next;
+    return b;
+  }
+  if (distribution.type != DistributionType::block_cyclic) {
+    reader.fail("\"" + kind + "\" follows the P x Q process grid and needs a block-cyclic distribution");
+  }
+  if (kind == "next-in-row") {
+    if (distribution.Q < 2) reader.fail("\"next-in-row\" needs Q >= 2 (rows have a single node)");
+    b.kind = BuddyKind::next_in_row;
+  } else {
+    if (distribution.P < 2) reader.fail("\"next-in-column\" needs P >= 2 (columns have a single node)");
+    b.kind = BuddyKind::next_in_column;
+  }
+  return b;
+}
+
+CheckpointConfig read_checkpoint(JsonReader reader, const Config& config) {
+  CheckpointConfig c;
+  c.pointer = reader.where();
+  reader.expect_object();
+  std::string placement = reader.one_of({"every", "count"});
+  auto iterations = outer_iterations(config.application);
+  if (placement == "every") {
+    c.placement = CutPlacement::every;
+    auto every = reader.at("every");
+    c.every = read_count(every);
+  } else {
+    c.placement = CutPlacement::count;
+    auto count = reader.at("count");
+    c.count = read_count(count);
+    if (iterations && c.count >= *iterations) {
+      count.fail("expected fewer checkpoints than outer iterations (" + std::to_string(*iterations) +
+                 "), got " + std::to_string(c.count));
+    }
+  }
+  if (auto buddy = reader.find("buddy")) {
+    c.buddy = read_buddy(*buddy, config.distribution, config.platform.nodes);
+  } else if (config.platform.nodes < 2) {
+    reader.fail("a checkpoint buddy needs at least 2 nodes");
+  }
+  reader.finish();
+  return c;
+}
+
+ReferenceConfig read_reference(JsonReader reader) {
+  ReferenceConfig r;
+  reader.expect_object();
+  r.source = reader.at("source").as_string();
+  if (auto app = reader.find("application_bytes_per_node")) r.application_bytes_per_node = double(app->as_bytes());
+  if (auto makespan = reader.find("makespan")) r.makespan = makespan->as_positive_seconds();
+  if (auto volumes = reader.find("volumes")) {
+    for (std::size_t i = 0; i < volumes->size(); ++i) {
+      auto row = (*volumes)[i];
+      row.expect_object();
+      ReferenceVolumes v;
+      v.checkpoints = read_count(row.at("checkpoints"));
+      if (auto blind = row.find("blind")) v.blind = double(blind->as_bytes());
+      if (auto differential = row.find("differential")) v.differential = double(differential->as_bytes());
+      if (auto cached = row.find("cached")) v.cached = double(cached->as_bytes());
+      row.finish();
+      r.volumes.push_back(v);
+    }
+  }
+  reader.finish();
+  return r;
+}
+
+}  // namespace
+
+Config load_config_json(const Json& document, const std::string& origin) {
+  Config config;
+  config.file = origin;
+  JsonReader root(document, origin);
+  root.expect_object();
+  if (auto name = root.find("name")) {
+    config.name = name->as_string();
+    if (config.name.empty()) name->fail_expected("a non-empty name");
+  } else {
+    config.name = origin.empty() ? "config" : std::filesystem::path(origin).stem().string();
+  }
+  if (auto description = root.find("description")) config.description = description->as_string();
+  if (auto seed = root.find("seed")) config.seed = static_cast<std::uint64_t>(seed->as_int(0));
+  root.find("$schema");  // editors may point at configs/schema/ftsim.schema.json
+
+  config.application = read_application(root.at("application"), origin);
+  config.platform = read_platform(root.at("platform"), config.application);
+  config.distribution = read_distribution(root.find("distribution"), config.application,
+                                          config.platform.nodes);
+  if (auto checkpoints = root.find("checkpoints")) {
+    if (checkpoints->is_array()) {
+      if (checkpoints->size() == 0) checkpoints->fail_expected("at least one checkpoint placement");
+      for (std::size_t i = 0; i < checkpoints->size(); ++i) {
+        config.checkpoints.push_back(read_checkpoint((*checkpoints)[i], config));
+      }
+    } else {
+      config.checkpoints.push_back(read_checkpoint(*checkpoints, config));
+    }
+  }
+  if (auto reference = root.find("reference")) config.reference = read_reference(*reference);
+  root.finish();
+  return config;
+}
+
+Config load_config(const std::string& path) { return load_config_json(read_json_file(path), path); }
+
+const char* to_string(ApplicationType type) {
+  switch (type) {
+    case ApplicationType::cholesky: return "cholesky";
+    case ApplicationType::stencil: return "stencil";
+    case ApplicationType::cg: return "cg";
+    case ApplicationType::spmd: return "spmd";
+    case ApplicationType::json: return "json";
+  }
+  return "?";
+}
+
+const char* to_string(CholeskyOrder order) {
+  return order == CholeskyOrder::column ? "column" : "triangle";
+}
+
+const char* to_string(SpmdPattern pattern) {
+  switch (pattern) {
+    case SpmdPattern::ring: return "ring";
+    case SpmdPattern::halo2d: return "halo2d";
+    case SpmdPattern::alltoall: return "alltoall";
+    case SpmdPattern::tree: return "tree";
+  }
+  return "?";
+}
+
+const char* to_string(DistributionType type) {
+  switch (type) {
+    case DistributionType::block_cyclic: return "block-cyclic";
+    case DistributionType::block: return "block";
+    case DistributionType::explicit_map: return "explicit";
+  }
+  return "?";
+}
+
+const char* to_string(BuddyKind kind) {
+  switch (kind) {
+    case BuddyKind::next: return "next";
+    case BuddyKind::next_in_row: return "next-in-row";
+    case BuddyKind::next_in_column: return "next-in-column";
+    case BuddyKind::explicit_list: return "explicit";
+  }
+  return "?";
+}
+
+const char* to_string(Precision precision) {
+  return precision == Precision::single_precision ? "single" : "double";
+}
+
+}  // namespace ftsim::config

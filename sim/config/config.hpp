@@ -1,0 +1,151 @@
+#pragma once
+// Typed configuration of one ftsim experiment, loaded from JSON (see docs/configs.md and
+// configs/schema/ftsim.schema.json, which must stay in sync with load_config()).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "json_reader.hpp"
+
+namespace ftsim::config {
+
+enum class Precision { single_precision, double_precision };
+inline std::uint32_t bytes_per_element(Precision p) { return p == Precision::single_precision ? 4 : 8; }
+
+// --- Applications -----------------------------------------------------------------------
+
+enum class CholeskyOrder { column, triangle };  // Lion 2020 Algorithm 2 / Algorithm 1
+
+struct CholeskyConfig {
+  std::uint32_t tiles = 0;      // NT: the matrix is NT x NT tiles (lower triangle stored)
+  std::uint32_t tile_size = 0;  // b: a tile is b x b elements
+  Precision precision = Precision::double_precision;
+  CholeskyOrder order = CholeskyOrder::column;
+  bool priorities = true;       // critical-path-first priorities (StarPU's Cholesky example)
+};
+
+struct StencilConfig {
+  std::uint32_t tiles_x = 0, tiles_y = 0;          // tile grid
+  std::uint32_t tile_size_x = 0, tile_size_y = 0;  // elements per tile along x and y
+  std::uint32_t iterations = 0;
+  Precision precision = Precision::double_precision;
+};
+
+struct CgConfig {
+  std::uint32_t grid = 0;        // the Poisson problem is on a grid x grid mesh
+  std::uint32_t blocks = 0;      // block rows of the matrix (and of every vector)
+  std::uint32_t iterations = 0;
+  Precision precision = Precision::double_precision;
+};
+
+enum class SpmdPattern { ring, halo2d, alltoall, tree };
+
+struct SpmdConfig {
+  SpmdPattern pattern = SpmdPattern::ring;
+  std::uint32_t iterations = 0;
+  std::uint64_t message_bytes = 0;  // bytes of each message of the pattern
+  std::uint64_t state_bytes = 0;    // bytes of each rank's state
+  double flops = 0;                 // compute per rank and iteration
+};
+
+struct JsonGraphConfig {
+  std::string file;  // resolved relative to the config file
+};
+
+enum class ApplicationType { cholesky, stencil, cg, spmd, json };
+
+struct ApplicationConfig {
+  ApplicationType type = ApplicationType::cholesky;
+  CholeskyConfig cholesky;
+  StencilConfig stencil;
+  CgConfig cg;
+  SpmdConfig spmd;
+  JsonGraphConfig json;
+};
+
+// --- Data distribution ------------------------------------------------------------------
+
+enum class DistributionType { block_cyclic, block, explicit_map };
+
+struct DistributionConfig {
+  DistributionType type = DistributionType::block_cyclic;
+  // block-cyclic: tile (i, j) -> ((i / block_rows) % P) * Q + (j / block_cols) % Q
+  std::uint32_t P = 0, Q = 0;
+  std::uint32_t block_rows = 1, block_cols = 1;
+  // explicit: one node per data block, in the application's block order
+  std::vector<std::uint32_t> owners;
+  bool given = false;  // false: the application's documented default was used
+};
+
+// --- Platform ---------------------------------------------------------------------------
+
+struct PlatformConfig {
+  std::uint32_t nodes = 0;
+  std::uint32_t cores_per_node = 1;
+  // Core speed per kernel name in GFlop/s; "default" applies to kernels not listed.
+  std::map<std::string, double> core_gflops;
+  std::optional<double> default_core_gflops;
+};
+
+// --- Checkpoint placement and buddies ---------------------------------------------------
+
+enum class CutPlacement { every, count };
+enum class BuddyKind { next, next_in_row, next_in_column, explicit_list };
+
+struct BuddyConfig {
+  BuddyKind kind = BuddyKind::next;
+  std::vector<std::vector<std::uint32_t>> explicit_buddies;  // per node, its buddies
+};
+
+struct CheckpointConfig {
+  CutPlacement placement = CutPlacement::count;
+  std::uint32_t every = 0;  // a checkpoint every K outer iterations
+  std::uint32_t count = 0;  // C checkpoints spread over the submission
+  BuddyConfig buddy;
+  std::string pointer;      // JSON pointer of this entry, for later error messages
+};
+
+// --- Published figures to print beside ftsim's (reproduction configs under configs/papers/) ---
+
+struct ReferenceVolumes {
+  std::uint32_t checkpoints = 0;  // matches the row with this many checkpoints
+  std::optional<double> blind, differential, cached;  // bytes per node
+};
+
+struct ReferenceConfig {
+  std::string source;  // e.g. "Lion & Thibault 2020, Table I"
+  std::optional<double> application_bytes_per_node;
+  std::vector<ReferenceVolumes> volumes;
+  std::optional<double> makespan;  // seconds, failure-free
+};
+
+// --- The whole experiment ---------------------------------------------------------------
+
+struct Config {
+  std::string file;       // path it was loaded from ("" if built in memory)
+  std::string name;       // "name" or the file's stem
+  std::string description;
+  std::uint64_t seed = 1;
+  ApplicationConfig application;
+  DistributionConfig distribution;
+  PlatformConfig platform;
+  // "checkpoints" may be one placement or a list of them (ftsim volumes reports each).
+  std::vector<CheckpointConfig> checkpoints;
+  std::optional<ReferenceConfig> reference;
+};
+
+// Loads and validates a config file; throws ConfigError (file + JSON pointer + expectation).
+Config load_config(const std::string& path);
+// Same, from an in-memory document; `origin` names it in error messages.
+Config load_config_json(const Json& document, const std::string& origin);
+
+const char* to_string(ApplicationType type);
+const char* to_string(CholeskyOrder order);
+const char* to_string(SpmdPattern pattern);
+const char* to_string(DistributionType type);
+const char* to_string(BuddyKind kind);
+const char* to_string(Precision precision);
+
+}  // namespace ftsim::config

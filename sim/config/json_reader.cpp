@@ -1,0 +1,279 @@
+#include "json_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "units.hpp"
+
+namespace ftsim::config {
+
+namespace {
+
+std::string short_json(const Json& value) {
+  std::string text = value.dump();
+  if (text.size() > 60) text = text.substr(0, 57) + "...";
+  return text;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t above = row[j];
+      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                  std::tolower(static_cast<unsigned char>(b[j - 1]));
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// Line and column (1-based) of a byte offset, for syntax errors.
+std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+}  // namespace
+
+std::optional<std::string> closest_match(std::string_view word,
+                                         const std::vector<std::string>& candidates) {
+  std::optional<std::string> best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const auto& candidate : candidates) {
+    std::size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  // A plausible typo: at most a third of the word differs (and at least one edit allowed).
+  std::size_t allowed = std::max<std::size_t>(1, (word.size() + 2) / 3);
+  if (best && best_distance <= allowed) return best;
+  return std::nullopt;
+}
+
+Json parse_json_text(const std::string& text, const std::string& origin) {
+  try {
+    return Json::parse(text);
+  } catch (const Json::parse_error& error) {
+    auto [line, column] = line_column(text, error.byte == 0 ? 0 : error.byte - 1);
+    std::string what = error.what();
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line..."
+    auto colon = what.find("syntax error");
+    std::string reason = colon == std::string::npos ? what : what.substr(colon);
+    throw ConfigError(origin, "",
+                      "invalid JSON at line " + std::to_string(line) + ", column " +
+                          std::to_string(column) + ": " + reason);
+  }
+}
+
+Json read_json_file(const std::string& path) {
+  std::ifstream input(path, std::ios::binary);
+  if (!input) throw ConfigError(path, "", "cannot open file (does it exist and is it readable?)");
+  std::stringstream buffer;
+  buffer << input.rdbuf();
+  return parse_json_text(buffer.str(), path);
+}
+
+std::string escape_pointer_token(std::string_view token) {
+  std::string escaped;
+  for (char c : token) {
+    if (c == '~') {
+      escaped += "~0";
+    } else if (c == '/') {
+      escaped += "~1";
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
+}
+
+JsonReader::JsonReader(const Json& value, std::string file, std::string pointer)
+    : value_(&value), file_(std::move(file)), pointer_(std::move(pointer)) {}
+
+std::string JsonReader::where() const { return pointer_.empty() ? "/" : pointer_; }
+
+void JsonReader::fail(const std::string& message) const {
+  throw ConfigError(file_, where(), message);
+}
+
+void JsonReader::fail_expected(const std::string& what) const {
+  fail("expected " + what + ", got " + short_json(*value_));
+}
+
+JsonReader JsonReader::child(const Json& value, const std::string& token) const {
+  return JsonReader(value, file_, pointer_ + "/" + escape_pointer_token(token));
+}
+
+bool JsonReader::as_bool() const {
+  if (!value_->is_boolean()) fail_expected("true or false");
+  return value_->get<bool>();
+}
+
+std::string JsonReader::as_string() const {
+  if (!value_->is_string()) fail_expected("a string");
+  return value_->get<std::string>();
+}
+
+std::int64_t JsonReader::as_int(std::int64_t min, std::int64_t max) const {
+  std::string range;
+  if (min == 0 && max == INT64_MAX) {
+    range = "a non-negative integer";
+  } else if (min == 1 && max == INT64_MAX) {
+    range = "a positive integer";
+  } else if (max == INT64_MAX) {
+    range = "an integer >= " + std::to_string(min);
+  } else {
+    range = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+  }
+  std::int64_t value = 0;
+  if (value_->is_number_integer()) {
+    if (value_->is_number_unsigned() && value_->get<std::uint64_t>() > INT64_MAX) fail_expected(range);
+    value = value_->get<std::int64_t>();
+  } else if (value_->is_number_float()) {
+    double number = value_->get<double>();
+    if (std::floor(number) != number || std::fabs(number) > 9e18) fail_expected(range);
+    value = static_cast<std::int64_t>(number);
+  } else {
+    fail_expected(range);
+  }
+  if (value < min || value > max) fail_expected(range);
+  return value;
+}
+
+double JsonReader::as_number(double min, double max) const {
+  if (!value_->is_number()) fail_expected("a number");
+  double value = value_->get<double>();
+  if (value < min || value > max) {
+    fail_expected("a number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return value;
+}
+
+double JsonReader::as_positive_number() const {
+  if (!value_->is_number() || !(value_->get<double>() > 0)) fail_expected("a positive number");
+  return value_->get<double>();
+}
+
+std::uint64_t JsonReader::as_bytes() const {
+  std::optional<double> bytes;
+  if (value_->is_number()) bytes = value_->get<double>();
+  if (value_->is_string()) bytes = parse_size_bytes(value_->get<std::string>());
+  if (!bytes) fail_expected(kSizeUnitsHelp);
+  if (*bytes < 0) fail_expected("a non-negative size");
+  if (*bytes > 1.8e19) fail_expected("a size below 16 EiB");
+  return static_cast<std::uint64_t>(std::llround(*bytes));
+}
+
+double JsonReader::as_seconds() const {
+  std::optional<double> seconds;
+  if (value_->is_number()) seconds = value_->get<double>();
+  if (value_->is_string()) seconds = parse_duration_seconds(value_->get<std::string>());
+  if (!seconds) fail_expected(kDurationUnitsHelp);
+  if (*seconds < 0) fail_expected("a non-negative duration");
+  return *seconds;
+}
+
+double JsonReader::as_positive_seconds() const {
+  double seconds = as_seconds();
+  if (!(seconds > 0)) fail_expected("a positive duration");
+  return seconds;
+}
+
+double JsonReader::as_bandwidth() const {
+  std::optional<double> bandwidth;
+  if (value_->is_number()) bandwidth = value_->get<double>();
+  if (value_->is_string()) bandwidth = parse_bandwidth_bytes_per_second(value_->get<std::string>());
+  if (!bandwidth) fail_expected(kBandwidthUnitsHelp);
+  if (!(*bandwidth > 0)) fail_expected("a positive bandwidth");
+  return *bandwidth;
+}
+
+std::string JsonReader::as_choice(std::initializer_list<std::string_view> choices) const {
+  std::vector<std::string> names(choices.begin(), choices.end());
+  std::string list;
+  for (const auto& name : names) list += (list.empty() ? "\"" : ", \"") + name + "\"";
+  if (!value_->is_string()) fail_expected("one of " + list);
+  std::string value = value_->get<std::string>();
+  if (std::find(names.begin(), names.end(), value) != names.end()) return value;
+  std::string message = "unknown value \"" + value + "\"";
+  if (auto hint = closest_match(value, names)) message += " (did you mean \"" + *hint + "\"?)";
+  fail(message + "; expected one of " + list);
+}
+
+void JsonReader::expect_object() const {
+  if (!value_->is_object()) fail_expected("an object");
+}
+
+bool JsonReader::has(const std::string& key) {
+  expect_object();
+  known_keys_->insert(key);
+  return value_->contains(key);
+}
+
+JsonReader JsonReader::at(const std::string& key) {
+  if (!has(key)) fail("missing required key \"" + key + "\"");
+  return child((*value_)[key], key);
+}
+
+std::optional<JsonReader> JsonReader::find(const std::string& key) {
+  if (!has(key)) return std::nullopt;
+  return child((*value_)[key], key);
+}
+
+std::string JsonReader::one_of(std::initializer_list<std::string> keys) {
+  std::vector<std::string> present;
+  std::string list;
+  for (const auto& key : keys) {
+    if (has(key)) present.push_back(key);
+    list += (list.empty() ? "\"" : ", \"") + key + "\"";
+  }
+  if (present.size() != 1) {
+    fail(present.empty() ? "expected one of the keys " + list
+                         : "expected only one of the keys " + list + ", got both \"" +
+                               present[0] + "\" and \"" + present[1] + "\"");
+  }
+  return present[0];
+}
+
+void JsonReader::finish() const {
+  expect_object();
+  std::vector<std::string> known(known_keys_->begin(), known_keys_->end());
+  for (const auto& item : value_->items()) {
+    if (known_keys_->count(item.key())) continue;
+    std::string message = "unknown key \"" + item.key() + "\"";
+    if (auto hint = closest_match(item.key(), known)) message += " (did you mean \"" + *hint + "\"?)";
+    std::string list;
+    for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+    message += "; known keys here: " + list;
+    throw ConfigError(file_, pointer_ + "/" + escape_pointer_token(item.key()), message);
+  }
+}
+
+std::size_t JsonReader::size() const {
+  if (!value_->is_array()) fail_expected("an array");
+  return value_->size();
+}
+
+JsonReader JsonReader::operator[](std::size_t index) const {
+  if (!value_->is_array()) fail_expected("an array");
+  return child((*value_)[index], std::to_string(index));
+}
+
+}  // namespace ftsim::config
