@@ -16,5 +16,6 @@ using Command = std::function<int()>;
 Command add_validate_command(CLI::App& app);
 Command add_graph_command(CLI::App& app);
 Command add_volumes_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
 
 }  // namespace ftsim::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add(add_validate_command);
   add(add_graph_command);
   add(add_volumes_command);
+  add(add_run_command);
 
   try {
     app.parse(argc, argv);

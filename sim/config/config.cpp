@@ -222,6 +222,19 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
   reader.expect_object();
   p.nodes = read_count(reader.at("nodes"));
   if (auto cores = reader.find("cores_per_node")) p.cores_per_node = read_count(*cores);
+  if (auto network = reader.find("network")) p.network = read_network(*network);
+  if (auto storage = reader.find("storage")) p.storage = read_storage(*storage);
+  if (auto spares = reader.find("spares")) {
+    p.spares = static_cast<std::uint32_t>(spares->as_int(0, 1 << 20));
+    p.unlimited_spares = false;
+  }
+  if (auto xml = reader.find("xml")) {
+    p.xml = xml->as_string();
+    std::filesystem::path path(p.xml);
+    if (path.is_relative() && !reader.file().empty()) path = std::filesystem::path(reader.file()).parent_path() / path;
+    if (!std::filesystem::is_regular_file(path)) xml->fail("platform file \"" + path.string() + "\" does not exist");
+    p.xml = path.string();
+  }
   if (auto speeds = reader.find("core_gflops")) {
     if (speeds->is_number()) {
       p.default_core_gflops = speeds->as_positive_number();
@@ -379,7 +392,8 @@ Config load_config_json(const Json& document, const std::string& origin) {
   }
   if (auto description = root.find("description")) config.description = description->as_string();
   if (auto seed = root.find("seed")) config.seed = static_cast<std::uint64_t>(seed->as_int(0));
-  root.find("$schema");  // editors may point at configs/schema/ftsim.schema.json
+  // Editors may point at configs/schema/ftsim.schema.json.
+  if (auto schema = root.find("$schema")) schema->as_string();
 
   config.application = read_application(root.at("application"), origin);
   config.platform = read_platform(root.at("platform"), config.application);
@@ -396,6 +410,16 @@ Config load_config_json(const Json& document, const std::string& origin) {
     }
   }
   if (auto reference = root.find("reference")) config.reference = read_reference(*reference);
+  if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, origin);
+  if (auto protocol = root.find("protocol")) {
+    config.protocol = read_protocol(*protocol, !config.checkpoints.empty(), config.platform.storage.hosts);
+    if (config.protocol.at_cuts && config.checkpoints.size() > 1) {
+      root.at("checkpoints").fail("the global protocol at cuts takes one checkpoint placement, got " +
+                                  std::to_string(config.checkpoints.size()));
+    }
+  }
+  if (auto run = root.find("run")) config.run = read_run(*run);
+  config.document = document;
   root.finish();
   return config;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "json_reader.hpp"
+#include "run_config.hpp"
 
 namespace ftsim::config {
 
@@ -87,6 +88,11 @@ struct PlatformConfig {
   // Core speed per kernel name in GFlop/s; "default" applies to kernels not listed.
   std::map<std::string, double> core_gflops;
   std::optional<double> default_core_gflops;
+  NetworkConfig network;
+  StorageConfig storage;
+  std::string xml;             // a SimGrid platform file instead of the generated platform
+  std::uint32_t spares = 0;    // spare nodes; with unlimited_spares a failed rank always returns
+  bool unlimited_spares = true;
 };
 
 // --- Checkpoint placement and buddies ---------------------------------------------------
@@ -134,6 +140,10 @@ struct Config {
   // "checkpoints" may be one placement or a list of them (ftsim volumes reports each).
   std::vector<CheckpointConfig> checkpoints;
   std::optional<ReferenceConfig> reference;
+  FailureConfig failures;
+  ProtocolConfig protocol;
+  RunConfig run;
+  Json document;  // the config as written, echoed in results.json
 };
 
 // Loads and validates a config file; throws ConfigError (file + JSON pointer + expectation).

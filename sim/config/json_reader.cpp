@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -79,10 +80,28 @@ Json parse_json_text(const std::string& text, const std::string& origin) {
     throw ConfigError(origin, "",
                       "invalid JSON at line " + std::to_string(line) + ", column " +
                           std::to_string(column) + ": " + reason);
+  } catch (const Json::exception& error) {
+    // Not a syntax error but a value nlohmann cannot hold, e.g. "number overflow parsing
+    // '1e400'" (out_of_range.406), which carries no position: locate the quoted token instead.
+    std::string what = error.what();
+    auto bracket = what.find("] ");
+    std::string reason = bracket == std::string::npos ? what : what.substr(bracket + 2);
+    std::string where;
+    auto open = reason.find('\''), close = reason.rfind('\'');
+    if (open != std::string::npos && close > open + 1) {
+      auto offset = text.find(reason.substr(open + 1, close - open - 1));
+      if (offset != std::string::npos) {
+        auto [line, column] = line_column(text, offset);
+        where = " at line " + std::to_string(line) + ", column " + std::to_string(column);
+      }
+    }
+    throw ConfigError(origin, "", "invalid JSON" + where + ": " + reason);
   }
 }
 
 Json read_json_file(const std::string& path) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw ConfigError(path, "", "is a directory, not a JSON file");
   std::ifstream input(path, std::ios::binary);
   if (!input) throw ConfigError(path, "", "cannot open file (does it exist and is it readable?)");
   std::stringstream buffer;
@@ -133,12 +152,16 @@ std::string JsonReader::as_string() const {
 
 std::int64_t JsonReader::as_int(std::int64_t min, std::int64_t max) const {
   std::string range;
-  if (min == 0 && max == INT64_MAX) {
+  if (min == INT64_MIN && max == INT64_MAX) {
+    range = "an integer";
+  } else if (min == 0 && max == INT64_MAX) {
     range = "a non-negative integer";
   } else if (min == 1 && max == INT64_MAX) {
     range = "a positive integer";
   } else if (max == INT64_MAX) {
     range = "an integer >= " + std::to_string(min);
+  } else if (min == INT64_MIN) {
+    range = "an integer <= " + std::to_string(max);
   } else {
     range = "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
   }
@@ -178,7 +201,8 @@ std::uint64_t JsonReader::as_bytes() const {
   if (!bytes) fail_expected(kSizeUnitsHelp);
   if (*bytes < 0) fail_expected("a non-negative size");
   if (*bytes > 1.8e19) fail_expected("a size below 16 EiB");
-  return static_cast<std::uint64_t>(std::llround(*bytes));
+  // std::round, not std::llround: sizes from 2^63 to 1.8e19 do not fit a long long.
+  return static_cast<std::uint64_t>(std::round(*bytes));
 }
 
 double JsonReader::as_seconds() const {
@@ -228,7 +252,16 @@ bool JsonReader::has(const std::string& key) {
 }
 
 JsonReader JsonReader::at(const std::string& key) {
-  if (!has(key)) fail("missing required key \"" + key + "\"");
+  if (!has(key)) {
+    // A misspelt required key would otherwise only be reported as missing: point at the typo.
+    std::vector<std::string> unread;
+    for (const auto& item : value_->items()) {
+      if (!known_keys_->count(item.key())) unread.push_back(item.key());
+    }
+    std::string message = "missing required key \"" + key + "\"";
+    if (auto typo = closest_match(key, unread)) message += " (is \"" + *typo + "\" a misspelling of it?)";
+    fail(message);
+  }
   return child((*value_)[key], key);
 }
 

@@ -1,0 +1,186 @@
+#include "run_config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "units.hpp"
+
+namespace ftsim::config {
+
+NetworkConfig read_network(JsonReader reader) {
+  NetworkConfig n;
+  reader.expect_object();
+  if (auto topology = reader.find("topology")) {
+    const std::string t = topology->as_choice({"star", "cluster", "fat-tree", "torus"});
+    n.topology = t == "star" ? Topology::star : t == "cluster" ? Topology::cluster : t == "fat-tree" ? Topology::fat_tree : Topology::torus;
+  }
+  if (auto bandwidth = reader.find("bandwidth")) n.bandwidth = bandwidth->as_bandwidth();
+  if (auto latency = reader.find("latency")) n.latency = latency->as_seconds();
+  if (auto backbone = reader.find("backbone_bandwidth")) {
+    if (n.topology != Topology::cluster) backbone->fail("a backbone belongs to the \"cluster\" topology");
+    n.backbone_bandwidth = backbone->as_bandwidth();
+  }
+  if (auto backbone = reader.find("backbone_latency")) {
+    if (n.topology != Topology::cluster) backbone->fail("a backbone belongs to the \"cluster\" topology");
+    n.backbone_latency = backbone->as_seconds();
+  }
+  if (auto fat_tree = reader.find("fat_tree")) {
+    if (n.topology != Topology::fat_tree) fat_tree->fail("\"fat_tree\" describes the \"fat-tree\" topology");
+    n.fat_tree = fat_tree->as_string();
+    // levels;down;up;count with as many comma-separated numbers as levels in each part.
+    std::vector<std::string> parts;
+    std::stringstream stream(n.fat_tree);
+    std::string part;
+    while (std::getline(stream, part, ';')) parts.push_back(part);
+    bool ok = parts.size() == 4;
+    unsigned long levels = 0;
+    if (ok) {
+      try {
+        levels = std::stoul(parts[0]);
+        for (std::size_t i = 1; i < 4 && ok; ++i) {
+          std::size_t count = 0;
+          std::stringstream items(parts[i]);
+          std::string item;
+          while (std::getline(items, item, ',')) {
+            if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || std::stoul(item) == 0) ok = false;
+            ++count;
+          }
+          ok = ok && count == levels;
+        }
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    if (!ok || levels == 0) fat_tree->fail_expected("a SimGrid fat-tree description \"levels;down,...;up,...;count,...\" such as \"2;4,4;1,2;1,2\"");
+  } else if (n.topology == Topology::fat_tree) {
+    reader.fail("the \"fat-tree\" topology needs \"fat_tree\", e.g. \"2;4,4;1,2;1,2\"");
+  }
+  if (auto torus = reader.find("torus")) {
+    if (n.topology != Topology::torus) torus->fail("\"torus\" gives the dimensions of the \"torus\" topology");
+    if (torus->size() == 0) torus->fail_expected("a non-empty list of dimensions");
+    for (std::size_t i = 0; i < torus->size(); ++i) n.torus.push_back(static_cast<std::uint32_t>((*torus)[i].as_int(1, 1 << 20)));
+  } else if (n.topology == Topology::torus) {
+    reader.fail("the \"torus\" topology needs \"torus\": its dimensions, e.g. [4, 4, 2]");
+  }
+  reader.finish();
+  return n;
+}
+
+StorageConfig read_storage(JsonReader reader) {
+  StorageConfig s;
+  reader.expect_object();
+  s.hosts = static_cast<std::uint32_t>(reader.at("hosts").as_int(0, 1 << 16));
+  if (auto bandwidth = reader.find("bandwidth")) s.bandwidth = bandwidth->as_bandwidth();
+  if (auto latency = reader.find("latency")) s.latency = latency->as_seconds();
+  reader.finish();
+  return s;
+}
+
+namespace {
+
+std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::string& path, std::uint32_t nodes) {
+  std::ifstream input(path);
+  if (!input) file_reader.fail("cannot open failure trace \"" + path + "\"");
+  std::vector<FailureEvent> events;
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(input, line)) {
+    ++number;
+    auto hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::istringstream fields(line);
+    std::string time_text;
+    long long node = -1;
+    std::string extra;
+    fields >> time_text >> node;
+    auto time = parse_duration_seconds(time_text);
+    if (!time || *time < 0 || fields.fail() || node < 0 || node >= nodes || (fields >> extra)) {
+      throw ConfigError(path + ":" + std::to_string(number), "",
+                        "expected \"TIME NODE\" (a non-negative duration and a node in [0, " + std::to_string(nodes - 1) +
+                            "]), got \"" + line + "\"");
+    }
+    events.push_back({*time, static_cast<std::uint32_t>(node)});
+  }
+  return events;
+}
+
+}  // namespace
+
+FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::string& config_file) {
+  FailureConfig f;
+  reader.expect_object();
+  const std::string model = reader.at("model").as_choice({"none", "list", "exponential", "weibull", "trace"});
+  if (model == "none") {
+    f.model = FailureModel::none;
+  } else if (model == "list") {
+    f.model = FailureModel::list;
+    auto events = reader.at("events");
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      auto event = events[i];
+      event.expect_object();
+      FailureEvent e;
+      e.time = event.at("time").as_seconds();
+      e.node = static_cast<std::uint32_t>(event.at("node").as_int(0, nodes - 1));
+      event.finish();
+      f.events.push_back(e);
+    }
+  } else if (model == "exponential" || model == "weibull") {
+    f.model = model == "exponential" ? FailureModel::exponential : FailureModel::weibull;
+    f.mtbf = reader.at("mtbf").as_positive_seconds();
+    if (f.model == FailureModel::weibull) f.shape = reader.at("shape").as_positive_number();
+  } else {
+    f.model = FailureModel::trace;
+    auto file = reader.at("file");
+    std::filesystem::path path(file.as_string());
+    if (path.is_relative() && !config_file.empty()) path = std::filesystem::path(config_file).parent_path() / path;
+    f.trace_file = path.string();
+    f.events = read_trace_file(file, f.trace_file, nodes);
+  }
+  if (auto downtime = reader.find("downtime")) f.downtime = downtime->as_seconds();
+  if (auto detection = reader.find("detection")) f.detection = detection->as_seconds();
+  if (auto max = reader.find("max_failures")) f.max_failures = static_cast<std::uint32_t>(max->as_int(0, UINT32_MAX));
+  reader.finish();
+  return f;
+}
+
+ProtocolConfig read_protocol(JsonReader reader, bool has_checkpoints, std::uint32_t storage_hosts) {
+  ProtocolConfig p;
+  reader.expect_object();
+  const std::string type = reader.at("type").as_choice({"none", "global", "lineage"});
+  p.type = type == "none" ? ProtocolType::none : type == "global" ? ProtocolType::global : ProtocolType::lineage;
+  if (p.type == ProtocolType::global) {
+    const std::string when = reader.one_of({"period", "at"});
+    if (when == "period") {
+      p.period = reader.at("period").as_positive_seconds();
+    } else {
+      auto at = reader.at("at");
+      at.as_choice({"cuts"});
+      if (!has_checkpoints) at.fail("checkpoints at graph cuts need /checkpoints (which cuts, e.g. {\"count\": 4})");
+      p.at_cuts = true;
+    }
+    if (auto storage = reader.find("storage")) {
+      p.storage = storage->as_choice({"stable", "buddy"}) == "stable" ? CheckpointStorage::stable : CheckpointStorage::buddy;
+      if (p.storage == CheckpointStorage::stable && storage_hosts == 0) {
+        storage->fail("\"stable\" storage needs servers: set /platform/storage/hosts to 1 or more");
+      }
+    } else if (storage_hosts == 0) {
+      reader.fail("the global protocol saves to \"storage\": \"stable\" (needs /platform/storage) or \"buddy\"");
+    }
+    if (auto cost = reader.find("restart_cost")) p.restart_cost = cost->as_seconds();
+  }
+  reader.finish();
+  return p;
+}
+
+RunConfig read_run(JsonReader reader) {
+  RunConfig r;
+  reader.expect_object();
+  if (auto reference = reader.find("reference")) r.reference = reference->as_bool();
+  if (auto limit = reader.find("time_limit")) r.time_limit = limit->as_positive_seconds();
+  reader.finish();
+  return r;
+}
+
+}  // namespace ftsim::config

@@ -1,0 +1,79 @@
+#pragma once
+// Config of a timed run (ftsim run): network and storage of the platform, failures, protocol
+// and run options. Loaded by load_config() with the rest of the config.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ftsim::config {
+
+enum class Topology { star, cluster, fat_tree, torus };
+
+struct NetworkConfig {
+  Topology topology = Topology::cluster;
+  double bandwidth = 1.25e9;      // bytes/s of each node's link (10 Gb/s)
+  double latency = 1e-6;          // seconds
+  double backbone_bandwidth = 0;  // cluster: shared backbone; 0 = unlimited (crossbar)
+  double backbone_latency = 0;
+  std::string fat_tree;           // SimGrid fat-tree description "2;4,4;1,2;1,2"
+  std::vector<std::uint32_t> torus;  // torus dimensions, product = nodes + spares + storage hosts
+  double loopback_bandwidth = 0;  // same-node messages never go through the network
+};
+
+struct StorageConfig {
+  std::uint32_t hosts = 0;    // stable-storage servers (0: none)
+  double bandwidth = 1e9;     // bytes/s per server
+  double latency = 1e-5;
+};
+
+enum class FailureModel { none, list, exponential, weibull, trace };
+
+struct FailureEvent {
+  double time = 0;
+  std::uint32_t node = 0;
+};
+
+struct FailureConfig {
+  FailureModel model = FailureModel::none;
+  std::vector<FailureEvent> events;  // list (and trace, once read)
+  double mtbf = 0;                    // per-node mean time between failures (exponential, weibull)
+  double shape = 1;                   // weibull shape k
+  std::string trace_file;
+  double downtime = 0;                // until a spare takes the failed rank
+  double detection = 0;               // until survivors are notified
+  std::uint32_t max_failures = 1000000;  // stop injecting after this many
+};
+
+enum class ProtocolType { none, global, lineage };
+enum class CheckpointStorage { stable, buddy };
+
+struct ProtocolConfig {
+  ProtocolType type = ProtocolType::none;
+  // global: a checkpoint every `period` seconds, or at the graph cuts of /checkpoints
+  std::optional<double> period;
+  bool at_cuts = false;
+  CheckpointStorage storage = CheckpointStorage::stable;
+  double restart_cost = 0;  // seconds a restarted process needs before it can work
+};
+
+struct RunConfig {
+  bool reference = false;            // also run failure-free with protocol none, report overheads
+  std::optional<double> time_limit;  // simulated seconds; default: derived from the graph
+};
+
+}  // namespace ftsim::config
+
+#include "json_reader.hpp"
+
+namespace ftsim::config {
+
+// Readers of the run sections (used by load_config_json).
+NetworkConfig read_network(JsonReader reader);
+StorageConfig read_storage(JsonReader reader);
+FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::string& config_file);
+struct CheckpointConfig;
+ProtocolConfig read_protocol(JsonReader reader, bool has_checkpoints, std::uint32_t storage_hosts);
+RunConfig read_run(JsonReader reader);
+
+}  // namespace ftsim::config

@@ -1,0 +1,328 @@
+#include "sim/core/node_runtime.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ftsim::core {
+
+using graphs::Access;
+using graphs::AccessMode;
+
+namespace {
+Version version_read(const Access& a) { return a.mode == AccessMode::RW ? a.version - 1 : a.version; }
+}  // namespace
+
+NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGraph& graph,
+                         const RuntimeIndex& index, TaskTable& tasks, RuntimeServices& services)
+    : node_(node), cores_(cores), graph_(graph), index_(index), tasks_(tasks), services_(services) {}
+
+NodeSnapshot NodeRuntime::initial_snapshot() const {
+  NodeSnapshot s;
+  s.done.assign(index_.tasks_of(node_).size(), 0);
+  for (HandleId h = 0; h < graph_.handle_count(); ++h) {
+    if (graph_.owner(h) != node_) continue;
+    s.store.emplace(VersionStore::key(h, 0), VersionStore::Entry{graph_.bytes(h), 0, 0, false, false});
+    s.bytes += graph_.bytes(h);
+  }
+  return s;
+}
+
+NodeSnapshot NodeRuntime::snapshot() const {
+  NodeSnapshot s;
+  const auto local = index_.tasks_of(node_);
+  s.done.resize(local.size());
+  for (std::size_t i = 0; i < local.size(); ++i) s.done[i] = tasks_.status[local[i]] == TaskStatus::done;
+  for (const auto& [key, entry] : store_.entries()) {
+    if (entry.superseded) continue;
+    s.store.emplace(key, entry);
+    s.bytes += entry.bytes;
+  }
+  return s;
+}
+
+void NodeRuntime::restore(const NodeSnapshot& snapshot) {
+  const auto local = index_.tasks_of(node_);
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    const TaskId t = local[i];
+    tasks_.status[t] = snapshot.done[i] ? TaskStatus::done : TaskStatus::waiting;
+    tasks_.executed_once[t] = snapshot.done[i];
+  }
+  store_.assign(snapshot.store);
+  subscriptions_.clear();
+  done_cursor_ = 0;
+}
+
+void NodeRuntime::wipe() {
+  for (TaskId t : running_) tasks_.status[t] = TaskStatus::waiting;
+  running_.clear();
+  ready_ = {};
+  set_aside_.clear();
+  sending_.clear();
+  outgoing_ = 0;
+  subscriptions_.clear();
+  store_.clear();
+  paused_ = false;
+}
+
+void NodeRuntime::abort() {
+  for (TaskId t : running_) {
+    services_.cancel_task(node_, t);
+    tasks_.status[t] = TaskStatus::waiting;
+  }
+  running_.clear();
+  ready_ = {};
+  set_aside_.clear();
+  sending_.clear();
+  outgoing_ = 0;
+  subscriptions_.clear();
+}
+
+bool NodeRuntime::input_missing(TaskId, const Access& a) const {
+  const Version v = version_read(a);
+  if (v > 0) {
+    const TaskId writer = graph_.writer(a.handle, v);
+    // Produced by an unfinished local task: that dependency is counted as an edge.
+    if (graph_.node(writer) == node_ && tasks_.status[writer] != TaskStatus::done) return false;
+  }
+  return !store_.holds(a.handle, v);
+}
+
+void NodeRuntime::rebuild() {
+  done_cursor_ = 0;
+  ready_ = {};
+  set_aside_.clear();
+  remaining_ = 0;
+  for (TaskId t : index_.tasks_of(node_)) {
+    TaskStatus& status = tasks_.status[t];
+    if (status == TaskStatus::done) continue;
+    ++remaining_;
+    if (status == TaskStatus::running) continue;
+    std::int32_t pending = 0;
+    graph_.for_each_predecessor(t, [&](TaskId p) {
+      if (graph_.node(p) == node_ && tasks_.status[p] != TaskStatus::done) ++pending;
+    });
+    for (const Access& a : graph_.accesses(t)) {
+      if (graphs::reads(a.mode) && input_missing(t, a)) ++pending;
+    }
+    tasks_.pending[t] = pending;
+    status = TaskStatus::waiting;
+    if (pending == 0) make_ready(t);
+  }
+  dispatch();
+}
+
+void NodeRuntime::send_initial_values() {
+  for (std::uint32_t id : index_.initial_sends(node_)) {
+    const graphs::Transfer& x = graph_.transfers()[id];
+    ++sending_[x.handle];
+    ++outgoing_;
+    services_.send_data(node_, x.destination, x.handle, 0, Traffic::application);
+  }
+}
+
+void NodeRuntime::resume() {
+  paused_ = false;
+  retry();
+}
+
+void NodeRuntime::set_task_limit(TaskId limit) {
+  task_limit_ = limit;
+  retry();
+}
+
+void NodeRuntime::retry() {
+  for (TaskId t : set_aside_) {
+    if (tasks_.status[t] == TaskStatus::ready) ready_.push({graph_.priority(t), t});
+  }
+  set_aside_.clear();
+  dispatch();
+}
+
+void NodeRuntime::make_ready(TaskId task) {
+  tasks_.status[task] = TaskStatus::ready;
+  ready_.push({graph_.priority(task), task});
+}
+
+bool NodeRuntime::write_held(TaskId task) const {
+  // In place: a first execution may not overwrite data that is still being sent (StarPU holds a
+  // read access on data under transfer). Re-executions produce old versions beside the new ones.
+  if (tasks_.executed_once[task] || sending_.empty()) return false;
+  for (const Access& a : graph_.accesses(task)) {
+    if (!graphs::writes(a.mode)) continue;
+    auto it = sending_.find(a.handle);
+    if (it != sending_.end() && it->second > 0) return true;
+  }
+  return false;
+}
+
+void NodeRuntime::dispatch() {
+  while (!paused_ && running_.size() < cores_ && !ready_.empty()) {
+    const TaskId t = ready_.top().task;
+    ready_.pop();
+    if (tasks_.status[t] != TaskStatus::ready) continue;
+    if (t >= task_limit_ || write_held(t) || !services_.may_start(node_, t)) {
+      set_aside_.push_back(t);
+      continue;
+    }
+    tasks_.status[t] = TaskStatus::running;
+    running_.push_back(t);
+    services_.start_task(node_, t);
+  }
+}
+
+std::uint32_t NodeRuntime::local_readers_not_done(HandleId h, Version v) const {
+  std::uint32_t count = 0;
+  for (TaskId r : index_.readers(h, v)) {
+    if (graph_.node(r) == node_ && tasks_.status[r] != TaskStatus::done) ++count;
+  }
+  return count;
+}
+
+void NodeRuntime::produce_outputs(TaskId task, bool first_execution) {
+  for (const Access& a : graph_.accesses(task)) {
+    if (!graphs::writes(a.mode)) continue;
+    store_.produce(a.handle, a.version, graph_.bytes(a.handle));
+    if (!subscriptions_.empty()) {
+      auto it = subscriptions_.find(VersionStore::key(a.handle, a.version));
+      if (it != subscriptions_.end()) {
+        auto subscribers = std::move(it->second);
+        subscriptions_.erase(it);
+        for (auto [to, traffic] : subscribers) {
+          ++sending_[a.handle];
+          ++outgoing_;
+          services_.send_data(node_, to, a.handle, a.version, traffic);
+        }
+      }
+    }
+  }
+  if (!first_execution) return;
+  for (std::uint32_t id : index_.sends_after(task)) {
+    const graphs::Transfer& x = graph_.transfers()[id];
+    ++sending_[x.handle];
+    ++outgoing_;
+    services_.send_data(node_, x.destination, x.handle, x.version, Traffic::application);
+  }
+}
+
+void NodeRuntime::on_task_finished(TaskId task) {
+  auto it = std::find(running_.begin(), running_.end(), task);
+  if (it == running_.end()) return;  // cancelled meanwhile
+  *it = running_.back();
+  running_.pop_back();
+
+  const bool first_execution = !tasks_.executed_once[task];
+  tasks_.status[task] = TaskStatus::done;
+  tasks_.executed_once[task] = 1;
+  ++tasks_.executions[task];
+  --remaining_;
+  for (const Access& a : graph_.accesses(task)) {
+    if (graphs::reads(a.mode)) store_.reader_done(a.handle, version_read(a));
+  }
+  produce_outputs(task, first_execution);
+  for (TaskId s : graph_.successors(task)) {
+    if (graph_.node(s) != node_ || tasks_.status[s] != TaskStatus::waiting) continue;
+    if (--tasks_.pending[s] == 0) make_ready(s);
+  }
+  services_.task_completed(node_, task, first_execution);
+  dispatch();
+}
+
+void NodeRuntime::on_data(HandleId h, Version v) {
+  if (store_.holds(h, v)) return;  // a duplicate (e.g. re-sent during a recovery)
+  const bool own = graph_.version_node(h, v) == node_;
+  if (own) {
+    store_.add_own(h, v, graph_.bytes(h));
+  } else {
+    store_.add_copy(h, v, graph_.bytes(h), local_readers_not_done(h, v));
+  }
+  const TaskId writer = v == 0 ? graphs::kNone : graph_.writer(h, v);
+  const bool produced_here_later =
+      writer != graphs::kNone && graph_.node(writer) == node_ && tasks_.status[writer] != TaskStatus::done;
+  if (!produced_here_later) {
+    for (TaskId r : index_.readers(h, v)) {
+      if (graph_.node(r) != node_ || tasks_.status[r] != TaskStatus::waiting) continue;
+      if (--tasks_.pending[r] == 0) make_ready(r);
+    }
+  }
+  if (!subscriptions_.empty()) {
+    auto it = subscriptions_.find(VersionStore::key(h, v));
+    if (it != subscriptions_.end()) {
+      auto subscribers = std::move(it->second);
+      subscriptions_.erase(it);
+      for (auto [to, traffic] : subscribers) {
+        ++sending_[h];
+        ++outgoing_;
+        services_.send_data(node_, to, h, v, traffic);
+      }
+    }
+  }
+  dispatch();
+}
+
+void NodeRuntime::on_send_done(HandleId h) {
+  auto it = sending_.find(h);
+  if (it != sending_.end() && it->second > 0 && --it->second == 0) sending_.erase(it);
+  if (outgoing_ > 0) --outgoing_;
+  if (!set_aside_.empty()) retry();
+}
+
+void NodeRuntime::subscribe(HandleId h, Version v, NodeId to, Traffic traffic) {
+  if (store_.holds(h, v)) {
+    ++sending_[h];
+    ++outgoing_;
+    services_.send_data(node_, to, h, v, traffic);
+  } else {
+    subscriptions_[VersionStore::key(h, v)].emplace_back(to, traffic);
+  }
+}
+
+void NodeRuntime::mark_for_reexecution(TaskId task) {
+  if (tasks_.status[task] == TaskStatus::done) tasks_.status[task] = TaskStatus::waiting;
+}
+
+bool NodeRuntime::done_before(TaskId limit) const {
+  // Tasks before the cursor are known done (reset whenever tasks may become undone).
+  const auto local = index_.tasks_of(node_);
+  while (done_cursor_ < local.size() && tasks_.status[local[done_cursor_]] == TaskStatus::done) ++done_cursor_;
+  return done_cursor_ == local.size() || local[done_cursor_] >= limit;
+}
+
+std::vector<TaskId> NodeRuntime::waiting_sample(std::size_t count) const {
+  std::vector<TaskId> sample;
+  for (TaskId t : index_.tasks_of(node_)) {
+    if (tasks_.status[t] == TaskStatus::done) continue;
+    sample.push_back(t);
+    if (sample.size() >= count) break;
+  }
+  return sample;
+}
+
+std::string NodeRuntime::describe_wait(TaskId task) const {
+  std::ostringstream out;
+  out << graph_.task_name(task) << " [";
+  switch (tasks_.status[task]) {
+    case TaskStatus::waiting: out << "waiting"; break;
+    case TaskStatus::ready: out << (paused_ ? "ready, node paused" : task >= task_limit_ ? "ready, after the current cut" : "ready, held"); break;
+    case TaskStatus::running: out << "running"; break;
+    case TaskStatus::done: out << "done"; break;
+  }
+  out << "]";
+  bool first = true;
+  auto item = [&](const std::string& text) {
+    out << (first ? ": " : ", ") << text;
+    first = false;
+  };
+  graph_.for_each_predecessor(task, [&](TaskId p) {
+    if (graph_.node(p) == node_ && tasks_.status[p] != TaskStatus::done) item("task " + graph_.task_name(p));
+  });
+  for (const Access& a : graph_.accesses(task)) {
+    if (graphs::reads(a.mode) && input_missing(task, a)) {
+      const Version v = version_read(a);
+      item("data " + graph_.handle_name(a.handle) + " v" + std::to_string(v) + " from node " +
+           std::to_string(graph_.version_node(a.handle, v)));
+    }
+  }
+  return out.str();
+}
+
+}  // namespace ftsim::core

@@ -1,0 +1,69 @@
+#pragma once
+// What a run measures, the same for every backend; written to results.json (docs/results.md).
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/message.hpp"
+
+namespace ftsim::core {
+
+inline constexpr std::size_t kTrafficKinds = 5;
+
+struct NodeMetrics {
+  std::uint64_t executions = 0;        // task executions, including re-executions
+  std::uint64_t reexecutions = 0;      // executions of tasks that had run before
+  double busy_seconds = 0;             // core time of completed executions
+  double lost_seconds = 0;             // core time of executions cancelled by failures or rollbacks
+  std::array<std::uint64_t, kTrafficKinds> messages_sent{};
+  std::array<std::uint64_t, kTrafficKinds> bytes_sent{};
+  std::uint64_t duplicates_received = 0;
+  std::uint64_t peak_memory_bytes = 0;  // data versions held at once
+  std::uint32_t restarts = 0;
+};
+
+struct FailureRecord {
+  double time = 0;
+  NodeId node = 0;
+  double detected_at = -1;
+  double replaced_at = -1;
+  double recovered_at = -1;            // the protocol's notion: resumed / lost work recomputed
+  std::string restart_point;           // e.g. "checkpoint 3", "from scratch", "lineage"
+  std::uint64_t tasks_reexecuted = 0;  // tasks to run again because of this failure
+  double work_lost_seconds = 0;        // core time of finished or running work thrown away
+  std::uint32_t processes_rolled_back = 0;
+  std::uint64_t messages_replayed = 0;
+  std::uint64_t bytes_replayed = 0;
+};
+
+struct CheckpointRecord {
+  std::uint32_t id = 0;
+  double started = -1;    // first node asked to save (request sent / cut reached)
+  double saved = -1;      // last node done saving
+  double committed = -1;  // validated: usable for a restart
+  std::uint64_t bytes = 0;
+  bool aborted = false;
+};
+
+struct RunMetrics {
+  bool complete = false;
+  std::string failure_reason;          // why the run did not complete (exit code 1)
+  double makespan = 0;
+  std::vector<NodeMetrics> nodes;
+  std::vector<FailureRecord> failures;
+  std::vector<CheckpointRecord> checkpoints;
+  // StarPU-MPI fault-tolerance statistics (starpu_mpi_ft_stats names).
+  std::uint64_t cp_data_normal_count = 0, cp_data_normal_total_size = 0;
+  std::uint64_t cp_data_cached_count = 0, cp_data_cached_size = 0;
+  std::uint64_t ft_service_msgs_count = 0, ft_service_msgs_total_size = 0;
+  std::uint64_t in_mem_cp_data_total = 0, in_mem_cp_data_max_at_t = 0;
+  std::uint64_t log_bytes = 0, log_peak_bytes = 0;
+  // Oracle: every handle's final version exists where it belongs.
+  bool oracle_ok = false;
+  std::vector<std::string> oracle_missing;
+  std::vector<std::string> stall_report;  // what waits for what, if the run stalled
+  std::uint64_t events = 0;               // task completions + deliveries, for speed figures
+};
+
+}  // namespace ftsim::core

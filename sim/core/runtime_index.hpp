@@ -1,0 +1,53 @@
+#pragma once
+// Read-only indexes over a task graph that every node runtime needs, built once per run:
+//   - the readers of each version of each handle (who consumes (h, v));
+//   - the application sends each task triggers when it completes (the transfer plan grouped by
+//     producer), and the sends of initial values grouped by owner.
+#include <span>
+#include <vector>
+
+#include "graphs/task_graph.hpp"
+
+namespace ftsim::core {
+
+using graphs::HandleId;
+using graphs::NodeId;
+using graphs::TaskGraph;
+using graphs::TaskId;
+using graphs::Version;
+
+class RuntimeIndex {
+public:
+  explicit RuntimeIndex(const TaskGraph& graph);
+
+  // Tasks that read version v of h (R of v, or RW writing v + 1), in submission order.
+  std::span<const TaskId> readers(HandleId h, Version v) const {
+    const std::size_t slot = version_slot_[h] + v;
+    return {readers_.data() + reader_offset_[slot], readers_.data() + reader_offset_[slot + 1]};
+  }
+  // Transfer-plan entries whose version task t produces.
+  std::span<const std::uint32_t> sends_after(TaskId t) const {
+    return {send_ids_.data() + send_offset_[t], send_ids_.data() + send_offset_[t + 1]};
+  }
+  // Transfer-plan entries of initial values owned by `node`.
+  std::span<const std::uint32_t> initial_sends(NodeId node) const {
+    return {initial_send_ids_.data() + initial_offset_[node], initial_send_ids_.data() + initial_offset_[node + 1]};
+  }
+  // The tasks of a node, in submission order.
+  std::span<const TaskId> tasks_of(NodeId node) const {
+    return {node_tasks_.data() + node_task_offset_[node], node_tasks_.data() + node_task_offset_[node + 1]};
+  }
+
+private:
+  std::vector<std::uint64_t> version_slot_;   // first slot of handle h (one slot per version 0..final)
+  std::vector<std::uint32_t> reader_offset_;  // per slot
+  std::vector<TaskId> readers_;
+  std::vector<std::uint32_t> send_offset_;    // per task
+  std::vector<std::uint32_t> send_ids_;
+  std::vector<std::uint32_t> initial_offset_; // per node
+  std::vector<std::uint32_t> initial_send_ids_;
+  std::vector<std::uint32_t> node_task_offset_;
+  std::vector<TaskId> node_tasks_;
+};
+
+}  // namespace ftsim::core

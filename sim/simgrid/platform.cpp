@@ -1,0 +1,137 @@
+#include "sim/simgrid/platform.hpp"
+
+#include <numeric>
+#include <sstream>
+#include <string>
+
+namespace ftsim::simgrid_backend {
+
+namespace sg4 = simgrid::s4u;
+using config::ConfigError;
+using config::Topology;
+
+namespace {
+
+struct HostSpec {
+  std::string name;
+  int cores;
+};
+
+std::vector<HostSpec> host_specs(const config::Config& config) {
+  std::vector<HostSpec> specs;
+  const auto& p = config.platform;
+  for (std::uint32_t n = 0; n < p.nodes; ++n) specs.push_back({"node-" + std::to_string(n), int(p.cores_per_node)});
+  const std::uint32_t spares = p.unlimited_spares ? 0 : p.spares;
+  for (std::uint32_t s = 0; s < spares; ++s) specs.push_back({"spare-" + std::to_string(s), int(p.cores_per_node)});
+  for (std::uint32_t s = 0; s < p.storage.hosts; ++s) specs.push_back({"storage-" + std::to_string(s), 1});
+  specs.push_back({"manager", 1});
+  return specs;
+}
+
+std::vector<unsigned int> parse_levels(const std::string& text) {
+  std::vector<unsigned int> values;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) values.push_back(static_cast<unsigned int>(std::stoul(item)));
+  return values;
+}
+
+void build_star(const config::Config& config, const std::vector<HostSpec>& specs) {
+  const auto& net = config.platform.network;
+  auto* zone = simgrid_compat::create_star_zone("ftsim");
+  const sg4::Link* backbone = nullptr;
+  if (net.topology == Topology::cluster && net.backbone_bandwidth > 0) {
+    backbone = zone->create_link("backbone", net.backbone_bandwidth)->set_latency(net.backbone_latency)->seal();
+  }
+  for (const auto& spec : specs) {
+    const sg4::Host* host = zone->create_host(spec.name, kHostSpeed)->set_core_count(spec.cores)->seal();
+    // A storage server's link is its own bandwidth; nodes share nothing but the backbone.
+    const bool storage = spec.name.rfind("storage-", 0) == 0;
+    const double bandwidth = storage ? config.platform.storage.bandwidth : net.bandwidth;
+    const double latency = storage ? config.platform.storage.latency : net.latency;
+    const sg4::Link* up = zone->create_link(spec.name + "_up", bandwidth)->set_latency(latency)->seal();
+    const sg4::Link* down = zone->create_link(spec.name + "_down", bandwidth)->set_latency(latency)->seal();
+    std::vector<sg4::LinkInRoute> out{sg4::LinkInRoute{up}}, in;
+    if (backbone) {
+      out.emplace_back(backbone);
+      in.emplace_back(backbone);
+    }
+    in.emplace_back(down);
+    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, out, false);
+    zone->add_route(nullptr, host->get_netpoint(), nullptr, nullptr, in, false);
+  }
+  zone->seal();
+}
+
+// Fat-tree and torus: SimGrid's cluster zones; leaves beyond our hosts get idle filler hosts.
+void build_cluster_zone(const config::Config& config, const std::vector<HostSpec>& specs) {
+  const auto& net = config.platform.network;
+  auto netpoint = [&specs](sg4::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+    const bool real = id < specs.size();
+    const std::string name = real ? specs[id].name : "filler-" + std::to_string(id);
+    const sg4::Host* host = zone->create_host(name, kHostSpeed)->set_core_count(real ? specs[id].cores : 1)->seal();
+    return std::make_pair(host->get_netpoint(), static_cast<simgrid::kernel::routing::NetPoint*>(nullptr));
+  };
+  const sg4::ClusterCallbacks callbacks(netpoint);
+  sg4::NetZone* zone = nullptr;
+  if (net.topology == Topology::torus) {
+    std::vector<unsigned long> dimensions(net.torus.begin(), net.torus.end());
+    const unsigned long leaves = std::accumulate(dimensions.begin(), dimensions.end(), 1UL, std::multiplies<>());
+    if (leaves < specs.size()) {
+      throw ConfigError(config.file, "/platform/network/torus",
+                        "the torus has " + std::to_string(leaves) + " places for " + std::to_string(specs.size()) +
+                            " hosts (nodes + spares + storage servers + 1 manager)");
+    }
+    zone = sg4::create_torus_zone("ftsim", nullptr, dimensions, callbacks, net.bandwidth, net.latency,
+                                  sg4::Link::SharingPolicy::SPLITDUPLEX);
+  } else {
+    // "levels;down;up;count" as in SimGrid's XML, e.g. "2;4,4;1,2;1,2".
+    std::vector<std::string> parts;
+    std::stringstream stream(net.fat_tree);
+    std::string part;
+    while (std::getline(stream, part, ';')) parts.push_back(part);
+    const auto down = parse_levels(parts.at(1));
+    const unsigned long leaves = std::accumulate(down.begin(), down.end(), 1UL, std::multiplies<>());
+    if (leaves < specs.size()) {
+      throw ConfigError(config.file, "/platform/network/fat_tree",
+                        "the fat-tree has " + std::to_string(leaves) + " leaves for " + std::to_string(specs.size()) +
+                            " hosts (nodes + spares + storage servers + 1 manager)");
+    }
+    const sg4::FatTreeParams params(static_cast<unsigned int>(std::stoul(parts.at(0))), down, parse_levels(parts.at(2)),
+                                    parse_levels(parts.at(3)));
+    zone = sg4::create_fatTree_zone("ftsim", nullptr, params, callbacks, net.bandwidth, net.latency,
+                                    sg4::Link::SharingPolicy::SPLITDUPLEX);
+  }
+  zone->seal();
+}
+
+}  // namespace
+
+Platform build_platform(sg4::Engine& engine, const config::Config& config) {
+  const auto specs = host_specs(config);
+  if (!config.platform.xml.empty()) {
+    engine.load_platform(config.platform.xml);
+  } else if (config.platform.network.topology == Topology::star || config.platform.network.topology == Topology::cluster) {
+    build_star(config, specs);
+  } else {
+    build_cluster_zone(config, specs);
+  }
+  Platform platform;
+  auto host = [&](const std::string& name) {
+    sg4::Host* h = engine.host_by_name_or_null(name);
+    if (!h) {
+      throw ConfigError(config.platform.xml.empty() ? config.file : config.platform.xml, "/platform/xml",
+                        "the platform has no host named \"" + name + "\" (expected node-0..node-N-1, spare-*, storage-*, manager)");
+    }
+    return h;
+  };
+  const auto& p = config.platform;
+  for (std::uint32_t n = 0; n < p.nodes; ++n) platform.nodes.push_back(host("node-" + std::to_string(n)));
+  const std::uint32_t spares = p.unlimited_spares ? 0 : p.spares;
+  for (std::uint32_t s = 0; s < spares; ++s) platform.spares.push_back(host("spare-" + std::to_string(s)));
+  for (std::uint32_t s = 0; s < p.storage.hosts; ++s) platform.storage.push_back(host("storage-" + std::to_string(s)));
+  platform.manager = host("manager");
+  return platform;
+}
+
+}  // namespace ftsim::simgrid_backend

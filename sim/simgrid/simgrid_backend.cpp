@@ -1,0 +1,242 @@
+#include "sim/simgrid/simgrid_backend.hpp"
+
+#include <algorithm>
+
+namespace ftsim::simgrid_backend {
+
+namespace sg4 = simgrid::s4u;
+
+namespace {
+// SimGrid wants argc/argv; ftsim passes only its own settings (quiet logs).
+sg4::Engine& engine() {
+  static int argc = 2;
+  static char name[] = "ftsim";
+  static char quiet[] = "--log=root.thresh:critical";
+  static char* argv[] = {name, quiet, nullptr};
+  static sg4::Engine* instance = new sg4::Engine(&argc, argv);  // one per process, never destroyed
+  return *instance;
+}
+}  // namespace
+
+SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
+  platform_ = build_platform(engine(), config);
+  node_host_ = platform_.nodes;
+  node_host_.push_back(platform_.manager);  // the coordinator's rank
+  running_.resize(platform_.nodes.size());
+  sg4::Activity::on_completion_cb([this](const sg4::Activity& activity) { on_completion(activity); });
+}
+
+SimgridBackend::~SimgridBackend() = default;
+
+void SimgridBackend::run() { engine().run(); }
+
+double SimgridBackend::now() const { return sg4::Engine::get_clock(); }
+
+sg4::Host* SimgridBackend::host_of(core::NodeId node) const { return node_host_[node]; }
+
+void SimgridBackend::bury(sg4::ActivityPtr activity) {
+  // Dropping the last reference inside on_completion would free the activity while SimGrid still
+  // uses it: keep it until a later completion.
+  graveyard_.push_back(std::move(activity));
+}
+
+void SimgridBackend::start_task(core::NodeId node, core::TaskId task, double seconds) {
+  sg4::Host* host = host_of(node);
+  sg4::ExecPtr exec = simgrid_compat::start_exec(host, seconds * host->get_speed());
+  pending_.emplace(exec.get(), Pending{Kind::task, node, task});
+  running_[node].emplace_back(task, std::move(exec));
+}
+
+void SimgridBackend::cancel_task(core::NodeId node, core::TaskId task) {
+  auto& running = running_[node];
+  for (std::size_t i = 0; i < running.size(); ++i) {
+    if (running[i].first != task) continue;
+    sg4::ExecPtr exec = std::move(running[i].second);
+    running[i] = std::move(running.back());
+    running.pop_back();
+    pending_.erase(exec.get());
+    exec->cancel();
+    bury(exec);
+    return;
+  }
+}
+
+std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr comm) {
+  std::uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = {std::move(message), std::move(comm)};
+  } else {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.push_back({std::move(message), std::move(comm)});
+  }
+  return slot;
+}
+
+void SimgridBackend::send(core::Message message) {
+  if (halted_) return;
+  if (message.source == message.destination) {
+    // A node's own data never crosses the network.
+    auto shared = std::make_shared<core::Message>(std::move(message));
+    timers_.push_back(simgrid_compat::set_timer(now(), [this, shared] {
+      if (!halted_) events_->on_message_delivered(*shared);
+    }));
+    return;
+  }
+  sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(message.source), host_of(message.destination),
+                                                     std::max<std::uint64_t>(message.bytes, 1));
+  const core::NodeId source = message.source;
+  const sg4::Activity* key = comm.get();
+  const std::uint32_t slot = store_message(std::move(message), std::move(comm));
+  pending_.emplace(key, Pending{Kind::message, source, slot});
+}
+
+void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
+                                      std::uint64_t token) {
+  sg4::Host* storage = platform_.storage.at(server);
+  sg4::Host* host = host_of(node);
+  sg4::CommPtr comm = write ? simgrid_compat::start_transfer(host, storage, std::max<std::uint64_t>(bytes, 1))
+                            : simgrid_compat::start_transfer(storage, host, std::max<std::uint64_t>(bytes, 1));
+  pending_.emplace(comm.get(), Pending{Kind::storage, node, token});
+  storage_comms_.emplace_back(node, std::move(comm));  // SimGrid needs it alive until it completes
+}
+
+void SimgridBackend::set_timer(double time, std::uint64_t token) {
+  if (halted_) return;
+  const std::size_t index = timers_.size();
+  timers_.push_back(simgrid_compat::set_timer(std::max(time, now()), [this, token, index] {
+    timers_[index] = nullptr;  // fired: SimGrid deletes it
+    if (!halted_) events_->on_timer(token);
+  }));
+}
+
+void SimgridBackend::on_completion(const sg4::Activity& activity) {
+  // Only at the outermost completion: a nested one (a cancel inside a callback) must not free
+  // the activity whose completion is still running.
+  if (completion_depth_ == 0 && graveyard_.size() > 256) graveyard_.clear();
+  auto it = pending_.find(&activity);
+  if (it == pending_.end()) return;
+  ++completion_depth_;
+  struct Leave {
+    int& depth;
+    ~Leave() { --depth; }
+  } leave{completion_depth_};
+  const Pending pending = it->second;
+  pending_.erase(it);
+  const bool ok = activity.get_state() == sg4::Activity::State::FINISHED;
+  switch (pending.kind) {
+    case Kind::task: {
+      auto& running = running_[pending.node];
+      for (std::size_t i = 0; i < running.size(); ++i) {
+        if (running[i].second.get() != &activity) continue;
+        bury(std::move(running[i].second));
+        running[i] = std::move(running.back());
+        running.pop_back();
+        break;
+      }
+      if (ok && !halted_) events_->on_task_finished(pending.node, static_cast<core::TaskId>(pending.value));
+      break;
+    }
+    case Kind::message: {
+      const auto slot = static_cast<std::uint32_t>(pending.value);
+      core::Message message = std::move(slots_[slot].message);
+      bury(std::move(slots_[slot].comm));
+      free_slots_.push_back(slot);
+      if (halted_) break;
+      if (ok) {
+        events_->on_message_delivered(message);
+      } else {
+        events_->on_message_lost(message);
+      }
+      break;
+    }
+    case Kind::storage:
+      for (std::size_t i = 0; i < storage_comms_.size(); ++i) {
+        if (storage_comms_[i].second.get() != &activity) continue;
+        bury(std::move(storage_comms_[i].second));
+        storage_comms_[i] = std::move(storage_comms_.back());
+        storage_comms_.pop_back();
+        break;
+      }
+      if (ok && !halted_) events_->on_storage_done(pending.node, pending.value);
+      break;
+  }
+}
+
+void SimgridBackend::fail_node(core::NodeId node) {
+  // Its executions stop.
+  for (auto& [task, exec] : running_[node]) {
+    pending_.erase(exec.get());
+    exec->cancel();
+    bury(exec);
+  }
+  running_[node].clear();
+  // Every message from or to it is lost; live senders learn it (later, not re-entrantly).
+  std::vector<std::shared_ptr<core::Message>> lost;
+  for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
+    Slot& s = slots_[slot];
+    if (!s.comm || (s.message.source != node && s.message.destination != node)) continue;
+    pending_.erase(s.comm.get());
+    sg4::CommPtr comm = std::move(s.comm);
+    comm->cancel();
+    bury(comm);
+    if (s.message.source != node) lost.push_back(std::make_shared<core::Message>(std::move(s.message)));
+    free_slots_.push_back(slot);
+  }
+  for (std::size_t i = 0; i < storage_comms_.size();) {
+    if (storage_comms_[i].first != node) {
+      ++i;
+      continue;
+    }
+    sg4::CommPtr comm = std::move(storage_comms_[i].second);
+    storage_comms_[i] = std::move(storage_comms_.back());
+    storage_comms_.pop_back();
+    pending_.erase(comm.get());
+    comm->cancel();
+    bury(comm);
+  }
+  if (!lost.empty()) {
+    timers_.push_back(simgrid_compat::set_timer(now(), [this, lost] {
+      if (halted_) return;
+      for (const auto& message : lost) events_->on_message_lost(*message);
+    }));
+  }
+}
+
+void SimgridBackend::replace_node(core::NodeId node) {
+  if (next_spare_ < platform_.spares.size()) node_host_[node] = platform_.spares[next_spare_++];
+  // Unlimited spares: the same host stands for a fresh machine.
+}
+
+void SimgridBackend::halt() {
+  if (halted_) return;
+  halted_ = true;
+  for (auto& running : running_) {
+    for (auto& [task, exec] : running) {
+      pending_.erase(exec.get());
+      exec->cancel();
+      bury(exec);
+    }
+    running.clear();
+  }
+  for (Slot& s : slots_) {
+    if (!s.comm) continue;
+    pending_.erase(s.comm.get());
+    sg4::CommPtr comm = std::move(s.comm);
+    comm->cancel();
+    bury(comm);
+  }
+  for (auto& [node, comm] : storage_comms_) {
+    pending_.erase(comm.get());
+    comm->cancel();
+    bury(comm);
+  }
+  storage_comms_.clear();
+  for (auto*& timer : timers_) {
+    if (timer) timer->remove();
+    timer = nullptr;
+  }
+}
+
+}  // namespace ftsim::simgrid_backend

@@ -1,0 +1,111 @@
+#include "sim/simgrid/simulate.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include "graphs/graph_stats.hpp"
+#include "protocols/registry.hpp"
+#include "sim/core/run_metrics_json.hpp"
+#include "sim/simgrid/simgrid_backend.hpp"
+
+namespace ftsim::simgrid_backend {
+
+SimulationResult simulate_in_process(const config::Config& config, const graphs::TaskGraph& graph,
+                                     const graphs::CostModel& cost, const core::SimulationOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  SimgridBackend backend(config);
+  core::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend, options);
+  backend.set_events(&simulation);
+  simulation.start();
+  backend.run();
+  simulation.finish();
+  SimulationResult result;
+  result.metrics = simulation.metrics();
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+namespace {
+
+void write_all(int fd, const std::string& text) {
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+SimulationResult simulate(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
+                          const core::SimulationOptions& options) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    nlohmann::json answer;
+    try {
+      SimulationResult result = simulate_in_process(config, graph, cost, options);
+      answer = {{"metrics", core::to_json(result.metrics)}, {"wall_seconds", result.wall_seconds}};
+    } catch (const config::ConfigError& e) {
+      answer = {{"config_error", {{"file", e.file()}, {"pointer", e.pointer()}, {"message", e.message()}}}};
+    } catch (const std::exception& e) {
+      answer = {{"error", e.what()}};
+    }
+    write_all(pipe_fds[1], answer.dump());
+    ::close(pipe_fds[1]);
+    std::fflush(stderr);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string text;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    throw std::runtime_error("the simulation process was killed by signal " + std::to_string(WTERMSIG(status)) +
+                             (WTERMSIG(status) == 9 ? " (out of memory?)" : ""));
+  }
+  if (text.empty()) throw std::runtime_error("the simulation process ended without a result");
+  const nlohmann::json answer = nlohmann::json::parse(text);
+  if (answer.contains("config_error")) {
+    const auto& e = answer["config_error"];
+    throw config::ConfigError(e["file"], e["pointer"], e["message"]);
+  }
+  if (answer.contains("error")) throw std::runtime_error(answer["error"].get<std::string>());
+  SimulationResult result;
+  result.metrics = core::run_metrics_from_json(answer.at("metrics"));
+  result.wall_seconds = answer.at("wall_seconds");
+  return result;
+}
+
+double default_time_limit(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost) {
+  if (config.run.time_limit) return *config.run.time_limit;
+  if (config.failures.model == config::FailureModel::none) return 0;  // nothing can loop forever
+  double total = 0;
+  for (graphs::TaskId t = 0; t < graph.task_count(); ++t) total += cost.seconds(graph, t);
+  const double path = graphs::longest_path(graph, [&](graphs::TaskId t) { return cost.seconds(graph, t); });
+  const double bound = std::max(path, total / (double(graph.node_count()) * config.platform.cores_per_node));
+  return 1000.0 * bound + 3600.0;
+}
+
+}  // namespace ftsim::simgrid_backend

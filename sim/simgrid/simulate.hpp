@@ -1,0 +1,30 @@
+#pragma once
+// Running a simulation of a config on SimGrid.
+#include <string>
+
+#include "graphs/cost_model.hpp"
+#include "graphs/task_graph.hpp"
+#include "sim/config/config.hpp"
+#include "sim/core/run_metrics.hpp"
+#include "sim/core/simulation.hpp"
+
+namespace ftsim::simgrid_backend {
+
+struct SimulationResult {
+  core::RunMetrics metrics;
+  double wall_seconds = 0;
+};
+
+// Runs in this process. SimGrid allows one engine per process: call it once.
+SimulationResult simulate_in_process(const config::Config& config, const graphs::TaskGraph& graph,
+                                     const graphs::CostModel& cost, const core::SimulationOptions& options);
+
+// Runs in a forked child process (SimGrid state never leaks between runs), so that one process
+// may run any number of simulations. Bad input found while simulating is rethrown as ConfigError.
+SimulationResult simulate(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
+                          const core::SimulationOptions& options);
+
+// A time limit when the config gives none: far beyond any plausible run.
+double default_time_limit(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost);
+
+}  // namespace ftsim::simgrid_backend

@@ -1,0 +1,26 @@
+"""Shared fixtures: where the ftsim binary and the source tree are."""
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+SOURCE_DIR = pathlib.Path(os.environ.get("FTSIM_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
+BINARY = pathlib.Path(os.environ.get("FTSIM_BINARY", SOURCE_DIR / "build" / "ftsim"))
+
+
+@pytest.fixture(scope="session")
+def source_dir() -> pathlib.Path:
+    return SOURCE_DIR
+
+
+@pytest.fixture(scope="session")
+def ftsim():
+    """Runs the ftsim binary; returns the CompletedProcess (text mode)."""
+    if not BINARY.exists():
+        pytest.fail(f"ftsim binary not found at {BINARY}; build first (make test does)")
+
+    def run(*args, cwd=None, timeout=600):
+        return subprocess.run([str(BINARY), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+    return run
