@@ -34,6 +34,15 @@ double SimgridBackend::now() const { return sg4::Engine::get_clock(); }
 
 sg4::Host* SimgridBackend::host_of(core::NodeId node) const { return node_host_[node]; }
 
+void SimgridBackend::cancel(sg4::ActivityPtr activity) {
+  // SimGrid reports a cancelled activity twice: at once (CANCELED), then when its model action is
+  // reaped (FAILED). Our reference must outlive the second report.
+  pending_.erase(activity.get());
+  const sg4::Activity* key = activity.get();
+  cancelled_.emplace(key, activity);
+  activity->cancel();
+}
+
 void SimgridBackend::bury(sg4::ActivityPtr activity) {
   // Dropping the last reference inside on_completion would free the activity while SimGrid still
   // uses it: keep it until a later completion.
@@ -54,9 +63,7 @@ void SimgridBackend::cancel_task(core::NodeId node, core::TaskId task) {
     sg4::ExecPtr exec = std::move(running[i].second);
     running[i] = std::move(running.back());
     running.pop_back();
-    pending_.erase(exec.get());
-    exec->cancel();
-    bury(exec);
+    cancel(exec);
     return;
   }
 }
@@ -79,9 +86,7 @@ void SimgridBackend::send(core::Message message) {
   if (message.source == message.destination) {
     // A node's own data never crosses the network.
     auto shared = std::make_shared<core::Message>(std::move(message));
-    timers_.push_back(simgrid_compat::set_timer(now(), [this, shared] {
-      if (!halted_) events_->on_message_delivered(*shared);
-    }));
+    at(now(), [this, shared] { events_->on_message_delivered(*shared); });
     return;
   }
   sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(message.source), host_of(message.destination),
@@ -102,13 +107,17 @@ void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, s
   storage_comms_.emplace_back(node, std::move(comm));  // SimGrid needs it alive until it completes
 }
 
-void SimgridBackend::set_timer(double time, std::uint64_t token) {
+void SimgridBackend::at(double time, std::function<void()> action) {
   if (halted_) return;
   const std::size_t index = timers_.size();
-  timers_.push_back(simgrid_compat::set_timer(std::max(time, now()), [this, token, index] {
+  timers_.push_back(simgrid_compat::set_timer(std::max(time, now()), [this, index, action = std::move(action)] {
     timers_[index] = nullptr;  // fired: SimGrid deletes it
-    if (!halted_) events_->on_timer(token);
+    if (!halted_) action();
   }));
+}
+
+void SimgridBackend::set_timer(double time, std::uint64_t token) {
+  at(time, [this, token] { events_->on_timer(token); });
 }
 
 void SimgridBackend::on_completion(const sg4::Activity& activity) {
@@ -116,7 +125,14 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
   // the activity whose completion is still running.
   if (completion_depth_ == 0 && graveyard_.size() > 256) graveyard_.clear();
   auto it = pending_.find(&activity);
-  if (it == pending_.end()) return;
+  if (it == pending_.end()) {
+    auto cancelled = cancelled_.find(&activity);
+    if (cancelled != cancelled_.end() && activity.get_state() != sg4::Activity::State::CANCELED) {
+      bury(std::move(cancelled->second));
+      cancelled_.erase(cancelled);
+    }
+    return;
+  }
   ++completion_depth_;
   struct Leave {
     int& depth;
@@ -166,21 +182,15 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
 
 void SimgridBackend::fail_node(core::NodeId node) {
   // Its executions stop.
-  for (auto& [task, exec] : running_[node]) {
-    pending_.erase(exec.get());
-    exec->cancel();
-    bury(exec);
-  }
+  for (auto& [task, exec] : running_[node]) cancel(exec);
   running_[node].clear();
   // Every message from or to it is lost; live senders learn it (later, not re-entrantly).
   std::vector<std::shared_ptr<core::Message>> lost;
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
     Slot& s = slots_[slot];
     if (!s.comm || (s.message.source != node && s.message.destination != node)) continue;
-    pending_.erase(s.comm.get());
-    sg4::CommPtr comm = std::move(s.comm);
-    comm->cancel();
-    bury(comm);
+    cancel(std::move(s.comm));
+    s.comm = nullptr;
     if (s.message.source != node) lost.push_back(std::make_shared<core::Message>(std::move(s.message)));
     free_slots_.push_back(slot);
   }
@@ -192,15 +202,12 @@ void SimgridBackend::fail_node(core::NodeId node) {
     sg4::CommPtr comm = std::move(storage_comms_[i].second);
     storage_comms_[i] = std::move(storage_comms_.back());
     storage_comms_.pop_back();
-    pending_.erase(comm.get());
-    comm->cancel();
-    bury(comm);
+    cancel(comm);
   }
   if (!lost.empty()) {
-    timers_.push_back(simgrid_compat::set_timer(now(), [this, lost] {
-      if (halted_) return;
+    at(now(), [this, lost] {
       for (const auto& message : lost) events_->on_message_lost(*message);
-    }));
+    });
   }
 }
 
@@ -213,25 +220,15 @@ void SimgridBackend::halt() {
   if (halted_) return;
   halted_ = true;
   for (auto& running : running_) {
-    for (auto& [task, exec] : running) {
-      pending_.erase(exec.get());
-      exec->cancel();
-      bury(exec);
-    }
+    for (auto& [task, exec] : running) cancel(exec);
     running.clear();
   }
   for (Slot& s : slots_) {
     if (!s.comm) continue;
-    pending_.erase(s.comm.get());
-    sg4::CommPtr comm = std::move(s.comm);
-    comm->cancel();
-    bury(comm);
+    cancel(std::move(s.comm));
+    s.comm = nullptr;
   }
-  for (auto& [node, comm] : storage_comms_) {
-    pending_.erase(comm.get());
-    comm->cancel();
-    bury(comm);
-  }
+  for (auto& [node, comm] : storage_comms_) cancel(comm);
   storage_comms_.clear();
   for (auto*& timer : timers_) {
     if (timer) timer->remove();

@@ -6,6 +6,7 @@
 // A failed node is the equivalent of turning its host off: its executions and every
 // communication from or to it are cancelled; a spare host (or, with unlimited spares, the same
 // host rebooted) then takes its rank.
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -47,6 +48,9 @@ private:
   simgrid::s4u::Host* host_of(core::NodeId node) const;
   void on_completion(const simgrid::s4u::Activity& activity);
   void bury(simgrid::s4u::ActivityPtr activity);
+  void cancel(simgrid::s4u::ActivityPtr activity);
+  // Runs `action` in maestro at simulated `time` unless the run has halted.
+  void at(double time, std::function<void()> action);
   std::uint32_t store_message(core::Message message, simgrid::s4u::CommPtr comm);
 
   const config::Config& config_;
@@ -63,7 +67,8 @@ private:
   std::vector<Slot> slots_;
   std::vector<std::pair<core::NodeId, simgrid::s4u::CommPtr>> storage_comms_;
   std::vector<std::uint32_t> free_slots_;
-  std::vector<simgrid::s4u::ActivityPtr> graveyard_;  // released after their completion returns
+  std::vector<simgrid::s4u::ActivityPtr> graveyard_;
+  std::unordered_map<const simgrid::s4u::Activity*, simgrid::s4u::ActivityPtr> cancelled_;  // released after their completion returns
   std::vector<simgrid::kernel::timer::Timer*> timers_;
   bool halted_ = false;
   int completion_depth_ = 0;

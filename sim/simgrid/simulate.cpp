@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -46,6 +47,10 @@ void write_all(int fd, const std::string& text) {
 
 SimulationResult simulate(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                           const core::SimulationOptions& options) {
+  // FTSIM_NO_FORK=1 runs in this process (for debuggers); only one simulation per process then.
+  if (const char* no_fork = std::getenv("FTSIM_NO_FORK"); no_fork && std::string(no_fork) == "1") {
+    return simulate_in_process(config, graph, cost, options);
+  }
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   std::fflush(stdout);
