@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "units.hpp"
@@ -33,7 +34,10 @@ NetworkConfig read_network(JsonReader reader) {
     std::stringstream stream(n.fat_tree);
     std::string part;
     while (std::getline(stream, part, ';')) parts.push_back(part);
-    bool ok = parts.size() == 4;
+    // Digits and separators only: std::stoul alone would take " +2x" for 2, and getline a
+    // trailing ";" or "," for nothing.
+    static const std::regex shape("[0-9]+(;[0-9]+(,[0-9]+)*){3}");
+    bool ok = parts.size() == 4 && std::regex_match(n.fat_tree, shape);
     unsigned long levels = 0;
     if (ok) {
       try {
@@ -81,7 +85,8 @@ namespace {
 
 std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::string& path, std::uint32_t nodes) {
   std::ifstream input(path);
-  if (!input) file_reader.fail("cannot open failure trace \"" + path + "\"");
+  // A directory opens (and reads as empty) on Linux: it would silently give no failures.
+  if (!input || !std::filesystem::is_regular_file(path)) file_reader.fail("cannot open failure trace \"" + path + "\"");
   std::vector<FailureEvent> events;
   std::string line;
   std::size_t number = 0;

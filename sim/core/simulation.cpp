@@ -37,6 +37,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   incarnation_.assign(nodes + 1, 0);
   epoch_.assign(nodes + 1, 0);
   postponed_.resize(nodes + 1);
+  outbox_.resize(nodes + 1);
   running_.resize(nodes);
   free_cores_.resize(nodes);
   for (NodeId n = 0; n < nodes; ++n) {
@@ -166,6 +167,11 @@ void Simulation::send_control(NodeId from, NodeId to, std::uint32_t type, std::u
 
 void Simulation::dispatch_message(Message m) {
   if (halted_) return;
+  if (!alive_[m.source]) {
+    // A recovery plan made before the replacement is up: its replacement sends it.
+    outbox_[m.source].push_back(std::move(m));
+    return;
+  }
   m.source_incarnation = incarnation_[m.source];
   m.epoch = epoch_[m.source];
   if (m.source < node_count()) {
@@ -264,6 +270,7 @@ void Simulation::on_timer(std::uint64_t id) {
       if (alive_[timer.node]) protocol(timer.node).on_timer(*contexts_[timer.node], timer.token);
       break;
     case TimerKind::time_limit:
+      report_stall();
       fail_run("time limit reached at " + std::to_string(now()) + " s of simulated time (/run/time_limit)");
       break;
   }
@@ -288,6 +295,7 @@ void Simulation::inject_failure(NodeId node) {
   runtimes_[node]->wipe();
   // Messages buffered for this rank are lost too.
   postponed_[node].clear();
+  outbox_[node].clear();
   metrics_.failures.push_back(record);
   if (trace_) trace_->marker(node, "failure of node " + std::to_string(node), now());
   add_timer(now() + config_.failures.detection, TimerKind::detection, node, 0);
@@ -327,6 +335,9 @@ void Simulation::replace(NodeId node) {
   if (trace_) trace_->marker(node, "replacement of node " + std::to_string(node), now());
   // Renewal failure models: the new incarnation has its own time to failure.
   if (auto next = failures_.next_after(node, now())) add_timer(*next, TimerKind::failure, node, 0);
+  auto outgoing = std::move(outbox_[node]);
+  outbox_[node].clear();
+  for (Message& m : outgoing) dispatch_message(std::move(m));
   protocol(node).on_restart(*contexts_[node]);
   auto held = std::move(postponed_[node]);
   postponed_[node].clear();

@@ -129,6 +129,7 @@ private:
   std::vector<std::uint32_t> incarnation_;
   std::vector<std::uint32_t> epoch_;
   std::vector<std::vector<Message>> postponed_;       // for ranks being replaced
+  std::vector<std::vector<Message>> outbox_;          // from ranks being replaced
   std::vector<std::vector<Running>> running_;
   std::vector<std::vector<std::uint32_t>> free_cores_;
   std::vector<Timer> timers_;
