@@ -50,20 +50,28 @@ void SimgridBackend::bury(sg4::ActivityPtr activity) {
 }
 
 void SimgridBackend::start_task(core::NodeId node, core::TaskId task, double seconds) {
-  sg4::Host* host = host_of(node);
-  sg4::ExecPtr exec = simgrid_compat::start_exec(host, seconds * host->get_speed());
-  pending_.emplace(exec.get(), Pending{Kind::task, node, task});
-  running_[node].emplace_back(task, std::move(exec));
+  // A node never runs more tasks than it has cores, so a task takes exactly its cost-model time:
+  // a kernel timer models it as SimGrid's CPU model would, without a CPU action per task.
+  auto* timer = simgrid_compat::set_timer(now() + seconds, [this, node, task] {
+    auto& running = running_[node];
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      if (running[i].first != task) continue;
+      running[i] = running.back();
+      running.pop_back();
+      break;
+    }
+    if (!halted_) events_->on_task_finished(node, task);
+  });
+  running_[node].emplace_back(task, timer);
 }
 
 void SimgridBackend::cancel_task(core::NodeId node, core::TaskId task) {
   auto& running = running_[node];
   for (std::size_t i = 0; i < running.size(); ++i) {
     if (running[i].first != task) continue;
-    sg4::ExecPtr exec = std::move(running[i].second);
-    running[i] = std::move(running.back());
+    running[i].second->remove();
+    running[i] = running.back();
     running.pop_back();
-    cancel(exec);
     return;
   }
 }
@@ -142,18 +150,6 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
   pending_.erase(it);
   const bool ok = activity.get_state() == sg4::Activity::State::FINISHED;
   switch (pending.kind) {
-    case Kind::task: {
-      auto& running = running_[pending.node];
-      for (std::size_t i = 0; i < running.size(); ++i) {
-        if (running[i].second.get() != &activity) continue;
-        bury(std::move(running[i].second));
-        running[i] = std::move(running.back());
-        running.pop_back();
-        break;
-      }
-      if (ok && !halted_) events_->on_task_finished(pending.node, static_cast<core::TaskId>(pending.value));
-      break;
-    }
     case Kind::message: {
       const auto slot = static_cast<std::uint32_t>(pending.value);
       core::Message message = std::move(slots_[slot].message);
@@ -182,7 +178,7 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
 
 void SimgridBackend::fail_node(core::NodeId node) {
   // Its executions stop.
-  for (auto& [task, exec] : running_[node]) cancel(exec);
+  for (auto& [task, timer] : running_[node]) timer->remove();
   running_[node].clear();
   // Every message from or to it is lost; live senders learn it (later, not re-entrantly).
   std::vector<std::shared_ptr<core::Message>> lost;
@@ -220,7 +216,7 @@ void SimgridBackend::halt() {
   if (halted_) return;
   halted_ = true;
   for (auto& running : running_) {
-    for (auto& [task, exec] : running) cancel(exec);
+    for (auto& [task, timer] : running) timer->remove();
     running.clear();
   }
   for (Slot& s : slots_) {

@@ -1,8 +1,11 @@
 #pragma once
 // The SimGrid backend: runs the sans-I/O core on a simulated platform. It uses no actors: every
-// task is an Exec and every message a host-to-host Comm started by maestro, and completions come
-// back through Activity::on_completion (as in SimGrid's DAG mode), timers through kernel timers.
-// This avoids a context switch per task and is what makes million-task graphs simulate fast.
+// message is a host-to-host Comm started by maestro, whose completion comes back through
+// Activity::on_completion (as in SimGrid's DAG mode), and every task and timer is a kernel timer
+// (a node never runs more tasks than it has cores, so SimGrid's CPU model would give each task
+// exactly its cost-model time; a timer gives the same time without a CPU action, an LMM solve
+// and SimGrid 3.32's linear-time removal of maestro activities). No context switch per task:
+// this is what makes million-task graphs simulate fast.
 // A failed node is the equivalent of turning its host off: its executions and every
 // communication from or to it are cancelled; a spare host (or, with unlimited spares, the same
 // host rebooted) then takes its rank.
@@ -39,11 +42,11 @@ public:
   void halt() override;
 
 private:
-  enum class Kind : std::uint8_t { task, message, storage };
+  enum class Kind : std::uint8_t { message, storage };
   struct Pending {
     Kind kind;
     core::NodeId node;
-    std::uint64_t value;  // task id, message slot or storage token
+    std::uint64_t value;  // message slot or storage token
   };
   simgrid::s4u::Host* host_of(core::NodeId node) const;
   void on_completion(const simgrid::s4u::Activity& activity);
@@ -59,7 +62,7 @@ private:
   std::vector<simgrid::s4u::Host*> node_host_;
   std::size_t next_spare_ = 0;
   std::unordered_map<const simgrid::s4u::Activity*, Pending> pending_;
-  std::vector<std::vector<std::pair<core::TaskId, simgrid::s4u::ExecPtr>>> running_;
+  std::vector<std::vector<std::pair<core::TaskId, simgrid::kernel::timer::Timer*>>> running_;
   struct Slot {
     core::Message message;
     simgrid::s4u::CommPtr comm;
