@@ -13,10 +13,9 @@ CutSelection::CutSelection(const config::CheckpointConfig& placement, const Task
       cuts.push_back(static_cast<CutId>(j));
     }
   } else {
-    if (placement.count >= candidates) {
+    if (std::uint64_t(placement.count) + 2 > candidates) {
       throw config::ConfigError(config_file, placement.pointer + "/count",
-                                "expected fewer checkpoints than the graph's candidate cuts (" +
-                                    std::to_string(candidates) + "), got " + std::to_string(placement.count));
+                                config::count_limit_message(candidates, placement.count));
     }
     for (std::uint64_t i = 1; i <= placement.count; ++i) {
       // Cut after outer iteration floor(i * NT / (C + 1)) (0-based) is candidate cut that + 1.

@@ -326,6 +326,16 @@ BuddyConfig read_buddy(JsonReader reader, const DistributionConfig& distribution
   return b;
 }
 
+}  // namespace
+
+std::string count_limit_message(std::uint64_t iterations, std::uint64_t count) {
+  return "expected at most " + std::to_string(iterations < 2 ? 0 : iterations - 2) + " checkpoints for " +
+         std::to_string(iterations) + " outer iterations (checkpoint i follows iteration floor(i*NT/(C+1)); more would put " +
+         "the last one after the final iteration; \"every\": 1 places one after each iteration), got " + std::to_string(count);
+}
+
+namespace {
+
 CheckpointConfig read_checkpoint(JsonReader reader, const Config& config) {
   CheckpointConfig c;
   c.pointer = reader.where();
@@ -340,9 +350,8 @@ CheckpointConfig read_checkpoint(JsonReader reader, const Config& config) {
     c.placement = CutPlacement::count;
     auto count = reader.at("count");
     c.count = read_count(count);
-    if (iterations && c.count >= *iterations) {
-      count.fail("expected fewer checkpoints than outer iterations (" + std::to_string(*iterations) +
-                 "), got " + std::to_string(c.count));
+    if (iterations && std::uint64_t(c.count) + 2 > *iterations) {
+      count.fail(count_limit_message(*iterations, c.count));
     }
   }
   if (auto buddy = reader.find("buddy")) {

@@ -151,6 +151,9 @@ Config load_config(const std::string& path);
 // Same, from an in-memory document; `origin` names it in error messages.
 Config load_config_json(const Json& document, const std::string& origin);
 
+// The error for a /checkpoints/count that the outer iterations cannot hold.
+std::string count_limit_message(std::uint64_t iterations, std::uint64_t count);
+
 const char* to_string(ApplicationType type);
 const char* to_string(CholeskyOrder order);
 const char* to_string(SpmdPattern pattern);

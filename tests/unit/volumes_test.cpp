@@ -210,13 +210,17 @@ TEST_CASE("CutSelection: count C takes the cut after 0-based iteration floor(i N
   CHECK(count(1) == std::vector<CutId>{4});           // floor(7/2) = 3
   CHECK(count(2) == std::vector<CutId>{3, 5});        // 2, 4
   CHECK(count(3) == std::vector<CutId>{2, 4, 6});     // 1, 3, 5
-  CHECK(count(6) == std::vector<CutId>{2, 3, 4, 5, 6});  // 1..6: iteration 6 is the last, dropped
-  try {
-    CutSelection(placement_count(7), g, "test.json");
-    FAIL("7 checkpoints on 7 cuts must be rejected");
-  } catch (const config::ConfigError& error) {
-    CHECK(error.file() == "test.json");
-    CHECK(error.pointer() == "/checkpoints/1/count");
+  CHECK(count(5) == std::vector<CutId>{2, 3, 4, 5, 6});  // 1..5: the most 7 iterations can hold
+  for (std::uint32_t too_many : {6u, 7u}) {
+    // 6 would put its last checkpoint after the final iteration (silently one fewer): rejected.
+    try {
+      CutSelection(placement_count(too_many), g, "test.json");
+      FAIL(too_many << " checkpoints on 7 cuts must be rejected");
+    } catch (const config::ConfigError& error) {
+      CHECK(error.file() == "test.json");
+      CHECK(error.pointer() == "/checkpoints/1/count");
+      CHECK(error.message().find("expected at most 5 checkpoints for 7 outer iterations") != std::string::npos);
+    }
   }
 
   // On Cholesky (Algorithm 2, NT = 8), count 3 cuts after columns 2, 4 and 6.
