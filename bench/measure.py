@@ -1,0 +1,30 @@
+"""Shared helpers of the bench scripts: run a command, return its wall time and peak memory."""
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("FTSIM_BUILD_DIR", ROOT / "build"))
+FTSIM = BUILD / "ftsim"
+
+
+def run(command, quiet=True):
+    """Runs `command`; returns (stdout, wall seconds, peak resident memory of it and its children in bytes)."""
+    start = time.monotonic()
+    process = subprocess.Popen([str(c) for c in command], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL if quiet else None, text=True)
+    out, _ = process.communicate()
+    wall = time.monotonic() - start
+    # wait4 is no longer possible after communicate(); RUSAGE_CHILDREN keeps the maximum.
+    import resource
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    if process.returncode != 0:
+        sys.exit(f"command failed ({process.returncode}): {' '.join(map(str, command))}")
+    return out, wall, peak
+
+
+def require_build():
+    if not FTSIM.exists():
+        sys.exit(f"{FTSIM} not found: build first (make build)")
