@@ -145,7 +145,7 @@ void RollbackProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
     if (token == kPeriodTimerBase + timer_generation_ && phase_ == Phase::idle) start_checkpoint(ctx);
     return;
   }
-  if (token == kRestartDelayToken) restored(ctx);
+  if (token == kRestartDelayToken) roll_back(ctx, true);
 }
 
 void RollbackProtocol::roll_back(ProtocolContext& ctx, bool replacement) {
@@ -179,11 +179,7 @@ void RollbackProtocol::roll_back(ProtocolContext& ctx, bool replacement) {
   runtime.rebuild();
 
   if (!from_checkpoint) {
-    if (replacement && ctx.config().protocol.restart_cost > 0) {
-      ctx.set_timer(ctx.config().protocol.restart_cost, kRestartDelayToken);
-    } else {
-      restored(ctx);
-    }
+    restored(ctx);
     return;
   }
   if (shared_->stable_storage) {
@@ -255,7 +251,17 @@ void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
   ctx.check_completion();
 }
 
-void RollbackProtocol::on_restart(ProtocolContext& ctx) { roll_back(ctx, true); }
+void RollbackProtocol::on_restart(ProtocolContext& ctx) {
+  // A restarted process first needs restart_cost (spawn, reconnection) before it can restore.
+  const double cost = ctx.config().protocol.restart_cost;
+  if (cost > 0) {
+    ctx.runtime().pause();
+    ctx.set_epoch(static_cast<std::uint32_t>(ctx.metrics().failures.size()));
+    ctx.set_timer(cost, kRestartDelayToken);
+  } else {
+    roll_back(ctx, true);
+  }
+}
 
 void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
   if (coordinator_) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 namespace ftsim::config {
 
@@ -326,6 +327,34 @@ BuddyConfig read_buddy(JsonReader reader, const DistributionConfig& distribution
   return b;
 }
 
+// Fat-tree and torus zones have a fixed number of places: every host must find one.
+void check_topology_size(JsonReader& root, const PlatformConfig& p) {
+  if (!p.xml.empty()) return;
+  const std::uint64_t hosts = std::uint64_t(p.nodes) + (p.unlimited_spares ? 0 : p.spares) + p.storage.hosts + 1;
+  std::uint64_t places = 0;
+  std::string key;
+  if (p.network.topology == Topology::torus) {
+    key = "torus";
+    places = 1;
+    for (std::uint32_t d : p.network.torus) places = std::min<std::uint64_t>(places * d, UINT64_C(1) << 40);
+  } else if (p.network.topology == Topology::fat_tree) {
+    key = "fat_tree";
+    places = 1;
+    const std::string& text = p.network.fat_tree;
+    const auto first = text.find(';'), second = text.find(';', first + 1);
+    std::stringstream down(text.substr(first + 1, second - first - 1));
+    std::string item;
+    while (std::getline(down, item, ',')) places = std::min<std::uint64_t>(places * std::stoull(item), UINT64_C(1) << 40);
+  } else {
+    return;
+  }
+  if (places < hosts) {
+    root.at("platform").at("network").at(key).fail(
+        "the topology has " + std::to_string(places) + " places for " + std::to_string(hosts) +
+        " hosts (nodes + spares + storage servers + 1 coordinator)");
+  }
+}
+
 }  // namespace
 
 std::string count_limit_message(std::uint64_t iterations, std::uint64_t count) {
@@ -408,6 +437,7 @@ Config load_config_json(const Json& document, const std::string& origin) {
   config.platform = read_platform(root.at("platform"), config.application);
   config.distribution = read_distribution(root.find("distribution"), config.application,
                                           config.platform.nodes);
+  check_topology_size(root, config.platform);
   if (auto checkpoints = root.find("checkpoints")) {
     if (checkpoints->is_array()) {
       if (checkpoints->size() == 0) checkpoints->fail_expected("at least one checkpoint placement");
@@ -422,6 +452,10 @@ Config load_config_json(const Json& document, const std::string& origin) {
   if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, origin);
   if (auto protocol = root.find("protocol")) {
     config.protocol = read_protocol(*protocol, !config.checkpoints.empty(), config.platform.storage.hosts);
+    if (config.protocol.type == ProtocolType::global && config.protocol.storage == CheckpointStorage::buddy &&
+        config.platform.nodes < 2) {
+      protocol->at("storage").fail("\"buddy\" storage needs at least 2 nodes (a node cannot be its own buddy)");
+    }
     if (config.protocol.at_cuts && config.checkpoints.size() > 1) {
       root.at("checkpoints").fail("the global protocol at cuts takes one checkpoint placement, got " +
                                   std::to_string(config.checkpoints.size()));
