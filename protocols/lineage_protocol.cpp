@@ -1,7 +1,8 @@
 #include "protocols/lineage_protocol.hpp"
 
 #include <deque>
-#include <unordered_set>
+#include <set>
+#include <tuple>
 
 namespace ftsim::protocols {
 
@@ -66,10 +67,9 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     NodeId node;
   };
   std::deque<Need> queue;
-  std::unordered_set<std::uint64_t> seen;  // (handle, version, node)
+  std::set<std::tuple<HandleId, Version, NodeId>> seen;
   auto need = [&](HandleId h, Version v, NodeId d) {
-    const std::uint64_t key = (std::uint64_t(h) << 32 | v) * 1000003ULL + d;
-    if (seen.insert(key).second) queue.push_back({h, v, d});
+    if (seen.emplace(h, v, d).second) queue.push_back({h, v, d});
   };
   auto holds = [&](NodeId n, HandleId h, Version v) { return ctx.runtime_of(n).store().holds(h, v); };
   // Will (h, v) be produced on node d by a task that has not run there yet?
@@ -156,6 +156,11 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     if (n.node != p) ctx.runtime_of(p).subscribe(n.handle, n.version, n.node, core::Traffic::recovery);
   }
 
+  if (ctx.trace()) {
+    std::uint64_t total = 0;
+    for (auto count : instructions) total += count;
+    ctx.trace()->marker(ctx.node(), "lineage recovery plan: " + std::to_string(total) + " instructions", ctx.now());
+  }
   // 4. Tell the nodes (the instructions' cost) and restart their scheduling from the new state.
   for (NodeId d = 0; d < nodes; ++d) {
     if (instructions[d] > 0) ctx.send_control(d, kPlanMessage, instructions[d] * kInstructionBytes);

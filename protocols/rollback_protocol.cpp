@@ -58,6 +58,7 @@ std::shared_ptr<RollbackShared> make_rollback_shared(const config::Config& confi
     if (!shared->stable_storage) shared->buddies.emplace(placement.buddy, config.distribution, nodes);
   }
   shared->committed_state.resize(nodes);
+  shared->local_copy.assign(nodes, true);
   shared->pending_state.resize(nodes);
   shared->held_for_others.assign(2 * nodes, 0);  // [0, n): committed, [n, 2n): pending
   return shared;
@@ -95,6 +96,7 @@ void RollbackProtocol::try_ready(ProtocolContext& ctx) {
   core::NodeRuntime& runtime = ctx.runtime();
   if (!runtime.quiescent()) return;
   if (shared_->at_cuts && !runtime.done_before(runtime.task_limit())) return;
+  if (shared_->at_cuts) checkpoint_began_ = ctx.now();  // the node reached the cut
   ctx.send_control(ctx.coordinator(), kReady, kServiceBytes, with_checkpoint(ready_for_));
   ready_for_ = 0;
 }
@@ -145,11 +147,13 @@ void RollbackProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
     if (token == kPeriodTimerBase + timer_generation_ && phase_ == Phase::idle) start_checkpoint(ctx);
     return;
   }
-  if (token == kRestartDelayToken) roll_back(ctx, true);
+  if (token == kRestartDelayToken) roll_back(ctx, true, ctx.failure_record(node_));
 }
 
-void RollbackProtocol::roll_back(ProtocolContext& ctx, bool replacement) {
-  const auto epoch = static_cast<std::uint32_t>(ctx.metrics().failures.size());
+void RollbackProtocol::roll_back(ProtocolContext& ctx, bool replacement, core::FailureRecord* record) {
+  const std::uint32_t epoch = ctx.detections();
+  if (recovery_began_ < 0) recovery_began_ = ctx.now();
+  checkpoint_began_ = -1;
   ctx.set_epoch(epoch);
   core::NodeRuntime& runtime = ctx.runtime();
   if (!replacement) runtime.abort();
@@ -160,7 +164,7 @@ void RollbackProtocol::roll_back(ProtocolContext& ctx, bool replacement) {
   const core::NodeSnapshot& snapshot = from_checkpoint ? shared_->committed_state[node_] : initial;
 
   // Work this rollback throws away: tasks done now that the restored state has not done.
-  if (core::FailureRecord* record = ctx.latest_failure()) {
+  if (record) {
     const auto local = ctx.index().tasks_of(node_);
     for (std::size_t i = 0; i < local.size(); ++i) {
       if (ctx.tasks().status[local[i]] == core::TaskStatus::done && !snapshot.done[i]) {
@@ -186,12 +190,12 @@ void RollbackProtocol::roll_back(ProtocolContext& ctx, bool replacement) {
     ctx.storage_transfer(snapshot.bytes, false, (std::uint64_t(epoch) << 1) | 1);
     return;
   }
-  if (!replacement) {
+  if (shared_->local_copy[node_]) {
     restored(ctx);  // its local copy
     return;
   }
-  // The replacement lost the local copy: it needs the one its buddy keeps, if the buddy has
-  // not failed since the checkpoint was committed.
+  // A replacement lost the local copy (and may not have received it back yet): it needs the one
+  // its buddy keeps, if the buddy has not failed since the checkpoint was committed.
   const NodeId buddy = shared_->buddies->first_buddy(node_);
   double committed_at = 0;
   for (const auto& record : ctx.metrics().checkpoints) {
@@ -212,12 +216,12 @@ void RollbackProtocol::restored(ProtocolContext& ctx) {
   ctx.send_control(ctx.coordinator(), kRestored, kServiceBytes, with_checkpoint(ctx.epoch()));
 }
 
-void RollbackProtocol::on_failure_detected(ProtocolContext& ctx, NodeId) {
+void RollbackProtocol::on_failure_detected(ProtocolContext& ctx, NodeId failed) {
   if (!coordinator_) {
-    roll_back(ctx, false);
+    roll_back(ctx, false, ctx.failure_record(failed));
     return;
   }
-  const auto epoch = static_cast<std::uint32_t>(ctx.metrics().failures.size());
+  const std::uint32_t epoch = ctx.detections();
   ctx.set_epoch(epoch);
   recovery_epoch_ = epoch;
   if (phase_ == Phase::gathering_ready || phase_ == Phase::gathering_saved) {
@@ -228,14 +232,13 @@ void RollbackProtocol::on_failure_detected(ProtocolContext& ctx, NodeId) {
   phase_ = Phase::recovering;
   answers_ = 0;
   ++timer_generation_;  // no checkpoint until the recovery is over
-  if (restored_per_epoch_.size() <= epoch) restored_per_epoch_.resize(epoch + 1, 0);
-  maybe_resume(ctx);  // a replacement may have restored before the others were notified
 }
 
 void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
-  if (phase_ != Phase::recovering || restored_per_epoch_.size() <= recovery_epoch_ ||
-      restored_per_epoch_[recovery_epoch_] < ctx.node_count()) {
-    return;
+  if (phase_ != Phase::recovering) return;
+  // Every node must have restored for the latest detection (a node restores once per epoch).
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (restored_epoch_.size() <= n || restored_epoch_[n] != recovery_epoch_) return;
   }
   // Every node is back at the restart point: resume.
   for (auto& failure : ctx.metrics().failures) {
@@ -253,13 +256,14 @@ void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
 
 void RollbackProtocol::on_restart(ProtocolContext& ctx) {
   // A restarted process first needs restart_cost (spawn, reconnection) before it can restore.
+  shared_->local_copy[node_] = false;
   const double cost = ctx.config().protocol.restart_cost;
   if (cost > 0) {
     ctx.runtime().pause();
-    ctx.set_epoch(static_cast<std::uint32_t>(ctx.metrics().failures.size()));
+    ctx.set_epoch(ctx.detections());
     ctx.set_timer(cost, kRestartDelayToken);
   } else {
-    roll_back(ctx, true);
+    roll_back(ctx, true, ctx.failure_record(node_));
   }
 }
 
@@ -272,6 +276,7 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
   switch (m.control_type) {
     case kRequest:
       if (m.epoch != ctx.epoch()) return;
+      checkpoint_began_ = ctx.now();
       ctx.runtime().pause();
       ready_for_ = checkpoint;
       try_ready(ctx);
@@ -282,12 +287,21 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
       break;
     case kCommit:
       if (m.epoch != ctx.epoch()) return;
+      if (ctx.trace()) {
+        ctx.trace()->span(node_, "checkpoint " + std::to_string(checkpoint), "checkpoint",
+                          checkpoint_began_ >= 0 ? checkpoint_began_ : ctx.now(), ctx.now());
+      }
+      checkpoint_began_ = -1;
       ctx.runtime().resume();
       apply_task_limit(ctx);
       try_ready(ctx);
       break;
     case kResume:
       if (m.epoch != ctx.epoch()) return;
+      if (ctx.trace() && recovery_began_ >= 0) {
+        ctx.trace()->span(node_, "rollback and restore", "recovery", recovery_began_, ctx.now());
+      }
+      recovery_began_ = -1;
       ctx.runtime().resume();
       if (!shared_->checkpoints || shared_->committed == 0) ctx.runtime().send_initial_values();
       apply_task_limit(ctx);
@@ -314,7 +328,9 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
                        core::Traffic::restore);
       break;
     case kRestoreData:
-      if (m.epoch <= ctx.epoch() && checkpoint == shared_->committed) restored(ctx);
+      if (m.epoch != ctx.epoch() || checkpoint != shared_->committed) return;  // an older recovery's
+      shared_->local_copy[node_] = true;
+      restored(ctx);
       break;
     default: break;
   }
@@ -360,6 +376,7 @@ void RollbackProtocol::coordinator_message(ProtocolContext& ctx, const Message& 
         // Commit: the saved states become the restart point.
         shared_->committed = value;
         std::swap(shared_->committed_state, shared_->pending_state);
+        shared_->local_copy.assign(ctx.node_count(), true);
         const NodeId nodes = ctx.node_count();
         std::uint64_t bytes = 0;
         for (NodeId n = 0; n < nodes; ++n) {
@@ -377,13 +394,12 @@ void RollbackProtocol::coordinator_message(ProtocolContext& ctx, const Message& 
         arm_period_timer(ctx);
       }
       break;
-    case kRestored: {
-      const std::uint32_t epoch = value;
-      if (restored_per_epoch_.size() <= epoch) restored_per_epoch_.resize(epoch + 1, 0);
-      ++restored_per_epoch_[epoch];
+    case kRestored:
+      if (restored_epoch_.size() < ctx.node_count()) restored_epoch_.assign(ctx.node_count(), 0);
+      // Messages of two recoveries may cross: keep the latest epoch a node restored for.
+      restored_epoch_[m.source] = std::max(restored_epoch_[m.source], value);
       maybe_resume(ctx);
       break;
-    }
     default: break;
   }
 }

@@ -41,8 +41,9 @@ struct RollbackShared {
   std::uint32_t committed = 0;              // id of the last committed checkpoint (0: none)
   std::vector<core::NodeSnapshot> committed_state;  // per node
   std::vector<core::NodeSnapshot> pending_state;    // per node, checkpoint being saved
-  // Copies of the committed checkpoint that survive (buddy storage): the node's own, its buddy's.
-  std::vector<bool> local_copy, buddy_copy;
+  // Buddy storage: whether a node still has its own copy of the committed checkpoint (a
+  // replacement has none until its buddy sends it back).
+  std::vector<bool> local_copy;
   std::vector<std::uint64_t> held_for_others;       // bytes a node holds as a buddy
 };
 
@@ -63,7 +64,8 @@ private:
   // --- node side ---
   void try_ready(ProtocolContext& ctx);
   void save(ProtocolContext& ctx, std::uint32_t checkpoint);
-  void roll_back(ProtocolContext& ctx, bool replacement);
+  // Restores the last committed checkpoint (or the initial state); charges the lost work to `record`.
+  void roll_back(ProtocolContext& ctx, bool replacement, core::FailureRecord* record);
   void restored(ProtocolContext& ctx);
   void apply_task_limit(ProtocolContext& ctx);
   // --- coordinator side ---
@@ -79,13 +81,15 @@ private:
   // node side
   std::uint32_t ready_for_ = 0;   // checkpoint this node must report READY for (0: none)
   std::uint32_t saving_ = 0;
+  double checkpoint_began_ = -1;  // for the trace spans
+  double recovery_began_ = -1;
   // coordinator side
   enum class Phase { idle, gathering_ready, gathering_saved, recovering };
   Phase phase_ = Phase::idle;
   std::uint32_t next_checkpoint_ = 1;
   std::uint32_t answers_ = 0;
   std::uint32_t recovery_epoch_ = 0;
-  std::vector<std::uint32_t> restored_per_epoch_;
+  std::vector<std::uint32_t> restored_epoch_;  // per node: the latest epoch it restored for
   std::uint64_t timer_generation_ = 0;
 };
 

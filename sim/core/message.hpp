@@ -45,6 +45,7 @@ struct Message {
   std::uint32_t source_incarnation = 0;
   std::uint32_t epoch = 0;
   std::uint32_t section = 0;
+  double sent_at = 0;  // when it left its node (for traces)
 };
 
 }  // namespace ftsim::core

@@ -57,6 +57,7 @@ void NodeRuntime::wipe() {
   running_.clear();
   ready_ = {};
   set_aside_.clear();
+  beyond_limit_.clear();
   sending_.clear();
   outgoing_ = 0;
   subscriptions_.clear();
@@ -72,6 +73,7 @@ void NodeRuntime::abort() {
   running_.clear();
   ready_ = {};
   set_aside_.clear();
+  beyond_limit_.clear();
   sending_.clear();
   outgoing_ = 0;
   subscriptions_.clear();
@@ -91,6 +93,7 @@ void NodeRuntime::rebuild() {
   done_cursor_ = 0;
   ready_ = {};
   set_aside_.clear();
+  beyond_limit_.clear();
   remaining_ = 0;
   for (TaskId t : index_.tasks_of(node_)) {
     TaskStatus& status = tasks_.status[t];
@@ -127,6 +130,10 @@ void NodeRuntime::resume() {
 
 void NodeRuntime::set_task_limit(TaskId limit) {
   task_limit_ = limit;
+  for (TaskId t : beyond_limit_) {
+    if (tasks_.status[t] == TaskStatus::ready) ready_.push({graph_.priority(t), t});
+  }
+  beyond_limit_.clear();
   retry();
 }
 
@@ -160,7 +167,11 @@ void NodeRuntime::dispatch() {
     const TaskId t = ready_.top().task;
     ready_.pop();
     if (tasks_.status[t] != TaskStatus::ready) continue;
-    if (t >= task_limit_ || write_held(t) || !services_.may_start(node_, t)) {
+    if (t >= task_limit_) {
+      beyond_limit_.push_back(t);
+      continue;
+    }
+    if (write_held(t) || !services_.may_start(node_, t)) {
       set_aside_.push_back(t);
       continue;
     }

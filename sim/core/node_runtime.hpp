@@ -126,7 +126,8 @@ private:
   VersionStore store_;
   std::priority_queue<ReadyEntry> ready_;
   std::vector<TaskId> running_;
-  std::vector<TaskId> set_aside_;                            // vetoed, task limit, write hold
+  std::vector<TaskId> set_aside_;                            // vetoed or write hold: retried often
+  std::vector<TaskId> beyond_limit_;                         // after the task limit: retried when it moves
   std::unordered_map<HandleId, std::uint32_t> sending_;      // in-flight sends per handle
   std::uint32_t outgoing_ = 0;
   std::uint64_t remaining_ = 0;                              // tasks of the node not done

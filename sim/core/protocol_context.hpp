@@ -42,6 +42,9 @@ public:
 
   RunMetrics& metrics() { return sim_.mutable_metrics(); }
   FailureRecord* latest_failure() { return sim_.latest_failure(); }
+  FailureRecord* failure_record(NodeId node) { return sim_.failure_record(node); }
+  // Failure detections so far: the recovery epoch every node agrees on.
+  std::uint32_t detections() const { return sim_.detections(); }
   TraceWriter* trace() { return sim_.trace(); }
   void fail_run(const std::string& reason) { sim_.fail_run(reason); }
   void check_completion() { sim_.check_completion(); }

@@ -174,6 +174,7 @@ void Simulation::dispatch_message(Message m) {
   }
   m.source_incarnation = incarnation_[m.source];
   m.epoch = epoch_[m.source];
+  m.sent_at = now();
   if (m.source < node_count()) {
     NodeMetrics& metrics = metrics_.nodes[m.source];
     ++metrics.messages_sent[static_cast<std::size_t>(m.traffic)];
@@ -207,10 +208,9 @@ void Simulation::on_message_delivered(const Message& m) {
   if (!alive_[m.destination]) return;
   if (m.source_incarnation != incarnation_[m.source]) return;  // from a process that died since
   if (trace_ && m.source != m.destination) {
-    // The send start is not kept per message; show the transfer ending now.
     trace_->message(m.source, m.destination, m.is_data ? graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
                                                        : "control " + std::to_string(m.control_type),
-                    to_string(m.traffic), now(), now(), m.bytes);
+                    to_string(m.traffic), m.sent_at, now(), m.bytes);
   }
   if (m.is_data) {
     if (m.epoch < epoch_[m.destination]) return;  // sent before a rollback
@@ -315,9 +315,19 @@ void Simulation::notify_detection(NodeId failed) {
              std::to_string(config_.platform.spares) + ")");
     return;
   }
+  // A new recovery epoch per detection: every live node, a replacement already up included,
+  // hears of it; a replacement that comes up later joins the latest epoch.
+  ++detections_;
   for (NodeId n = 0; n <= node_count() && !halted_; ++n) {
-    if (n != failed && alive_[n]) protocol(n).on_failure_detected(*contexts_[n], failed);
+    if (alive_[n]) protocol(n).on_failure_detected(*contexts_[n], failed);
   }
+}
+
+FailureRecord* Simulation::failure_record(NodeId node) {
+  for (auto it = metrics_.failures.rbegin(); it != metrics_.failures.rend(); ++it) {
+    if (it->node == node) return &*it;
+  }
+  return nullptr;
 }
 
 void Simulation::replace(NodeId node) {

@@ -84,8 +84,11 @@ public:
   void fail_run(const std::string& reason);
   // Core seconds of a task under the cost model.
   double task_seconds(TaskId task) const { return cost_.seconds(graph_, task); }
-  // The failure record being handled (the latest one).
+  // The failure record being handled (the latest one), or the latest failure of a node.
   FailureRecord* latest_failure() { return metrics_.failures.empty() ? nullptr : &metrics_.failures.back(); }
+  FailureRecord* failure_record(NodeId node);
+  // Failure detections so far: a recovery epoch that every node agrees on.
+  std::uint32_t detections() const { return detections_; }
   // Re-examines whether the run is complete (protocols call it when their own work ends).
   void check_completion();
 
@@ -135,6 +138,7 @@ private:
   std::vector<Timer> timers_;
   FailureSchedule failures_;
   std::uint32_t failures_injected_ = 0;
+  std::uint32_t detections_ = 0;
   std::uint32_t spares_left_ = 0;
   bool unlimited_spares_ = true;
   std::unique_ptr<TraceWriter> trace_;

@@ -1,7 +1,7 @@
 // Failure campaign (issue acceptance): for each protocol (none, global, lineage) and each
 // application (cholesky, stencil, cg), many seeded random failure scenarios (one to three
-// failures at random times and nodes, random downtime and detection latency, for global a random
-// period and storage). Every run must terminate, and either complete with the oracle holding
+// failures at random times and nodes, some simultaneous, random or zero downtime and detection
+// latency, for global a random period or the graph cuts and a random storage). Every run must terminate, and either complete with the oracle holding
 // (every handle's final version exists where it belongs, every task done) or, for global with
 // buddy storage, report an unrecoverable double failure with its reason. Never a stall, a time
 // limit or a crash.
@@ -76,12 +76,16 @@ void campaign(const std::string& protocol, const std::string& app) {
     const int count = 1 + int(random() % 3);
     config::Json events = config::Json::array();
     for (int i = 0; i < count; ++i) {
-      events.push_back({{"time", unit(random) * 1.2 * makespan}, {"node", int(random() % 4)}});
+      // A third of the later failures strike at the same instant as the first (edge cases of
+      // concurrent recoveries), the others at random times.
+      const bool simultaneous = i > 0 && random() % 3 == 0;
+      const double time = simultaneous ? events[0]["time"].get<double>() : unit(random) * 1.2 * makespan;
+      events.push_back({{"time", time}, {"node", int(random() % 4)}});
     }
-    document["failures"] = {{"model", "list"},
-                            {"events", events},
-                            {"downtime", unit(random) * 0.2 * makespan},
-                            {"detection", unit(random) * 0.05 * makespan}};
+    // Sometimes no downtime or an immediate detection: the replacement may come up first.
+    const double downtime = random() % 4 == 0 ? 0.0 : unit(random) * 0.2 * makespan;
+    const double detection = random() % 4 == 0 ? 0.0 : unit(random) * 0.05 * makespan;
+    document["failures"] = {{"model", "list"}, {"events", events}, {"downtime", downtime}, {"detection", detection}};
     bool buddy = false;
     if (protocol == "global") {
       buddy = random() % 2 == 0;

@@ -302,12 +302,6 @@ def test_buddy_storage_other_node_failing_is_recoverable(run, buddy_window):
     assert all(f["recovered_at"] is not None for f in r.results["failures"])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "global/buddy: when node 1 fails with downtime 0 and its buddy node 2 fails while node 2 is still "
-    "sending node 1's checkpoint back (kRestoreData in flight), the restore is lost, yet node 1's "
-    "replacement then rolls back 'from its local copy' (roll_back(ctx, false) calls restored() without "
-    "checking that the replacement ever received its checkpoint), so the run completes (exit 0) although "
-    "both copies of node 1's checkpoint 1 are gone; expected exit 1 'unrecoverable'"))
 def test_buddy_fails_while_sending_the_checkpoint_back_is_unrecoverable(run, buddy_window):
     t = buddy_window
     alone = run(cholesky("buddy-restore", protocol=GLOBAL_BUDDY, failures=failures((t, 1), downtime=0)))
@@ -321,12 +315,6 @@ def test_buddy_fails_while_sending_the_checkpoint_back_is_unrecoverable(run, bud
     assert "unrecoverable" in (r.results["failure_reason"] or "")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "rollback protocols (none, global): when a second failure happens before the first one is "
-    "detected, both detections use the same epoch (failures.size()), every survivor rolls back twice and "
-    "sends kRestored twice for that epoch, and the coordinator counts restored_per_epoch_ >= node_count "
-    "and resumes before the failed ranks are replaced: recovered_at < replaced_at and survivors run tasks "
-    "while nodes 1 and 2 are down"))
 def test_simultaneous_failures_resume_only_after_the_replacements(run):
     r = run(cholesky("two-at-once", protocol={"type": "none"},
                      failures=failures((0.03, 1), (0.03, 2), downtime="5ms")), "--trace")
