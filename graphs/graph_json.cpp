@@ -52,13 +52,15 @@ TaskGraph graph_from_json(const config::Json& document, const std::string& origi
     entry.expect_object();
     std::uint64_t bytes = entry.at("bytes").as_bytes();
     auto owner = static_cast<NodeId>(entry.at("owner").as_int(0, nodes - 1));
-    HandleId handle = builder.data(bytes, owner);
+    std::string text;
     if (auto name = entry.find("name")) {
-      std::string text = name->as_string();
+      text = name->as_string();
+      if (text.empty()) name->fail_expected("a non-empty data name");
       if (data_names.count(text)) name->fail("data name \"" + text + "\" is used twice");
-      data_names[text] = handle;
     }
     entry.finish();
+    const HandleId handle = text.empty() ? builder.data(bytes, owner) : builder.data(bytes, owner, text, {});
+    if (!text.empty()) data_names[text] = handle;
   }
 
   // Submission: tasks in STF order, and {"checkpoint": true} cuts.

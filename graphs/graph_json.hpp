@@ -1,5 +1,5 @@
 #pragma once
-// A user's own task graph as JSON ("ftsim-graph" format, docs/graph-format.md), and the export
+// A user's own task graph as JSON ("ftsim-graph" format, docs/configs.md#graph-files), and the export
 // of any task graph to that format (so `ftsim graph --json` output loads back unchanged).
 #include <iosfwd>
 #include <string>

@@ -45,6 +45,7 @@ StfBuilder::StfBuilder(NodeId node_count) {
   graph_.node_count_ = node_count;
   graph_.access_offset_.push_back(0);
   graph_.family_names_.push_back("data");
+  family_index_.emplace("data", 0);
 }
 
 KernelId StfBuilder::kernel(std::string_view name, double flops) {
@@ -72,14 +73,11 @@ HandleId StfBuilder::data(std::uint64_t bytes, NodeId owner, std::string_view fa
   }
   if (graph_.handle_bytes_.size() >= kNone - 1) throw GraphError("too many data handles");
   auto& families = graph_.family_names_;
-  auto found = std::find(families.begin(), families.end(), family);
-  if (found == families.end()) {
-    families.emplace_back(family);
-    found = std::prev(families.end());
-  }
+  auto [found, inserted] = family_index_.try_emplace(std::string(family), static_cast<std::uint32_t>(families.size()));
+  if (inserted) families.emplace_back(family);
   graph_.handle_bytes_.push_back(bytes);
   graph_.handle_owner_.push_back(owner);
-  graph_.handle_family_.push_back(static_cast<std::uint16_t>(found - families.begin()));
+  graph_.handle_family_.push_back(found->second);
   graph_.handle_label_.push_back(label);
   state_.emplace_back();
   return static_cast<HandleId>(graph_.handle_bytes_.size() - 1);

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "graphs/task_graph.hpp"
@@ -34,6 +35,8 @@ public:
   KernelId kernel(std::string_view name, double flops);
   // Declares a data handle of `bytes` owned by `owner` (its initial value lives there).
   HandleId data(std::uint64_t bytes, NodeId owner);
+  // A family names the handle ("A" with label {m, n} prints "A[m][n]"); a family without a label
+  // is the handle's own name (names of a user's graph file).
   HandleId data(std::uint64_t bytes, NodeId owner, std::string_view family, Label label);
   // Submits a task executed on `node`. A handle listed twice gets the union of its modes.
   // `flops` overrides the kernel's flops for this task (e.g. a smaller last block).
@@ -81,6 +84,7 @@ private:
   std::vector<TaskId> edge_target_;
   std::size_t task_edge_begin_ = 0;
   std::vector<AccessSpec> merged_;        // scratch for one task's accesses
+  std::unordered_map<std::string, std::uint32_t> family_index_;
 };
 
 }  // namespace ftsim::graphs

@@ -25,7 +25,10 @@ std::string TaskGraph::task_name(TaskId t) const {
 
 std::string TaskGraph::handle_name(HandleId h) const {
   const Label& label = handle_label_[h];
-  if (label.a < 0) return family_names_[handle_family_[h]] + "#" + std::to_string(h);
+  if (label.a < 0) {
+    // Family 0 is the default "data": number it; any other family without a label is a name.
+    return handle_family_[h] == 0 ? family_names_[0] + "#" + std::to_string(h) : family_names_[handle_family_[h]];
+  }
   std::string text = family_names_[handle_family_[h]];
   for (std::int32_t index : {label.a, label.b, label.c}) {
     if (index < 0) break;

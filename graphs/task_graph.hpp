@@ -63,7 +63,7 @@ public:
   NodeId owner(HandleId h) const { return handle_owner_[h]; }
   Label handle_label(HandleId h) const { return handle_label_[h]; }
   const std::string& handle_family(HandleId h) const { return family_names_[handle_family_[h]]; }
-  std::string handle_name(HandleId h) const;  // "A[5][3]" or "data#12"
+  std::string handle_name(HandleId h) const;  // "A[5][3]", "alpha" (a name), or "data#12"
   Version final_version(HandleId h) const {
     return writer_offset_[h + 1] - writer_offset_[h];
   }
@@ -112,7 +112,7 @@ private:
 
   std::vector<std::uint64_t> handle_bytes_;
   std::vector<NodeId> handle_owner_;
-  std::vector<std::uint16_t> handle_family_;
+  std::vector<std::uint32_t> handle_family_;
   std::vector<Label> handle_label_;
   std::vector<std::uint32_t> writer_offset_;  // handle_count + 1
   std::vector<TaskId> writers_;

@@ -31,7 +31,7 @@ struct FailureRecord {
   double recovered_at = -1;            // the protocol's notion: resumed / lost work recomputed
   std::string restart_point;           // e.g. "checkpoint 3", "from scratch", "lineage"
   std::uint64_t tasks_reexecuted = 0;  // tasks to run again because of this failure
-  double work_lost_seconds = 0;        // core time of finished or running work thrown away
+  double work_lost_seconds = 0;        // core time of finished work thrown away (cancelled executions: NodeMetrics)
   std::uint32_t processes_rolled_back = 0;
   std::uint64_t messages_replayed = 0;
   std::uint64_t bytes_replayed = 0;
