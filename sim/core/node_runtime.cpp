@@ -52,8 +52,7 @@ void NodeRuntime::restore(const NodeSnapshot& snapshot) {
   done_cursor_ = 0;
 }
 
-void NodeRuntime::wipe() {
-  for (TaskId t : running_) tasks_.status[t] = TaskStatus::waiting;
+void NodeRuntime::forget_schedule() {
   running_.clear();
   ready_ = {};
   set_aside_.clear();
@@ -61,6 +60,12 @@ void NodeRuntime::wipe() {
   sending_.clear();
   outgoing_ = 0;
   subscriptions_.clear();
+}
+
+void NodeRuntime::wipe() {
+  // The backend already killed what was running.
+  for (TaskId t : running_) tasks_.status[t] = TaskStatus::waiting;
+  forget_schedule();
   store_.clear();
   paused_ = false;
 }
@@ -70,13 +75,7 @@ void NodeRuntime::abort() {
     services_.cancel_task(node_, t);
     tasks_.status[t] = TaskStatus::waiting;
   }
-  running_.clear();
-  ready_ = {};
-  set_aside_.clear();
-  beyond_limit_.clear();
-  sending_.clear();
-  outgoing_ = 0;
-  subscriptions_.clear();
+  forget_schedule();
 }
 
 bool NodeRuntime::input_missing(TaskId, const Access& a) const {
@@ -114,12 +113,25 @@ void NodeRuntime::rebuild() {
   dispatch();
 }
 
+void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic) {
+  ++sending_[h];
+  ++outgoing_;
+  services_.send_data(node_, to, h, v, traffic);
+}
+
+void NodeRuntime::send_subscribers(HandleId h, Version v) {
+  if (subscriptions_.empty()) return;
+  auto it = subscriptions_.find(VersionStore::key(h, v));
+  if (it == subscriptions_.end()) return;
+  auto subscribers = std::move(it->second);
+  subscriptions_.erase(it);
+  for (auto [to, traffic] : subscribers) send(to, h, v, traffic);
+}
+
 void NodeRuntime::send_initial_values() {
   for (std::uint32_t id : index_.initial_sends(node_)) {
     const graphs::Transfer& x = graph_.transfers()[id];
-    ++sending_[x.handle];
-    ++outgoing_;
-    services_.send_data(node_, x.destination, x.handle, 0, Traffic::application);
+    send(x.destination, x.handle, 0, Traffic::application);
   }
 }
 
@@ -193,25 +205,12 @@ void NodeRuntime::produce_outputs(TaskId task, bool first_execution) {
   for (const Access& a : graph_.accesses(task)) {
     if (!graphs::writes(a.mode)) continue;
     store_.produce(a.handle, a.version, graph_.bytes(a.handle));
-    if (!subscriptions_.empty()) {
-      auto it = subscriptions_.find(VersionStore::key(a.handle, a.version));
-      if (it != subscriptions_.end()) {
-        auto subscribers = std::move(it->second);
-        subscriptions_.erase(it);
-        for (auto [to, traffic] : subscribers) {
-          ++sending_[a.handle];
-          ++outgoing_;
-          services_.send_data(node_, to, a.handle, a.version, traffic);
-        }
-      }
-    }
+    send_subscribers(a.handle, a.version);
   }
   if (!first_execution) return;
   for (std::uint32_t id : index_.sends_after(task)) {
     const graphs::Transfer& x = graph_.transfers()[id];
-    ++sending_[x.handle];
-    ++outgoing_;
-    services_.send_data(node_, x.destination, x.handle, x.version, Traffic::application);
+    send(x.destination, x.handle, x.version, Traffic::application);
   }
 }
 
@@ -255,18 +254,7 @@ void NodeRuntime::on_data(HandleId h, Version v) {
       if (--tasks_.pending[r] == 0) make_ready(r);
     }
   }
-  if (!subscriptions_.empty()) {
-    auto it = subscriptions_.find(VersionStore::key(h, v));
-    if (it != subscriptions_.end()) {
-      auto subscribers = std::move(it->second);
-      subscriptions_.erase(it);
-      for (auto [to, traffic] : subscribers) {
-        ++sending_[h];
-        ++outgoing_;
-        services_.send_data(node_, to, h, v, traffic);
-      }
-    }
-  }
+  send_subscribers(h, v);
   dispatch();
 }
 
@@ -279,9 +267,7 @@ void NodeRuntime::on_send_done(HandleId h) {
 
 void NodeRuntime::subscribe(HandleId h, Version v, NodeId to, Traffic traffic) {
   if (store_.holds(h, v)) {
-    ++sending_[h];
-    ++outgoing_;
-    services_.send_data(node_, to, h, v, traffic);
+    send(to, h, v, traffic);
   } else {
     subscriptions_[VersionStore::key(h, v)].emplace_back(to, traffic);
   }

@@ -110,6 +110,9 @@ private:
     }
   };
   bool input_missing(TaskId task, const graphs::Access& access) const;
+  void send(NodeId to, HandleId h, Version v, Traffic traffic);
+  void send_subscribers(HandleId h, Version v);
+  void forget_schedule();
   void make_ready(TaskId task);
   void dispatch();
   bool write_held(TaskId task) const;
