@@ -9,11 +9,6 @@
 
 namespace ftsim::core {
 
-class Simulation::Context : public ProtocolContext {
-public:
-  using ProtocolContext::ProtocolContext;
-};
-
 Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                        ProtocolFactory factory, Backend& backend, SimulationOptions options)
     : config_(config),
@@ -30,7 +25,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   }
   for (NodeId n = 0; n <= nodes; ++n) {
     protocols_.push_back(factory(n, n == nodes));
-    contexts_.push_back(std::make_unique<Context>(*this, n));
+    contexts_.push_back(std::make_unique<ProtocolContext>(*this, n));
   }
   alive_.assign(nodes + 1, true);
   replacement_scheduled_.assign(nodes + 1, false);

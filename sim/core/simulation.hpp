@@ -26,6 +26,8 @@
 
 namespace ftsim::core {
 
+class ProtocolContext;
+
 struct SimulationOptions {
   std::string trace_file;   // empty: no trace
   bool progress = false;    // progress lines on stderr for long runs
@@ -105,7 +107,6 @@ private:
     std::uint64_t token;
   };
 
-  class Context;
   Protocol& protocol(NodeId node) { return *protocols_[node]; }
   std::uint64_t add_timer(double time, TimerKind kind, NodeId node, std::uint64_t token);
   void inject_failure(NodeId node);
@@ -126,7 +127,7 @@ private:
   TaskTable tasks_;
   std::vector<std::unique_ptr<NodeRuntime>> runtimes_;
   std::vector<std::unique_ptr<Protocol>> protocols_;  // nodes, then the coordinator
-  std::vector<std::unique_ptr<Context>> contexts_;
+  std::vector<std::unique_ptr<ProtocolContext>> contexts_;
   std::vector<bool> alive_;
   std::vector<bool> replacement_scheduled_;
   std::vector<std::uint32_t> incarnation_;

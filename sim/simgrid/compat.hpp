@@ -9,12 +9,14 @@ namespace ftsim::simgrid_compat {
 
 namespace sg4 = simgrid::s4u;
 
-#if SIMGRID_VERSION_MAJOR > 3 || (SIMGRID_VERSION_MAJOR == 3 && SIMGRID_VERSION_MINOR >= 36)
-#define FTSIM_SIMGRID_NETZONE_METHODS 1  // 4.0 moved create_*_zone to NetZone::add_netzone_*
+// SimGrid 4.0 replaced sg4::create_*_zone by NetZone::add_netzone_*.
+inline sg4::NetZone* create_star_zone(const std::string& name) {
+#if SIMGRID_VERSION_MAJOR >= 4
+  return sg4::Engine::get_instance()->get_netzone_root()->add_netzone_star(name);
+#else
+  return sg4::create_star_zone(name);
 #endif
-
-inline sg4::NetZone* create_star_zone(const std::string& name) { return sg4::create_star_zone(name); }
-inline sg4::NetZone* create_full_zone(const std::string& name) { return sg4::create_full_zone(name); }
+}
 
 // A kernel timer: runs `callback` in maestro at simulated time `date` (no actor needed).
 template <class F>
@@ -28,15 +30,6 @@ inline sg4::CommPtr start_transfer(sg4::Host* from, sg4::Host* to, std::uint64_t
   comm->set_payload_size(bytes);
   comm->start();
   return comm;
-}
-
-// An execution of `flops` on one core of `host`, started by maestro.
-inline sg4::ExecPtr start_exec(sg4::Host* host, double flops) {
-  sg4::ExecPtr exec = sg4::Exec::init();
-  exec->set_flops_amount(flops);
-  exec->set_host(host);
-  exec->start();
-  return exec;
 }
 
 }  // namespace ftsim::simgrid_compat
