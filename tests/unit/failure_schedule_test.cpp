@@ -1,0 +1,73 @@
+// Failure models: the renewal processes have the configured mean, Weibull has its shape, the
+// draws are reproducible per seed and independent of the order nodes ask in.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "sim/core/failure_schedule.hpp"
+
+using namespace ftsim;
+
+namespace {
+config::FailureConfig model(config::FailureModel kind, double mtbf, double shape = 1) {
+  config::FailureConfig c;
+  c.model = kind;
+  c.mtbf = mtbf;
+  c.shape = shape;
+  return c;
+}
+
+// Mean and coefficient of variation of `draws` times between failures of node 0.
+std::pair<double, double> moments(core::FailureSchedule& schedule, double first, int draws) {
+  double previous = first, sum = 0, squares = 0;
+  for (int i = 0; i < draws; ++i) {
+    const double next = *schedule.next_after(0, previous);
+    const double gap = next - previous;
+    sum += gap;
+    squares += gap * gap;
+    previous = next;
+  }
+  const double mean = sum / draws;
+  return {mean, std::sqrt(squares / draws - mean * mean) / mean};
+}
+}  // namespace
+
+TEST_CASE("failures: exponential times between failures have the MTBF as mean and CV 1", "[core][failures]") {
+  core::FailureSchedule schedule(model(config::FailureModel::exponential, 100.0), 4, 42);
+  const auto initial = schedule.initial();
+  REQUIRE(initial.size() == 4);
+  auto [mean, cv] = moments(schedule, initial[0].time, 200000);
+  CHECK(mean == Approx(100.0).epsilon(0.01));
+  CHECK(cv == Approx(1.0).epsilon(0.02));
+}
+
+TEST_CASE("failures: Weibull keeps the MTBF as mean and has the CV of its shape", "[core][failures]") {
+  const double k = 0.7;
+  core::FailureSchedule schedule(model(config::FailureModel::weibull, 100.0, k), 1, 7);
+  auto [mean, cv] = moments(schedule, schedule.initial()[0].time, 200000);
+  const double g1 = std::tgamma(1 + 1 / k), g2 = std::tgamma(1 + 2 / k);
+  CHECK(mean == Approx(100.0).epsilon(0.02));
+  CHECK(cv == Approx(std::sqrt(g2 / (g1 * g1) - 1)).epsilon(0.03));
+}
+
+TEST_CASE("failures: same seed, same failures, whatever the order nodes draw in", "[core][failures]") {
+  core::FailureSchedule a(model(config::FailureModel::exponential, 10.0), 3, 5);
+  core::FailureSchedule b(model(config::FailureModel::exponential, 10.0), 3, 5);
+  core::FailureSchedule c(model(config::FailureModel::exponential, 10.0), 3, 6);
+  CHECK(a.initial()[2].time == b.initial()[2].time);
+  CHECK(a.initial()[2].time != c.initial()[2].time);
+  const double a0 = *a.next_after(0, 1.0), a2 = *a.next_after(2, 1.0);
+  const double b2 = *b.next_after(2, 1.0), b0 = *b.next_after(0, 1.0);
+  CHECK(a0 == b0);
+  CHECK(a2 == b2);
+}
+
+TEST_CASE("failures: a list is given as is and has no renewals", "[core][failures]") {
+  config::FailureConfig c;
+  c.model = config::FailureModel::list;
+  c.events = {{1.5, 2}, {0.5, 1}};
+  core::FailureSchedule schedule(c, 4, 1);
+  REQUIRE(schedule.initial().size() == 2);
+  CHECK(schedule.initial()[0].node == 2);
+  CHECK_FALSE(schedule.next_after(2, 3.0).has_value());
+}

@@ -1,0 +1,185 @@
+// The sans-I/O node runtime in isolation: a fake RuntimeServices records what the runtime asks
+// for (start a task, send a version) and the test plays the backend's part by hand.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "graphs/stf_builder.hpp"
+#include "sim/core/node_runtime.hpp"
+
+using namespace ftsim;
+using namespace ftsim::graphs;
+using core::NodeRuntime;
+using core::TaskStatus;
+using core::Traffic;
+
+namespace {
+
+struct Sent {
+  NodeId from, to;
+  HandleId handle;
+  Version version;
+  Traffic traffic;
+};
+
+struct FakeServices : core::RuntimeServices {
+  std::vector<TaskId> started, cancelled, completed;
+  std::vector<Sent> sent;
+  bool veto = false;
+  void start_task(NodeId, TaskId task) override { started.push_back(task); }
+  void cancel_task(NodeId, TaskId task) override { cancelled.push_back(task); }
+  void send_data(NodeId from, NodeId to, HandleId h, Version v, Traffic traffic) override {
+    sent.push_back({from, to, h, v, traffic});
+  }
+  void task_completed(NodeId, TaskId task, bool) override { completed.push_back(task); }
+  bool may_start(NodeId, TaskId) override { return !veto; }
+};
+
+// Lion & Thibault 2020, Fig. 1: f1 on node 0 writes A, f2 on node 1 writes B, f3 on node 1
+// reads A, updates B and writes C; then f4 on node 1 reads A again and f5 on node 0 writes A.
+struct Fig1 {
+  TaskGraph graph;
+  HandleId A, B, C;
+  Fig1() {
+    StfBuilder b(2);
+    const KernelId k = b.kernel("f", 1e9);
+    A = b.data(100, 0);
+    B = b.data(20, 1);
+    C = b.data(3, 1);
+    b.task(k, {W(A)}, 0, 0);                 // 0
+    b.task(k, {W(B)}, 1, 0);                 // 1
+    b.task(k, {RW(B), R(A), W(C)}, 1, 0);    // 2
+    b.task(k, {R(A), RW(C)}, 1, 0);          // 3
+    b.task(k, {RW(A)}, 0, 0);                // 4
+    graph = b.finish();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("node runtime: runs ready tasks on its cores, sends what it produces, waits for remote data",
+          "[core][runtime]") {
+  Fig1 f;
+  core::RuntimeIndex index(f.graph);
+  core::TaskTable tasks(f.graph.task_count());
+  FakeServices s0, s1;
+  NodeRuntime n0(0, 1, f.graph, index, tasks, s0), n1(1, 1, f.graph, index, tasks, s1);
+  n0.restore(n0.initial_snapshot());
+  n1.restore(n1.initial_snapshot());
+  n0.rebuild();
+  n1.rebuild();
+  // Node 0 starts f1; node 1 starts f2 (one core each); f3 waits for f2 and for A from node 0.
+  CHECK(s0.started == std::vector<TaskId>{0});
+  CHECK(s1.started == std::vector<TaskId>{1});
+  CHECK(tasks.status[2] == TaskStatus::waiting);
+  CHECK(tasks.pending[2] == 2);
+
+  n0.on_task_finished(0);
+  // A v1 goes to node 1 (the transfer plan); f5 (RW A) must wait: A is being sent (write hold).
+  REQUIRE(s0.sent.size() == 1);
+  CHECK(s0.sent[0].to == 1);
+  CHECK(s0.sent[0].handle == f.A);
+  CHECK(s0.sent[0].version == 1);
+  CHECK(s0.started == std::vector<TaskId>{0});
+  CHECK(n0.outgoing_in_flight() == 1);
+  n0.on_send_done(f.A);
+  CHECK(s0.started == std::vector<TaskId>{0, 4});
+
+  n1.on_task_finished(1);
+  CHECK(s1.started == std::vector<TaskId>{1});  // f3 still needs A
+  n1.on_data(f.A, 1);
+  CHECK(s1.started == std::vector<TaskId>{1, 2});
+  // The copy of A is kept for f4, the second reader on node 1, then released.
+  CHECK(n1.store().holds(f.A, 1));
+  n1.on_task_finished(2);
+  CHECK(n1.store().holds(f.A, 1));
+  CHECK(s1.started == std::vector<TaskId>{1, 2, 3});
+  n1.on_task_finished(3);
+  CHECK_FALSE(n1.store().holds(f.A, 1));
+  CHECK(n1.remaining_tasks() == 0);
+  // In place: node 1 holds only the latest versions of its data.
+  CHECK(n1.store().holds(f.B, 2));
+  CHECK_FALSE(n1.store().holds(f.B, 1));
+  CHECK(n1.store().holds(f.C, 2));
+  // A late duplicate of a version no local task needs any more is not kept.
+  n1.on_data(f.A, 1);
+  CHECK_FALSE(n1.store().holds(f.A, 1));
+  CHECK(s1.started.size() == 3);
+}
+
+TEST_CASE("node runtime: a snapshot restores the tasks done and the versions held; tasks after it send again",
+          "[core][runtime]") {
+  Fig1 f;
+  core::RuntimeIndex index(f.graph);
+  core::TaskTable tasks(f.graph.task_count());
+  FakeServices s0;
+  NodeRuntime n0(0, 2, f.graph, index, tasks, s0);
+  n0.restore(n0.initial_snapshot());
+  n0.rebuild();
+  n0.on_task_finished(0);
+  const core::NodeSnapshot after_f1 = n0.snapshot();
+  CHECK(after_f1.bytes == 100);  // A v1
+  n0.on_send_done(f.A);
+  n0.on_task_finished(4);
+  CHECK(n0.store().holds(f.A, 2));
+
+  // Roll back to the snapshot: f5 is undone, A is back at v1, and the node runs f5 again.
+  n0.abort();
+  n0.restore(after_f1);
+  n0.rebuild();
+  CHECK(tasks.status[0] == TaskStatus::done);
+  CHECK(tasks.status[4] == TaskStatus::running);
+  CHECK(n0.store().holds(f.A, 1));
+  CHECK_FALSE(n0.store().holds(f.A, 2));
+  CHECK(std::count(s0.started.begin(), s0.started.end(), 4) == 2);
+}
+
+TEST_CASE("node runtime: pause, task limit and a protocol veto hold ready tasks back", "[core][runtime]") {
+  Fig1 f;
+  core::RuntimeIndex index(f.graph);
+  core::TaskTable tasks(f.graph.task_count());
+  FakeServices s1;
+  NodeRuntime n1(1, 4, f.graph, index, tasks, s1);
+  n1.restore(n1.initial_snapshot());
+  n1.pause();
+  n1.rebuild();
+  CHECK(s1.started.empty());
+  n1.set_task_limit(1);  // f2 (task 1) is after the cut
+  n1.resume();
+  CHECK(s1.started.empty());
+  s1.veto = true;
+  n1.set_task_limit(kNone);
+  CHECK(s1.started.empty());
+  s1.veto = false;
+  n1.retry();
+  CHECK(s1.started == std::vector<TaskId>{1});
+}
+
+TEST_CASE("node runtime: a wiped node re-executes what a recovery marks, and subscriptions send on production",
+          "[core][runtime]") {
+  Fig1 f;
+  core::RuntimeIndex index(f.graph);
+  core::TaskTable tasks(f.graph.task_count());
+  FakeServices s0;
+  NodeRuntime n0(0, 1, f.graph, index, tasks, s0);
+  n0.restore(n0.initial_snapshot());
+  n0.rebuild();
+  n0.on_task_finished(0);
+  n0.on_send_done(f.A);
+  n0.on_task_finished(4);
+  // Node 0 fails: everything it held is lost. A recovery asks for A v1 again for node 1.
+  n0.wipe();
+  CHECK(n0.store().size() == 0);
+  n0.store().add_own(f.A, 0, 100);  // the initial value is the job's input
+  n0.mark_for_reexecution(0);
+  n0.subscribe(f.A, 1, 1, Traffic::recovery);
+  const std::size_t before = s0.sent.size();
+  n0.rebuild();
+  CHECK(s0.started.back() == 0);
+  n0.on_task_finished(0);
+  // A re-execution sends only to the subscribers, not the transfer plan again.
+  REQUIRE(s0.sent.size() == before + 1);
+  CHECK(s0.sent.back().traffic == Traffic::recovery);
+  CHECK(s0.sent.back().to == 1);
+  CHECK(tasks.executions[0] == 2);
+}
