@@ -1,6 +1,7 @@
 #include "sim/core/simulation.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <iostream>
 #include <numeric>
@@ -8,6 +9,13 @@
 #include "sim/core/protocol_context.hpp"
 
 namespace ftsim::core {
+
+namespace {
+std::atomic<bool> stop_flag{false};
+}  // namespace
+
+void request_stop() { stop_flag.store(true); }
+bool stop_requested() { return stop_flag.load(); }
 
 Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                        ProtocolFactory factory, Backend& backend, SimulationOptions options)
@@ -118,7 +126,7 @@ void Simulation::on_task_finished(NodeId node, TaskId task) {
   ++metrics_.events;
   if (trace_) trace_->task(node, core, graph_.task_name(task), graph_.kernel_name(graph_.kernel(task)), start, now(), reexecution);
   runtimes_[node]->on_task_finished(task);
-  if (options_.progress && ++events_since_check_ >= 65536) report_progress();
+  if (++events_since_check_ >= 4096) periodic_checks();
 }
 
 void Simulation::task_completed(NodeId node, TaskId task, bool first_execution) {
@@ -217,7 +225,7 @@ void Simulation::on_message_delivered(const Message& m) {
   } else {
     protocol(m.destination).on_control(*contexts_[m.destination], m);
   }
-  if (options_.progress && ++events_since_check_ >= 65536) report_progress();
+  if (++events_since_check_ >= 4096) periodic_checks();
 }
 
 void Simulation::on_message_lost(const Message& m) {
@@ -434,8 +442,17 @@ void Simulation::report_stall() {
   }
 }
 
-void Simulation::report_progress() {
+void Simulation::periodic_checks() {
   events_since_check_ = 0;
+  if (stop_requested()) {
+    report_stall();
+    fail_run("interrupted at " + std::to_string(now()) + " s of simulated time (the results so far are kept)");
+    return;
+  }
+  if (options_.progress) report_progress();
+}
+
+void Simulation::report_progress() {
   const auto wall = std::chrono::steady_clock::now();
   if (wall - last_progress_ < std::chrono::seconds(2)) return;
   last_progress_ = wall;

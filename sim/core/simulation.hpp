@@ -36,6 +36,11 @@ struct SimulationOptions {
 
 using ProtocolFactory = std::function<std::unique_ptr<Protocol>(NodeId node, bool coordinator)>;
 
+// Asks a running simulation to stop soon and report what it has (safe from a signal handler):
+// the run fails with "interrupted" and its results are still written.
+void request_stop();
+bool stop_requested();
+
 class Simulation final : public BackendEvents, public RuntimeServices {
 public:
   Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
@@ -114,6 +119,7 @@ private:
   void replace(NodeId node);
   void dispatch_message(Message message);
   void halt();
+  void periodic_checks();
   void report_progress();
   void check_oracle();
   void report_stall();

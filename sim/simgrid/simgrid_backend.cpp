@@ -214,7 +214,13 @@ void SimgridBackend::replace_node(core::NodeId node) {
 
 void SimgridBackend::halt() {
   if (halted_) return;
-  halted_ = true;
+  halted_ = true;  // from now on no event reaches the core
+  // Cancelling activities from inside a completion callback is not safe in SimGrid 3.32: do it
+  // from a kernel timer, as failures do.
+  simgrid_compat::set_timer(now(), [this] { cancel_everything(); });
+}
+
+void SimgridBackend::cancel_everything() {
   for (auto& running : running_) {
     for (auto& [task, timer] : running) timer->remove();
     running.clear();

@@ -52,6 +52,7 @@ private:
   void on_completion(const simgrid::s4u::Activity& activity);
   void bury(simgrid::s4u::ActivityPtr activity);
   void cancel(simgrid::s4u::ActivityPtr activity);
+  void cancel_everything();
   // Runs `action` in maestro at simulated `time` unless the run has halted.
   void at(double time, std::function<void()> action);
   std::uint32_t store_message(core::Message message, simgrid::s4u::CommPtr comm);

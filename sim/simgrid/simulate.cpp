@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,10 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
                                      const graphs::CostModel& cost, const core::SimulationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   SimgridBackend backend(config);
+  // Ctrl-C or a batch system's SIGTERM: stop the simulation and still report its results. Set
+  // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits.
+  std::signal(SIGINT, [](int) { core::request_stop(); });
+  std::signal(SIGTERM, [](int) { core::request_stop(); });
   core::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend, options);
   backend.set_events(&simulation);
   simulation.start();
@@ -32,6 +37,8 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
 }
 
 namespace {
+
+volatile sig_atomic_t running_child = 0;  // the simulation process the parent waits for
 
 void write_all(int fd, const std::string& text) {
   std::size_t written = 0;
@@ -74,6 +81,14 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
     ::_exit(0);
   }
   ::close(pipe_fds[1]);
+  // The child handles the interruption and reports; the parent waits for its results and passes
+  // the signals meant for it on to the child (a terminal's Ctrl-C reaches both: harmless).
+  running_child = child;
+  auto forward = [](int signal) {
+    if (running_child > 0) ::kill(running_child, signal);
+  };
+  auto previous_int = std::signal(SIGINT, forward);
+  auto previous_term = std::signal(SIGTERM, forward);
   std::string text;
   char buffer[1 << 16];
   while (true) {
@@ -86,6 +101,9 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
+  running_child = 0;
+  std::signal(SIGINT, previous_int);
+  std::signal(SIGTERM, previous_term);
   if (WIFSIGNALED(status)) {
     throw std::runtime_error("the simulation process was killed by signal " + std::to_string(WTERMSIG(status)) +
                              (WTERMSIG(status) == 9 ? " (out of memory?)" : ""));

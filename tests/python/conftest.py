@@ -15,6 +15,14 @@ def source_dir() -> pathlib.Path:
 
 
 @pytest.fixture(scope="session")
+def ftsim_binary() -> pathlib.Path:
+    """The ftsim executable under test."""
+    if not BINARY.exists():
+        pytest.fail(f"ftsim binary not found at {BINARY}; build first (make test does)")
+    return BINARY
+
+
+@pytest.fixture(scope="session")
 def ftsim():
     """Runs the ftsim binary; returns the CompletedProcess (text mode)."""
     if not BINARY.exists():
