@@ -89,7 +89,6 @@ public:
 
   // --- state queries ---
   std::uint32_t running() const { return static_cast<std::uint32_t>(running_.size()); }
-  const std::vector<TaskId>& running_tasks() const { return running_; }
   std::uint32_t outgoing_in_flight() const { return outgoing_; }
   std::uint64_t remaining_tasks() const { return remaining_; }
   // Quiescent: nothing running and every message it sent delivered.

@@ -4,11 +4,6 @@
 
 namespace ftsim::core {
 
-const VersionStore::Entry* VersionStore::find(HandleId h, Version v) const {
-  auto it = entries_.find(key(h, v));
-  return it == entries_.end() ? nullptr : &it->second;
-}
-
 void VersionStore::insert(std::uint64_t k, const Entry& entry) {
   auto [it, inserted] = entries_.try_emplace(k, entry);
   if (!inserted) {

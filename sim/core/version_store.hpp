@@ -30,7 +30,6 @@ public:
   static Version version_of(std::uint64_t key) { return static_cast<Version>(key & 0xffffffffu); }
 
   bool holds(HandleId h, Version v) const { return entries_.count(key(h, v)) != 0; }
-  const Entry* find(HandleId h, Version v) const;
 
   // An own version produced locally: replaces the previous version of the same handle.
   void produce(HandleId h, Version v, std::uint64_t bytes);

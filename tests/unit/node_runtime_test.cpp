@@ -55,17 +55,26 @@ struct Fig1 {
   }
 };
 
+// The Fig. 1 graph with one runtime per node, each with `cores` cores, at its initial state.
+struct Harness {
+  Fig1 f;
+  core::RuntimeIndex index{f.graph};
+  core::TaskTable tasks{f.graph.task_count()};
+  FakeServices s0, s1;
+  NodeRuntime n0, n1;
+  explicit Harness(std::uint32_t cores)
+      : n0(0, cores, f.graph, index, tasks, s0), n1(1, cores, f.graph, index, tasks, s1) {
+    n0.restore(n0.initial_snapshot());
+    n1.restore(n1.initial_snapshot());
+  }
+};
+
 }  // namespace
 
 TEST_CASE("node runtime: runs ready tasks on its cores, sends what it produces, waits for remote data",
           "[core][runtime]") {
-  Fig1 f;
-  core::RuntimeIndex index(f.graph);
-  core::TaskTable tasks(f.graph.task_count());
-  FakeServices s0, s1;
-  NodeRuntime n0(0, 1, f.graph, index, tasks, s0), n1(1, 1, f.graph, index, tasks, s1);
-  n0.restore(n0.initial_snapshot());
-  n1.restore(n1.initial_snapshot());
+  Harness h(1);
+  auto& [f, index, tasks, s0, s1, n0, n1] = h;
   n0.rebuild();
   n1.rebuild();
   // Node 0 starts f1; node 1 starts f2 (one core each); f3 waits for f2 and for A from node 0.
@@ -109,12 +118,8 @@ TEST_CASE("node runtime: runs ready tasks on its cores, sends what it produces, 
 
 TEST_CASE("node runtime: a snapshot restores the tasks done and the versions held; tasks after it send again",
           "[core][runtime]") {
-  Fig1 f;
-  core::RuntimeIndex index(f.graph);
-  core::TaskTable tasks(f.graph.task_count());
-  FakeServices s0;
-  NodeRuntime n0(0, 2, f.graph, index, tasks, s0);
-  n0.restore(n0.initial_snapshot());
+  Harness h(2);
+  auto& [f, index, tasks, s0, s1, n0, n1] = h;
   n0.rebuild();
   n0.on_task_finished(0);
   const core::NodeSnapshot after_f1 = n0.snapshot();
@@ -135,12 +140,8 @@ TEST_CASE("node runtime: a snapshot restores the tasks done and the versions hel
 }
 
 TEST_CASE("node runtime: pause, task limit and a protocol veto hold ready tasks back", "[core][runtime]") {
-  Fig1 f;
-  core::RuntimeIndex index(f.graph);
-  core::TaskTable tasks(f.graph.task_count());
-  FakeServices s1;
-  NodeRuntime n1(1, 4, f.graph, index, tasks, s1);
-  n1.restore(n1.initial_snapshot());
+  Harness h(4);
+  auto& [f, index, tasks, s0, s1, n0, n1] = h;
   n1.pause();
   n1.rebuild();
   CHECK(s1.started.empty());
@@ -157,12 +158,8 @@ TEST_CASE("node runtime: pause, task limit and a protocol veto hold ready tasks 
 
 TEST_CASE("node runtime: a wiped node re-executes what a recovery marks, and subscriptions send on production",
           "[core][runtime]") {
-  Fig1 f;
-  core::RuntimeIndex index(f.graph);
-  core::TaskTable tasks(f.graph.task_count());
-  FakeServices s0;
-  NodeRuntime n0(0, 1, f.graph, index, tasks, s0);
-  n0.restore(n0.initial_snapshot());
+  Harness h(1);
+  auto& [f, index, tasks, s0, s1, n0, n1] = h;
   n0.rebuild();
   n0.on_task_finished(0);
   n0.on_send_done(f.A);
