@@ -1,65 +1,284 @@
 #include "protocols/lineage_protocol.hpp"
 
+#include <algorithm>
 #include <deque>
-#include <set>
-#include <tuple>
+#include <unordered_set>
 
 namespace ftsim::protocols {
 
+using core::Bytes;
+using core::Message;
 using core::NodeId;
 using core::TaskId;
 using core::TaskStatus;
+using core::WireReader;
+using core::WireWriter;
 using graphs::Access;
 using graphs::HandleId;
 using graphs::Version;
 
 namespace {
-constexpr std::uint32_t kPlanMessage = 1;
-constexpr std::uint64_t kInstructionBytes = 16;
+
+enum MessageType : std::uint32_t {
+  kInventoryRequest = 1,  // coordinator -> node: report your state for round r
+  kInventory,             // node -> coordinator: task states and versions held
+  kPlan,                  // coordinator -> node: what to re-execute, re-send, reload
+  kRecomputed,            // node -> coordinator: the re-executions of round r have run
+};
+
+enum TaskState : std::uint8_t { kNeverRan = 0, kTaskDone = 1, kToRunAgain = 2 };
+
+struct Send {
+  HandleId handle;
+  Version version;
+  NodeId to;
+};
+
+// A node's part of a recovery plan.
+struct Plan {
+  std::uint32_t round = 0;
+  bool replacement = false;            // the node is a replacement: tasks not listed count as done
+  std::vector<TaskId> run;             // tasks to (re-)execute
+  std::vector<Send> sends;             // versions to send once held
+  std::vector<HandleId> reloads;       // initial values to read again
+
+  Bytes encode() const {
+    Bytes out;
+    WireWriter w(out);
+    w.u32(round);
+    w.u8(replacement ? 1 : 0);
+    w.u64(run.size());
+    for (TaskId t : run) w.u32(t);
+    w.u64(sends.size());
+    for (const Send& s : sends) {
+      w.u32(s.handle);
+      w.u32(s.version);
+      w.u32(s.to);
+    }
+    w.u64(reloads.size());
+    for (HandleId h : reloads) w.u32(h);
+    return out;
+  }
+  static Plan decode(const Bytes& body) {
+    Plan p;
+    WireReader r(body);
+    p.round = r.u32();
+    p.replacement = r.u8() != 0;
+    p.run.resize(r.count(4));
+    for (TaskId& t : p.run) t = r.u32();
+    p.sends.resize(r.count(12));
+    for (Send& s : p.sends) {
+      s.handle = r.u32();
+      s.version = r.u32();
+      s.to = r.u32();
+    }
+    p.reloads.resize(r.count(4));
+    for (HandleId& h : p.reloads) h = r.u32();
+    r.expect_done();
+    return p;
+  }
+};
+
+Bytes round_message(std::uint32_t round) {
+  Bytes out;
+  WireWriter(out).u32(round);
+  return out;
+}
+std::uint32_t round_of(const Message& m) {
+  WireReader r(m.body);
+  return r.u32();
+}
+
 Version version_read(const Access& a) { return a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version; }
+
 }  // namespace
 
+// ============================================================================ node side
+
+void LineageProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo&) {
+  // A replacement holds nothing and knows nothing: it waits for its plan.
+  fresh_ = true;
+  ctx.runtime().pause();
+}
+
+void LineageProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+  if (!coordinator_) return;  // survivors keep computing; the planner tells them what to do
+  unrecovered_.push_back(notice);
+  if (failed_.empty()) failed_.assign(ctx.node_count(), 0);
+  failed_[notice.node] = 1;
+  round_ = notice.sequence;
+  gather(ctx);
+}
+
+void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t round) {
+  release_inventory_pins(ctx);
+  core::NodeRuntime& runtime = ctx.runtime();
+  Bytes out;
+  WireWriter w(out);
+  w.u32(round);
+  w.u8(fresh_ ? 1 : 0);
+  if (!fresh_) {
+    const auto local = ctx.index().tasks_of(ctx.node());
+    w.u64(local.size());
+    for (TaskId t : local) {
+      const bool done = runtime.status(t) == TaskStatus::done;
+      w.u8(done ? kTaskDone : runtime.executed_once(t) ? kToRunAgain : kNeverRan);
+    }
+    const core::NodeInventory inventory = runtime.inventory();
+    w.u64(inventory.held.size());
+    for (std::uint64_t key : inventory.held) {
+      w.u64(key);
+      // Kept until the plan arrives: the planner counts on it.
+      runtime.store().pin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+      inventory_pins_.push_back(key);
+    }
+  }
+  ctx.send_control(ctx.coordinator(), kInventory, std::move(out));
+}
+
+void LineageProtocol::release_inventory_pins(core::ProtocolContext& ctx) {
+  for (std::uint64_t key : inventory_pins_) {
+    ctx.runtime().store().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+  }
+  inventory_pins_.clear();
+}
+
+void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
+  const Plan plan = Plan::decode(m.body);
+  if (plan.round < plan_round_) return;  // superseded
+  if (fresh_ && !plan.replacement) return;  // a plan made before the planner knew this node failed
+  plan_round_ = plan.round;
+  core::NodeRuntime& runtime = ctx.runtime();
+  const graphs::TaskGraph& graph = ctx.graph();
+  if (plan.replacement) {
+    // Everything this node did before is gone; only what the plan lists must run again.
+    for (TaskId t : ctx.index().tasks_of(ctx.node())) runtime.mark_done(t);
+    fresh_ = false;
+  }
+  for (HandleId h : plan.reloads) runtime.store().add_own(h, 0, graph.bytes(h), core::initial_digest(h));
+  for (TaskId t : plan.run) {
+    if (runtime.status(t) != TaskStatus::done) continue;
+    runtime.mark_for_reexecution(t);
+    // Its inputs held now stay until it has run (a writer running now may overwrite one in place).
+    auto& pins = reexecuting_[t];
+    for (const Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const Version v = version_read(a);
+      if (!runtime.store().holds(a.handle, v)) continue;
+      runtime.store().pin(a.handle, v);
+      pins.push_back(core::VersionStore::key(a.handle, v));
+    }
+  }
+  for (const Send& s : plan.sends) runtime.subscribe(s.handle, s.version, s.to, core::Traffic::recovery);
+  release_inventory_pins(ctx);
+  runtime.resume();
+  runtime.rebuild();
+  done_sent_ = false;
+  maybe_done(ctx);
+}
+
+void LineageProtocol::maybe_done(core::ProtocolContext& ctx) {
+  if (done_sent_ || !reexecuting_.empty()) return;
+  done_sent_ = true;
+  ctx.send_control(ctx.coordinator(), kRecomputed, round_message(plan_round_));
+}
+
 void LineageProtocol::on_task_completed(core::ProtocolContext& ctx, TaskId task, bool) {
-  if (shared_->marked.empty() || !shared_->marked[task]) return;
-  shared_->marked[task] = 0;
-  --shared_->outstanding;
-  check_recovered(ctx);
-}
-
-void LineageProtocol::on_restart(core::ProtocolContext& ctx) {
-  // The replacement starts empty; what it must do comes from the plan (made at detection).
-  ctx.runtime().rebuild();
-  check_recovered(ctx);
-}
-
-void LineageProtocol::on_failure_detected(core::ProtocolContext& ctx, NodeId) {
-  if (coordinator_) plan(ctx);
-}
-
-bool LineageProtocol::finished(core::ProtocolContext&) { return shared_->outstanding == 0; }
-
-void LineageProtocol::check_recovered(core::ProtocolContext& ctx) {
-  if (shared_->outstanding != 0) return;
-  for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (!ctx.alive(n)) return;
+  if (reexecuting_.empty()) return;
+  auto it = reexecuting_.find(task);
+  if (it == reexecuting_.end()) return;
+  for (std::uint64_t key : it->second) {
+    ctx.runtime().store().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
   }
-  for (auto& failure : ctx.metrics().failures) {
-    if (failure.recovered_at < 0 && failure.detected_at >= 0) failure.recovered_at = ctx.now();
+  reexecuting_.erase(it);
+  maybe_done(ctx);
+}
+
+bool LineageProtocol::finished(core::ProtocolContext&) {
+  if (coordinator_) return !gathering_ && done_waiting_ == 0;
+  return reexecuting_.empty();
+}
+
+void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
+  if (!coordinator_) {
+    switch (m.control_type) {
+      case kInventoryRequest: report_inventory(ctx, round_of(m)); break;
+      case kPlan: apply_plan(ctx, m); break;
+      default: break;
+    }
+    return;
   }
-  ctx.check_completion();
+  switch (m.control_type) {
+    case kInventory: {
+      WireReader r(m.body);
+      const std::uint32_t round = r.u32();
+      if (!gathering_ || round != round_ || inventories_[m.source].received) return;
+      Inventory& inventory = inventories_[m.source];
+      inventory.received = true;
+      inventory.fresh = r.u8() != 0;
+      if (inventory.fresh) {
+        failed_[m.source] = 1;  // a replacement the planner has not heard of yet
+      } else {
+        inventory.state.resize(r.count(1));
+        for (auto& s : inventory.state) s = r.u8();
+        inventory.held.resize(r.count(8));
+        for (auto& key : inventory.held) key = r.u64();
+      }
+      r.expect_done();
+      if (--waiting_ == 0) plan(ctx);
+      break;
+    }
+    case kRecomputed:
+      if (round_of(m) == planned_round_ && done_waiting_ > 0 && --done_waiting_ == 0) {
+        for (const core::FailureNotice& notice : unrecovered_) ctx.record_recovered(notice);
+        unrecovered_.clear();
+        ctx.check_completion();
+      }
+      break;
+    default: break;
+  }
+}
+
+// ============================================================================ coordinator side
+
+void LineageProtocol::gather(core::ProtocolContext& ctx) {
+  const NodeId nodes = ctx.node_count();
+  inventories_.assign(nodes, Inventory{});
+  waiting_ = 0;
+  gathering_ = true;
+  for (NodeId d = 0; d < nodes; ++d) {
+    if (failed_[d]) continue;  // it holds nothing: no need to ask
+    ctx.send_control(d, kInventoryRequest, round_message(round_));
+    ++waiting_;
+  }
+  if (waiting_ == 0) plan(ctx);
 }
 
 void LineageProtocol::plan(core::ProtocolContext& ctx) {
+  gathering_ = false;
   const graphs::TaskGraph& graph = ctx.graph();
   const core::RuntimeIndex& index = ctx.index();
-  core::TaskTable& tasks = ctx.tasks();
   const NodeId nodes = ctx.node_count();
-  if (shared_->marked.empty()) shared_->marked.assign(graph.task_count(), 0);
-  core::FailureRecord* record = ctx.latest_failure();
-  if (record) {
-    record->restart_point = "lineage";
-    record->processes_rolled_back = 1;
+
+  // What the planner knows, from the inventories only.
+  std::vector<std::unordered_set<std::uint64_t>> held(nodes);
+  for (NodeId d = 0; d < nodes; ++d) {
+    if (!failed_[d]) held[d].insert(inventories_[d].held.begin(), inventories_[d].held.end());
   }
+  auto holds = [&](NodeId d, HandleId h, Version v) { return held[d].count(core::VersionStore::key(h, v)) != 0; };
+  auto state = [&](TaskId t) -> std::uint8_t {
+    const NodeId d = graph.node(t);
+    return failed_[d] ? std::uint8_t{kTaskDone} : inventories_[d].state[index.local_slot(t)];
+  };
+  std::vector<Plan> plans(nodes);
+  std::unordered_set<TaskId> to_run;  // on any node, in this plan
+  auto will_run = [&](TaskId t) { return state(t) != kTaskDone || to_run.count(t) != 0; };
+  // Will (h, v) be produced on d by a task of d that is still to run (its edges order it)?
+  auto produced_later_on = [&](HandleId h, Version v, NodeId d) {
+    if (v == 0) return false;
+    const TaskId w = graph.writer(h, v);
+    return graph.node(w) == d && will_run(w);
+  };
 
   struct Need {
     HandleId handle;
@@ -67,106 +286,103 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     NodeId node;
   };
   std::deque<Need> queue;
-  std::set<std::tuple<HandleId, Version, NodeId>> seen;
+  std::unordered_set<std::uint64_t> seen;
   auto need = [&](HandleId h, Version v, NodeId d) {
-    if (seen.emplace(h, v, d).second) queue.push_back({h, v, d});
-  };
-  auto holds = [&](NodeId n, HandleId h, Version v) { return ctx.runtime_of(n).store().holds(h, v); };
-  // Will (h, v) be produced on node d by a task that has not run there yet?
-  auto produced_later_on = [&](HandleId h, Version v, NodeId d) {
-    if (v == 0) return false;
-    const TaskId w = graph.writer(h, v);
-    return graph.node(w) == d && tasks.status[w] != TaskStatus::done;
+    const std::uint64_t key = core::VersionStore::key(h, v) * (std::uint64_t(nodes) + 1) + d;
+    if (seen.insert(key).second) queue.push_back({h, v, d});
   };
 
-  // 1. What remaining tasks need and nobody will provide the usual way.
+  // 1. What the remaining tasks of the survivors need and nobody will provide the usual way.
   for (NodeId d = 0; d < nodes; ++d) {
+    if (failed_[d]) continue;
     for (TaskId t : index.tasks_of(d)) {
-      if (tasks.status[t] == TaskStatus::done) continue;
+      if (state(t) == kTaskDone) continue;
       for (const Access& a : graph.accesses(t)) {
         if (!graphs::reads(a.mode)) continue;
         const Version v = version_read(a);
         if (produced_later_on(a.handle, v, d) || holds(d, a.handle, v)) continue;
-        // A writer that never ran will send it with the transfer plan when it runs.
-        if (v > 0 && !tasks.executed_once[graph.writer(a.handle, v)]) continue;
+        // A writer that never ran sends it with the transfer plan when it runs.
+        if (v > 0) {
+          const TaskId w = graph.writer(a.handle, v);
+          if (!failed_[graph.node(w)] && state(w) == kNeverRan) continue;
+        }
         need(a.handle, v, d);
       }
     }
   }
-  // 2. Final results that were lost.
+  // 2. Final results that are lost.
   for (HandleId h = 0; h < graph.handle_count(); ++h) {
     const Version v = graph.final_version(h);
     const NodeId holder = graph.version_node(h, v);
-    if (holds(holder, h, v) || produced_later_on(h, v, holder)) continue;
-    if (v > 0 && !tasks.executed_once[graph.writer(h, v)]) continue;
+    if (holds(holder, h, v) || (!failed_[holder] && produced_later_on(h, v, holder))) continue;
     need(h, v, holder);
   }
 
-  // 3. Provide each need: re-send from a live holder, reload an initial value, or re-execute.
-  std::vector<std::uint64_t> instructions(nodes, 0);
+  // 3. Provide each need: re-send from a holder, read an initial value again, or re-execute.
+  core::FailureEffect effect;
+  effect.restart_point = "lineage";
+  effect.processes_rolled_back = 1;
   while (!queue.empty()) {
     const Need n = queue.front();
     queue.pop_front();
     NodeId source = graphs::kNone;
     const NodeId home = graph.version_node(n.handle, n.version);
-    if (ctx.alive(home) && holds(home, n.handle, n.version)) source = home;
+    if (holds(home, n.handle, n.version)) source = home;
     for (NodeId s = 0; s < nodes && source == graphs::kNone; ++s) {
-      if (ctx.alive(s) && holds(s, n.handle, n.version)) source = s;
+      if (holds(s, n.handle, n.version)) source = s;
     }
     if (source != graphs::kNone) {
-      ctx.runtime_of(source).subscribe(n.handle, n.version, n.node, core::Traffic::recovery);
-      ++instructions[source];
-      if (record) {
-        ++record->messages_replayed;
-        record->bytes_replayed += graph.bytes(n.handle);
-      }
+      plans[source].sends.push_back({n.handle, n.version, n.node});
+      ++effect.messages_replayed;
+      effect.bytes_replayed += graph.bytes(n.handle);
       continue;
     }
     if (n.version == 0) {
       // An initial value is the job's input: its owner reads it again.
       const NodeId owner = graph.owner(n.handle);
-      ctx.runtime_of(owner).store().add_own(n.handle, 0, graph.bytes(n.handle));
-      if (owner != n.node) ctx.runtime_of(owner).subscribe(n.handle, 0, n.node, core::Traffic::recovery);
-      ++instructions[owner];
+      plans[owner].reloads.push_back(n.handle);
+      held[owner].insert(core::VersionStore::key(n.handle, 0));
+      if (owner != n.node) plans[owner].sends.push_back({n.handle, 0, n.node});
       continue;
     }
     const TaskId writer = graph.writer(n.handle, n.version);
     const NodeId p = graph.node(writer);
-    if (tasks.status[writer] == TaskStatus::done) {
-      ctx.runtime_of(p).mark_for_reexecution(writer);
-      shared_->marked[writer] = 1;
-      ++shared_->outstanding;
-      ++instructions[p];
-      if (record) {
-        ++record->tasks_reexecuted;
-        record->work_lost_seconds += ctx.task_seconds(writer);
-      }
-      // Its inputs must be at p when it runs again.
-      for (const Access& a : graph.accesses(writer)) {
-        if (!graphs::reads(a.mode)) continue;
-        const Version v = version_read(a);
-        if (v > 0) {
-          const TaskId w2 = graph.writer(a.handle, v);
-          // Produced locally by a task that will (re-)run first: the edge orders them.
-          if (graph.node(w2) == p && tasks.status[w2] != TaskStatus::done) continue;
+    const bool failed = failed_[p] != 0;
+    if (failed || state(writer) == kTaskDone) {
+      if (to_run.insert(writer).second) {
+        plans[p].run.push_back(writer);
+        ++effect.tasks_reexecuted;
+        effect.work_lost_seconds += ctx.task_seconds(writer);
+        // Its inputs must be at p when it runs again.
+        for (const Access& a : graph.accesses(writer)) {
+          if (!graphs::reads(a.mode)) continue;
+          const Version v = version_read(a);
+          if (!failed && (produced_later_on(a.handle, v, p) || holds(p, a.handle, v))) continue;
+          need(a.handle, v, p);
         }
-        if (!holds(p, a.handle, v)) need(a.handle, v, p);
       }
+    } else if (state(writer) == kNeverRan && n.node != p) {
+      continue;  // its first execution sends it with the transfer plan
     }
-    if (n.node != p) ctx.runtime_of(p).subscribe(n.handle, n.version, n.node, core::Traffic::recovery);
+    if (n.node != p) plans[p].sends.push_back({n.handle, n.version, n.node});
   }
 
   if (ctx.trace()) {
-    std::uint64_t total = 0;
-    for (auto count : instructions) total += count;
+    std::size_t total = 0;
+    for (const Plan& p : plans) total += p.run.size() + p.sends.size() + p.reloads.size();
     ctx.trace()->marker(ctx.node(), "lineage recovery plan: " + std::to_string(total) + " instructions", ctx.now());
   }
-  // 4. Tell the nodes (the instructions' cost) and restart their scheduling from the new state.
+  if (!unrecovered_.empty()) ctx.record_failure_effect(unrecovered_.back(), effect);
+  // 4. Tell every node its part; each answers DONE once its re-executions have run.
+  planned_round_ = round_;
+  done_waiting_ = nodes;
   for (NodeId d = 0; d < nodes; ++d) {
-    if (instructions[d] > 0) ctx.send_control(d, kPlanMessage, instructions[d] * kInstructionBytes);
-    if (ctx.alive(d)) ctx.runtime_of(d).rebuild();
+    plans[d].round = round_;
+    plans[d].replacement = failed_[d] != 0;
+    std::sort(plans[d].run.begin(), plans[d].run.end());
+    ctx.send_control(d, kPlan, plans[d].encode());
   }
-  check_recovered(ctx);
+  std::fill(failed_.begin(), failed_.end(), 0);
 }
 
 }  // namespace ftsim::protocols

@@ -9,15 +9,12 @@ core::ProtocolFactory make_protocol_factory(const config::Config& config, const 
   switch (config.protocol.type) {
     case config::ProtocolType::none:
     case config::ProtocolType::global: {
-      auto shared = make_rollback_shared(config, graph);
-      return [shared](core::NodeId node, bool coordinator) {
-        return std::make_unique<RollbackProtocol>(shared, node, coordinator);
-      };
+      // Options derived from the config are read-only and the same for every process.
+      auto options = make_rollback_options(config, graph);
+      return [options](core::NodeId, bool coordinator) { return std::make_unique<RollbackProtocol>(options, coordinator); };
     }
-    case config::ProtocolType::lineage: {
-      auto shared = std::make_shared<LineageShared>();
-      return [shared](core::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(shared, coordinator); };
-    }
+    case config::ProtocolType::lineage:
+      return [](core::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(coordinator); };
   }
   throw std::logic_error("unknown protocol type");
 }

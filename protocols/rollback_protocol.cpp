@@ -2,78 +2,133 @@
 
 #include <algorithm>
 
+#include "graphs/cut_selection.hpp"
+
 namespace ftsim::protocols {
+
+using core::Bytes;
+using core::WireReader;
+using core::WireWriter;
 
 namespace {
 
 enum MessageType : std::uint32_t {
-  kRequest = 1,      // coordinator -> nodes: stop and flush for checkpoint k
-  kReady,            // node -> coordinator: nothing running, everything sent delivered
-  kSave,             // coordinator -> nodes: save your state for checkpoint k
-  kSaved,            // node -> coordinator: saved
-  kCommit,           // coordinator -> nodes: checkpoint k is committed, resume
-  kRestored,         // node -> coordinator: rolled back and restored for recovery epoch e
-  kResume,           // coordinator -> nodes: every node restored, resume
-  kCheckpointData,   // node -> buddy: the checkpoint data
-  kCheckpointAck,    // buddy -> node: stored
-  kRestoreRequest,   // replacement -> buddy: send my checkpoint back
-  kRestoreData,      // buddy -> replacement: the checkpoint data
+  kRequest = 1,     // coordinator -> nodes: stop for checkpoint k
+  kReady,           // node -> coordinator: stopped; data messages sent per node in this epoch
+  kSave,            // coordinator -> node: save checkpoint k once you received `count` messages
+  kSaved,           // node -> coordinator: checkpoint k saved and acknowledged
+  kCommit,          // coordinator -> nodes: checkpoint k is valid, resume
+  kRecover,         // coordinator -> nodes: restore checkpoint k (0: the start) for epoch e
+  kRestored,        // node -> coordinator: restored for epoch e
+  kResume,          // coordinator -> nodes: every node restored for epoch e, resume
+  kCheckpointData,  // node -> buddy: the content of checkpoint k
+  kCheckpointAck,   // buddy -> node: stored
+  kRestoreRequest,  // replacement -> buddy: send my checkpoint k back
+  kRestoreData,     // buddy -> replacement: the content of checkpoint k
+  kNotHeld,         // buddy -> replacement: I do not hold checkpoint k of yours
 };
 
-constexpr std::uint64_t kServiceBytes = 64;  // size of a service message
-constexpr std::uint64_t kPeriodTimerBase = 1ULL << 40;
+// The content of every message type (each type encodes only its own fields).
+struct Control {
+  std::uint32_t checkpoint = 0;
+  std::uint32_t epoch = 0;
+  std::uint64_t count = 0;                              // kSave: messages; kSaved, kCheckpointData: bytes
+  std::vector<std::pair<NodeId, std::uint64_t>> sent;   // kReady
+  FailureNotice cause{};                                // kRecover
+  Bytes snapshot;                                       // kCheckpointData, kRestoreData
+
+  Bytes encode(std::uint32_t type) const {
+    Bytes out;
+    WireWriter w(out);
+    w.u32(checkpoint);
+    w.u32(epoch);
+    if (type == kSave || type == kSaved || type == kCheckpointData) w.u64(count);
+    if (type == kReady) {
+      w.u64(sent.size());
+      for (auto [node, n] : sent) {
+        w.u32(node);
+        w.u64(n);
+      }
+    }
+    if (type == kRecover) {
+      w.u32(cause.node);
+      w.u32(cause.incarnation);
+      w.u32(cause.sequence);
+    }
+    if (type == kCheckpointData || type == kRestoreData) w.bytes(snapshot);
+    return out;
+  }
+  static Control decode(const Message& m) {
+    Control c;
+    WireReader r(m.body);
+    c.checkpoint = r.u32();
+    c.epoch = r.u32();
+    if (m.control_type == kSave || m.control_type == kSaved || m.control_type == kCheckpointData) c.count = r.u64();
+    if (m.control_type == kReady) {
+      c.sent.resize(r.count(12));
+      for (auto& [node, n] : c.sent) {
+        node = r.u32();
+        n = r.u64();
+      }
+    }
+    if (m.control_type == kRecover) {
+      c.cause.node = r.u32();
+      c.cause.incarnation = r.u32();
+      c.cause.sequence = r.u32();
+    }
+    if (m.control_type == kCheckpointData || m.control_type == kRestoreData) c.snapshot = r.bytes();
+    r.expect_done();
+    return c;
+  }
+};
+
+void send(ProtocolContext& ctx, NodeId to, std::uint32_t type, const Control& c,
+          core::Traffic traffic = core::Traffic::control, std::uint64_t payload_bytes = 0) {
+  ctx.send_control(to, type, c.encode(type), traffic, payload_bytes);
+}
+
+Control with(std::uint32_t checkpoint, std::uint32_t epoch) {
+  Control c;
+  c.checkpoint = checkpoint;
+  c.epoch = epoch;
+  return c;
+}
+
+// Where a checkpoint lives: in a buddy's store or on stable storage, by origin and id.
+std::uint64_t checkpoint_key(NodeId origin, std::uint32_t checkpoint) { return (std::uint64_t(origin) << 32) | checkpoint; }
+std::uint32_t checkpoint_of(std::uint64_t key) { return static_cast<std::uint32_t>(key & 0xffffffffu); }
+
 constexpr std::uint64_t kRestartDelayToken = 1;
-
-struct CheckpointMessage : core::ControlPayload {
-  explicit CheckpointMessage(std::uint32_t id) : checkpoint(id) {}
-  std::uint32_t checkpoint;
-};
-
-std::uint32_t checkpoint_of(const Message& m) {
-  auto* payload = dynamic_cast<const CheckpointMessage*>(m.payload.get());
-  return payload ? payload->checkpoint : 0;
-}
-
-std::shared_ptr<const CheckpointMessage> with_checkpoint(std::uint32_t id) {
-  return std::make_shared<CheckpointMessage>(id);
-}
+constexpr std::uint64_t kReadTokenBit = 1ull << 62;
 
 }  // namespace
 
-std::shared_ptr<RollbackShared> make_rollback_shared(const config::Config& config, const graphs::TaskGraph& graph) {
-  auto shared = std::make_shared<RollbackShared>();
-  const NodeId nodes = graph.node_count();
+std::shared_ptr<const RollbackOptions> make_rollback_options(const config::Config& config, const graphs::TaskGraph& graph) {
+  auto options = std::make_shared<RollbackOptions>();
   const auto& protocol = config.protocol;
-  shared->checkpoints = protocol.type == config::ProtocolType::global;
-  shared->period = protocol.period.value_or(0);
-  shared->at_cuts = protocol.at_cuts;
-  shared->stable_storage = protocol.storage == config::CheckpointStorage::stable;
-  if (shared->checkpoints && (shared->at_cuts || !shared->stable_storage)) {
+  options->checkpoints = protocol.type == config::ProtocolType::global;
+  options->period = protocol.period.value_or(0);
+  options->at_cuts = protocol.at_cuts;
+  options->stable_storage = protocol.storage == config::CheckpointStorage::stable;
+  if (options->checkpoints && (options->at_cuts || !options->stable_storage)) {
     const config::CheckpointConfig placement =
         config.checkpoints.empty() ? config::CheckpointConfig{} : config.checkpoints.front();
-    if (shared->at_cuts) {
+    if (options->at_cuts) {
       const graphs::CutSelection cuts(placement, graph, config.file);
-      for (graphs::CutId cut : cuts.cuts()) shared->cut_positions.push_back(graph.cut_position(cut));
+      for (graphs::CutId cut : cuts.cuts()) options->cut_positions.push_back(graph.cut_position(cut));
     }
-    if (!shared->stable_storage) shared->buddies.emplace(placement.buddy, config.distribution, nodes);
+    if (!options->stable_storage) options->buddies.emplace(placement.buddy, config.distribution, graph.node_count());
   }
-  shared->committed_state.resize(nodes);
-  shared->local_copy.assign(nodes, true);
-  shared->pending_state.resize(nodes);
-  shared->held_for_others.assign(2 * nodes, 0);  // [0, n): committed, [n, 2n): pending
-  return shared;
+  return options;
 }
-
-RollbackProtocol::RollbackProtocol(std::shared_ptr<RollbackShared> shared, NodeId node, bool coordinator)
-    : shared_(std::move(shared)), node_(node), coordinator_(coordinator) {}
 
 // ============================================================================ node side
 
 void RollbackProtocol::apply_task_limit(ProtocolContext& ctx) {
-  if (!shared_->at_cuts) return;
-  const std::uint32_t next = shared_->committed + 1;
-  if (next <= shared_->cut_positions.size()) {
-    ctx.runtime().set_task_limit(shared_->cut_positions[next - 1]);
+  if (!options_->at_cuts) return;
+  const std::uint32_t next = committed_ + 1;
+  if (next <= options_->cut_positions.size()) {
+    ctx.runtime().set_task_limit(options_->cut_positions[next - 1]);
     ready_for_ = next;
   } else {
     ctx.runtime().set_task_limit(graphs::kNone);
@@ -83,8 +138,10 @@ void RollbackProtocol::apply_task_limit(ProtocolContext& ctx) {
 
 void RollbackProtocol::on_start(ProtocolContext& ctx) {
   if (coordinator_) {
+    expected_.assign(ctx.node_count(), 0);
+    restored_epoch_.assign(ctx.node_count(), 0);
     arm_period_timer(ctx);
-    if (shared_->at_cuts) phase_ = Phase::gathering_ready;
+    if (options_->at_cuts && !options_->cut_positions.empty()) phase_ = Phase::gathering_ready;
     return;
   }
   apply_task_limit(ctx);
@@ -94,177 +151,192 @@ void RollbackProtocol::on_start(ProtocolContext& ctx) {
 void RollbackProtocol::try_ready(ProtocolContext& ctx) {
   if (coordinator_ || ready_for_ == 0) return;
   core::NodeRuntime& runtime = ctx.runtime();
+  // Nothing running and every message sent released: its outgoing channels hold all it sent.
   if (!runtime.quiescent()) return;
-  if (shared_->at_cuts && !runtime.done_before(runtime.task_limit())) return;
-  if (shared_->at_cuts) checkpoint_began_ = ctx.now();  // the node reached the cut
-  ctx.send_control(ctx.coordinator(), kReady, kServiceBytes, with_checkpoint(ready_for_));
+  if (options_->at_cuts && !runtime.done_before(runtime.task_limit())) return;
+  if (options_->at_cuts) checkpoint_began_ = ctx.now();  // the node reached the cut
+  Control ready = with(ready_for_, ctx.epoch());
+  ready.sent.assign(sent_.begin(), sent_.end());
+  send(ctx, ctx.coordinator(), kReady, ready);
   ready_for_ = 0;
 }
 
 void RollbackProtocol::on_task_completed(ProtocolContext& ctx, TaskId, bool) { try_ready(ctx); }
 
-void RollbackProtocol::on_data_sent(ProtocolContext& ctx, const Message&) {
+core::SendVerdict RollbackProtocol::on_send(ProtocolContext&, Message& m) {
+  ++sent_[m.destination];
+  return core::SendVerdict::send;
+}
+
+core::ReceiveVerdict RollbackProtocol::on_receive(ProtocolContext& ctx, const Message& m) {
+  // Sent before a rollback that the receiver has already made: its sender's state is gone.
+  if (m.epoch < ctx.epoch()) return core::ReceiveVerdict::drop_orphan;
+  if (m.epoch == ctx.epoch()) ++received_;
+  return core::ReceiveVerdict::accept;
+}
+
+void RollbackProtocol::on_stored(ProtocolContext& ctx, const Message&) {
+  if (save_for_ != 0) maybe_save(ctx);
+}
+
+void RollbackProtocol::on_data_released(ProtocolContext& ctx, const Message&) {
   if (ready_for_ != 0) try_ready(ctx);
+}
+
+void RollbackProtocol::maybe_save(ProtocolContext& ctx) {
+  // The flush: every data message sent to this node before the others stopped has arrived.
+  if (save_for_ == 0 || received_ < expected_received_) return;
+  const std::uint32_t checkpoint = save_for_;
+  save_for_ = 0;
+  save(ctx, checkpoint);
 }
 
 void RollbackProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
   core::NodeSnapshot snapshot = ctx.runtime().snapshot();
   const std::uint64_t bytes = snapshot.bytes;
-  shared_->pending_state[node_] = std::move(snapshot);
+  Bytes content;
+  WireWriter out(content);
+  snapshot.encode(out);
+  local_[checkpoint] = std::move(snapshot);
   saving_ = checkpoint;
-  auto& metrics = ctx.metrics();
-  ++metrics.cp_data_normal_count;
-  metrics.cp_data_normal_total_size += bytes;
-  if (shared_->stable_storage) {
-    ctx.storage_transfer(bytes, true, std::uint64_t(checkpoint) << 1);
+  saved_bytes_ = bytes;
+  ++ctx.counters().cp_data_normal_count;
+  ctx.counters().cp_data_normal_total_size += bytes;
+  if (options_->stable_storage) {
+    ctx.storage_write(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), checkpoint),
+                      std::move(content), bytes, checkpoint);
   } else {
-    ctx.send_control(shared_->buddies->first_buddy(node_), kCheckpointData, bytes, with_checkpoint(checkpoint),
-                     core::Traffic::checkpoint);
+    Control data = with(checkpoint, ctx.epoch());
+    data.count = bytes;
+    data.snapshot = std::move(content);
+    send(ctx, options_->buddies->first_buddy(ctx.node()), kCheckpointData, data, core::Traffic::checkpoint, bytes);
   }
 }
 
-void RollbackProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token) {
-  if ((token & 1) == 0) {  // a checkpoint written
-    const auto checkpoint = static_cast<std::uint32_t>(token >> 1);
-    if (checkpoint == saving_) {
-      saving_ = 0;
-      ctx.send_control(ctx.coordinator(), kSaved, kServiceBytes, with_checkpoint(checkpoint));
-    }
-  } else if ((token >> 1) == ctx.epoch()) {  // a checkpoint read back
-    restored(ctx);
-  }
+void RollbackProtocol::saved(ProtocolContext& ctx) {
+  Control done = with(saving_, ctx.epoch());
+  done.count = saved_bytes_;
+  saving_ = 0;
+  send(ctx, ctx.coordinator(), kSaved, done);
 }
 
-void RollbackProtocol::arm_period_timer(ProtocolContext& ctx) {
-  if (!shared_->checkpoints || shared_->at_cuts || shared_->period <= 0) return;
-  // A new generation: timers armed before a recovery no longer count.
-  ++timer_generation_;
-  ctx.set_timer(shared_->period, kPeriodTimerBase + timer_generation_);
+void RollbackProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+  if ((token & kReadTokenBit) == 0) {  // a checkpoint written
+    const auto checkpoint = static_cast<std::uint32_t>(token);
+    if (checkpoint == saving_) saved(ctx);
+    return;
+  }
+  const auto epoch = static_cast<std::uint32_t>(token & ~kReadTokenBit);  // a checkpoint read back
+  if (epoch != ctx.epoch() || restoring_ == 0) return;                     // an older recovery's
+  if (!content) {
+    ctx.fail_run("unrecoverable: checkpoint " + std::to_string(restoring_) + " of node " + std::to_string(ctx.node()) +
+                 " is not on stable storage");
+    return;
+  }
+  WireReader in(*content);
+  core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
+  local_[restoring_] = snapshot;
+  restore(ctx, snapshot);
 }
 
 void RollbackProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
   if (coordinator_) {
-    if (token == kPeriodTimerBase + timer_generation_ && phase_ == Phase::idle) start_checkpoint(ctx);
+    if (period_timer_ && token == 0 && phase_ == Phase::idle) {
+      period_timer_.reset();
+      start_checkpoint(ctx);
+    }
     return;
   }
-  if (token == kRestartDelayToken) roll_back(ctx, true, ctx.failure_record(node_));
+  if (token == kRestartDelayToken && restarting_) {
+    restarting_ = false;
+    if (deferred_recover_) {
+      const Message m = std::move(*deferred_recover_);
+      deferred_recover_.reset();
+      on_control(ctx, m);
+    }
+  }
 }
 
-void RollbackProtocol::roll_back(ProtocolContext& ctx, bool replacement, core::FailureRecord* record) {
-  const std::uint32_t epoch = ctx.detections();
+void RollbackProtocol::on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) {
+  if (coordinator_) {
+    on_coordinator_notice(ctx, notice);
+    return;
+  }
+  // Stop at once: what runs now will be rolled back. The coordinator says to which checkpoint.
+  if (notice.sequence > ctx.epoch()) ctx.set_epoch(notice.sequence);
   if (recovery_began_ < 0) recovery_began_ = ctx.now();
   checkpoint_began_ = -1;
-  ctx.set_epoch(epoch);
-  core::NodeRuntime& runtime = ctx.runtime();
-  if (!replacement) runtime.abort();
-  runtime.pause();
-  const bool from_checkpoint = shared_->checkpoints && shared_->committed > 0;
-  core::NodeSnapshot initial;
-  if (!from_checkpoint) initial = runtime.initial_snapshot();
-  const core::NodeSnapshot& snapshot = from_checkpoint ? shared_->committed_state[node_] : initial;
+  ctx.runtime().abort();
+  ctx.runtime().pause();
+  ready_for_ = save_for_ = saving_ = 0;
+}
 
-  // Work this rollback throws away: tasks done now that the restored state has not done.
-  if (record) {
-    const auto local = ctx.index().tasks_of(node_);
-    for (std::size_t i = 0; i < local.size(); ++i) {
-      if (ctx.tasks().status[local[i]] == core::TaskStatus::done && !snapshot.done[i]) {
-        ++record->tasks_reexecuted;
-        record->work_lost_seconds += ctx.task_seconds(local[i]);
-      }
-    }
-    ++record->processes_rolled_back;
-    record->restart_point = from_checkpoint ? "checkpoint " + std::to_string(shared_->committed) : "from scratch";
+void RollbackProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo& info) {
+  // A replacement holds nothing: it waits for RECOVER, after restart_cost (spawn, reconnection).
+  ctx.set_epoch(info.last_sequence);
+  ctx.runtime().pause();
+  recovery_began_ = ctx.now();
+  const double cost = ctx.config().protocol.restart_cost;
+  if (cost > 0) {
+    restarting_ = true;
+    ctx.set_timer(cost, kRestartDelayToken);
   }
+}
+
+void RollbackProtocol::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uint32_t checkpoint,
+                               const FailureNotice& cause) {
+  ctx.set_epoch(epoch);
+  if (recovery_began_ < 0) recovery_began_ = ctx.now();
+  checkpoint_began_ = -1;
+  cause_ = cause;
+  core::NodeRuntime& runtime = ctx.runtime();
+  runtime.abort();
+  runtime.pause();
+  ready_for_ = save_for_ = saving_ = restoring_ = 0;
+  restored_from_ = checkpoint;
+  if (checkpoint == 0) {
+    restore(ctx, runtime.initial_snapshot());
+    return;
+  }
+  if (auto it = local_.find(checkpoint); it != local_.end()) {
+    restore(ctx, it->second);  // its local copy
+    return;
+  }
+  // A replacement lost its local copy: fetch the one on stable storage or at its buddy.
+  restoring_ = checkpoint;
+  if (options_->stable_storage) {
+    ctx.storage_read(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), checkpoint),
+                     kReadTokenBit | epoch);
+  } else {
+    send(ctx, options_->buddies->first_buddy(ctx.node()), kRestoreRequest, with(checkpoint, epoch));
+  }
+}
+
+void RollbackProtocol::restore(ProtocolContext& ctx, const core::NodeSnapshot& snapshot) {
+  core::NodeRuntime& runtime = ctx.runtime();
+  // Work this rollback throws away: tasks done now that the restored state has not done.
+  core::FailureEffect effect;
+  effect.processes_rolled_back = 1;
+  effect.restart_point = restored_from_ > 0 ? "checkpoint " + std::to_string(restored_from_) : "from scratch";
+  const auto local = ctx.index().tasks_of(ctx.node());
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (runtime.status(local[i]) == core::TaskStatus::done && !snapshot.done[i]) {
+      ++effect.tasks_reexecuted;
+      effect.work_lost_seconds += ctx.task_seconds(local[i]);
+    }
+  }
+  ctx.record_failure_effect(cause_, effect);
   runtime.restore(snapshot);
-  ready_for_ = 0;
-  saving_ = 0;
+  restoring_ = 0;
+  sent_.clear();
+  received_ = 0;
+  // Copies older than the restored checkpoint are of no use any more.
+  for (auto it = local_.begin(); it != local_.end();) it = it->first < restored_from_ ? local_.erase(it) : std::next(it);
+  committed_ = restored_from_;
   apply_task_limit(ctx);
   ready_for_ = 0;  // READY for the next cut only after the coordinator resumes everyone
   runtime.rebuild();
-
-  if (!from_checkpoint) {
-    restored(ctx);
-    return;
-  }
-  if (shared_->stable_storage) {
-    ctx.storage_transfer(snapshot.bytes, false, (std::uint64_t(epoch) << 1) | 1);
-    return;
-  }
-  if (shared_->local_copy[node_]) {
-    restored(ctx);  // its local copy
-    return;
-  }
-  // A replacement lost the local copy (and may not have received it back yet): it needs the one
-  // its buddy keeps, if the buddy has not failed since the checkpoint was committed.
-  const NodeId buddy = shared_->buddies->first_buddy(node_);
-  double committed_at = 0;
-  for (const auto& record : ctx.metrics().checkpoints) {
-    if (record.id == shared_->committed) committed_at = record.committed;
-  }
-  for (const auto& failure : ctx.metrics().failures) {
-    if (failure.node == buddy && failure.time >= committed_at) {
-      ctx.fail_run("unrecoverable: node " + std::to_string(node_) + " and its buddy node " + std::to_string(buddy) +
-                   " both lost checkpoint " + std::to_string(shared_->committed) +
-                   " (buddy storage keeps one copy per node; use \"storage\": \"stable\" to survive this)");
-      return;
-    }
-  }
-  ctx.send_control(buddy, kRestoreRequest, kServiceBytes, with_checkpoint(shared_->committed));
-}
-
-void RollbackProtocol::restored(ProtocolContext& ctx) {
-  ctx.send_control(ctx.coordinator(), kRestored, kServiceBytes, with_checkpoint(ctx.epoch()));
-}
-
-void RollbackProtocol::on_failure_detected(ProtocolContext& ctx, NodeId failed) {
-  if (!coordinator_) {
-    roll_back(ctx, false, ctx.failure_record(failed));
-    return;
-  }
-  const std::uint32_t epoch = ctx.detections();
-  ctx.set_epoch(epoch);
-  recovery_epoch_ = epoch;
-  if (phase_ == Phase::gathering_ready || phase_ == Phase::gathering_saved) {
-    for (auto& record : ctx.metrics().checkpoints) {
-      if (record.id == next_checkpoint_ && record.committed < 0) record.aborted = true;
-    }
-  }
-  phase_ = Phase::recovering;
-  answers_ = 0;
-  ++timer_generation_;  // no checkpoint until the recovery is over
-}
-
-void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
-  if (phase_ != Phase::recovering) return;
-  // Every node must have restored for the latest detection (a node restores once per epoch).
-  for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (restored_epoch_.size() <= n || restored_epoch_[n] != recovery_epoch_) return;
-  }
-  // Every node is back at the restart point: resume.
-  for (auto& failure : ctx.metrics().failures) {
-    if (failure.recovered_at < 0 && failure.detected_at >= 0) failure.recovered_at = ctx.now();
-  }
-  next_checkpoint_ = shared_->committed + 1;
-  answers_ = 0;
-  phase_ = shared_->at_cuts ? Phase::gathering_ready : Phase::idle;
-  for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    ctx.send_control(n, kResume, kServiceBytes, with_checkpoint(recovery_epoch_));
-  }
-  arm_period_timer(ctx);
-  ctx.check_completion();
-}
-
-void RollbackProtocol::on_restart(ProtocolContext& ctx) {
-  // A restarted process first needs restart_cost (spawn, reconnection) before it can restore.
-  shared_->local_copy[node_] = false;
-  const double cost = ctx.config().protocol.restart_cost;
-  if (cost > 0) {
-    ctx.runtime().pause();
-    ctx.set_epoch(ctx.detections());
-    ctx.set_timer(cost, kRestartDelayToken);
-  } else {
-    roll_back(ctx, true, ctx.failure_record(node_));
-  }
+  send(ctx, ctx.coordinator(), kRestored, with(restored_from_, ctx.epoch()));
 }
 
 void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
@@ -272,65 +344,91 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
     coordinator_message(ctx, m);
     return;
   }
-  const std::uint32_t checkpoint = checkpoint_of(m);
+  const Control c = Control::decode(m);
   switch (m.control_type) {
     case kRequest:
-      if (m.epoch != ctx.epoch()) return;
+      if (c.epoch != ctx.epoch()) return;
       checkpoint_began_ = ctx.now();
       ctx.runtime().pause();
-      ready_for_ = checkpoint;
+      ready_for_ = c.checkpoint;
       try_ready(ctx);
       break;
     case kSave:
-      if (m.epoch != ctx.epoch()) return;
-      save(ctx, checkpoint);
+      if (c.epoch != ctx.epoch()) return;
+      save_for_ = c.checkpoint;
+      expected_received_ = c.count;
+      maybe_save(ctx);
       break;
     case kCommit:
-      if (m.epoch != ctx.epoch()) return;
+      if (c.epoch != ctx.epoch()) return;
       if (ctx.trace()) {
-        ctx.trace()->span(node_, "checkpoint " + std::to_string(checkpoint), "checkpoint",
+        ctx.trace()->span(ctx.node(), "checkpoint " + std::to_string(c.checkpoint), "checkpoint",
                           checkpoint_began_ >= 0 ? checkpoint_began_ : ctx.now(), ctx.now());
       }
       checkpoint_began_ = -1;
+      committed_ = c.checkpoint;
+      // Garbage collection: older copies, here, at the buddy (below) and on storage.
+      for (auto it = local_.begin(); it != local_.end();) it = it->first < committed_ ? local_.erase(it) : std::next(it);
+      ctx.checkpoint_store().erase_if([&](std::uint64_t key) { return checkpoint_of(key) < committed_; });
+      if (options_->stable_storage && committed_ > 1) {
+        ctx.storage_erase(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), committed_ - 1));
+      }
       ctx.runtime().resume();
       apply_task_limit(ctx);
       try_ready(ctx);
       break;
+    case kRecover:
+      if (c.epoch < ctx.epoch()) return;  // an older recovery's
+      if (restarting_) {
+        deferred_recover_ = m;
+        return;
+      }
+      recover(ctx, c.epoch, c.checkpoint, c.cause);
+      break;
     case kResume:
-      if (m.epoch != ctx.epoch()) return;
+      if (c.epoch != ctx.epoch()) return;
       if (ctx.trace() && recovery_began_ >= 0) {
-        ctx.trace()->span(node_, "rollback and restore", "recovery", recovery_began_, ctx.now());
+        ctx.trace()->span(ctx.node(), "rollback and restore", "recovery", recovery_began_, ctx.now());
       }
       recovery_began_ = -1;
       ctx.runtime().resume();
-      if (!shared_->checkpoints || shared_->committed == 0) ctx.runtime().send_initial_values();
+      if (restored_from_ == 0) ctx.runtime().send_initial_values();
       apply_task_limit(ctx);
       try_ready(ctx);
       break;
     case kCheckpointData: {
-      auto& held = shared_->held_for_others;
-      const NodeId nodes = ctx.node_count();
-      held[nodes + node_] += m.bytes;
-      auto& metrics = ctx.metrics();
-      metrics.in_mem_cp_data_total += m.bytes;
-      metrics.in_mem_cp_data_max_at_t = std::max(metrics.in_mem_cp_data_max_at_t, held[node_] + held[nodes + node_]);
-      ctx.send_control(m.source, kCheckpointAck, kServiceBytes, with_checkpoint(checkpoint));
+      // As a buddy: keep the copy (its content and the bytes it stands for) and acknowledge.
+      ctx.checkpoint_store().put(checkpoint_key(m.source, c.checkpoint), c.snapshot, c.count);
+      send(ctx, m.source, kCheckpointAck, with(c.checkpoint, c.epoch));
       break;
     }
     case kCheckpointAck:
-      if (checkpoint == saving_) {
-        saving_ = 0;
-        ctx.send_control(ctx.coordinator(), kSaved, kServiceBytes, with_checkpoint(checkpoint));
+      if (c.checkpoint == saving_ && c.epoch == ctx.epoch()) saved(ctx);
+      break;
+    case kRestoreRequest: {
+      const core::ProtocolStore::Entry* copy = ctx.checkpoint_store().find(checkpoint_key(m.source, c.checkpoint));
+      if (!copy) {
+        send(ctx, m.source, kNotHeld, with(c.checkpoint, c.epoch));
+        break;
       }
+      Control data = with(c.checkpoint, c.epoch);
+      data.snapshot = copy->content;
+      send(ctx, m.source, kRestoreData, data, core::Traffic::restore, copy->bytes);
       break;
-    case kRestoreRequest:
-      ctx.send_control(m.source, kRestoreData, shared_->committed_state[m.source].bytes, with_checkpoint(checkpoint),
-                       core::Traffic::restore);
+    }
+    case kRestoreData: {
+      if (c.epoch != ctx.epoch() || c.checkpoint != restoring_) return;  // an older recovery's
+      WireReader in(c.snapshot);
+      core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
+      local_[restoring_] = snapshot;
+      restore(ctx, snapshot);
       break;
-    case kRestoreData:
-      if (m.epoch != ctx.epoch() || checkpoint != shared_->committed) return;  // an older recovery's
-      shared_->local_copy[node_] = true;
-      restored(ctx);
+    }
+    case kNotHeld:
+      if (c.epoch != ctx.epoch() || c.checkpoint != restoring_) return;
+      ctx.fail_run("unrecoverable: node " + std::to_string(ctx.node()) + " and its buddy node " +
+                   std::to_string(m.source) + " both lost checkpoint " + std::to_string(c.checkpoint) +
+                   " (a double failure that buddy checkpointing cannot survive)");
       break;
     default: break;
   }
@@ -338,66 +436,107 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
 
 // ============================================================================ coordinator side
 
-void RollbackProtocol::broadcast(ProtocolContext& ctx, std::uint32_t type, std::uint32_t checkpoint) {
-  for (NodeId n = 0; n < ctx.node_count(); ++n) ctx.send_control(n, type, kServiceBytes, with_checkpoint(checkpoint));
+void RollbackProtocol::arm_period_timer(ProtocolContext& ctx) {
+  if (!options_->checkpoints || options_->at_cuts || options_->period <= 0) return;
+  if (period_timer_) ctx.cancel_timer(*period_timer_);
+  period_timer_ = ctx.set_timer(options_->period, 0);
 }
 
 void RollbackProtocol::start_checkpoint(ProtocolContext& ctx) {
   phase_ = Phase::gathering_ready;
   answers_ = 0;
-  core::CheckpointRecord record;
-  record.id = next_checkpoint_;
-  record.started = ctx.now();
-  ctx.metrics().checkpoints.push_back(record);
-  broadcast(ctx, kRequest, next_checkpoint_);
+  std::fill(expected_.begin(), expected_.end(), 0);
+  record_ = core::CheckpointRecord{};
+  record_.id = next_checkpoint_;
+  record_.started = ctx.now();
+  ctx.record_checkpoint(record_);
+  for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRequest, with(next_checkpoint_, ctx.epoch()));
+}
+
+void RollbackProtocol::on_coordinator_notice(ProtocolContext& ctx, const FailureNotice& notice) {
+  ctx.set_epoch(notice.sequence);
+  recovery_epoch_ = notice.sequence;
+  if ((phase_ == Phase::gathering_ready && answers_ > 0) || phase_ == Phase::gathering_saved ||
+      (phase_ == Phase::gathering_ready && !options_->at_cuts)) {
+    record_.aborted = true;
+    ctx.record_checkpoint(record_);
+  }
+  phase_ = Phase::recovering;
+  answers_ = 0;
+  if (period_timer_) {  // no checkpoint until the recovery is over
+    ctx.cancel_timer(*period_timer_);
+    period_timer_.reset();
+  }
+  unrecovered_.push_back(notice);
+  // Every rank restores the last committed checkpoint; a rank being replaced gets this when
+  // its replacement is up.
+  Control recover = with(options_->checkpoints ? committed_ : 0, recovery_epoch_);
+  recover.cause = notice;
+  for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRecover, recover);
+}
+
+void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
+  if (phase_ != Phase::recovering) return;
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (restored_epoch_[n] != recovery_epoch_) return;
+  }
+  // Every node is back at the restart point: resume.
+  for (const FailureNotice& notice : unrecovered_) ctx.record_recovered(notice);
+  unrecovered_.clear();
+  next_checkpoint_ = committed_ + 1;
+  answers_ = 0;
+  std::fill(expected_.begin(), expected_.end(), 0);
+  phase_ = options_->at_cuts && next_checkpoint_ <= options_->cut_positions.size() ? Phase::gathering_ready : Phase::idle;
+  for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kResume, with(committed_, recovery_epoch_));
+  arm_period_timer(ctx);
+  ctx.check_completion();
 }
 
 void RollbackProtocol::coordinator_message(ProtocolContext& ctx, const Message& m) {
-  const std::uint32_t value = checkpoint_of(m);
-  auto& checkpoints = ctx.metrics().checkpoints;
+  const Control c = Control::decode(m);
   switch (m.control_type) {
     case kReady:
-      if (m.epoch != ctx.epoch() || value != next_checkpoint_ || phase_ != Phase::gathering_ready) return;
-      if (checkpoints.empty() || checkpoints.back().id != value || checkpoints.back().aborted) {
-        core::CheckpointRecord record;
-        record.id = value;
-        record.started = ctx.now();
-        checkpoints.push_back(record);
+      if (c.epoch != ctx.epoch() || c.checkpoint != next_checkpoint_ || phase_ != Phase::gathering_ready) return;
+      if (answers_ == 0 && options_->at_cuts) {
+        // At cuts the first node to reach the cut starts the checkpoint.
+        record_ = core::CheckpointRecord{};
+        record_.id = c.checkpoint;
+        record_.started = ctx.now();
+        ctx.record_checkpoint(record_);
+      }
+      for (auto [node, count] : c.sent) {
+        if (node < expected_.size()) expected_[node] += count;
       }
       if (++answers_ == ctx.node_count()) {
         phase_ = Phase::gathering_saved;
         answers_ = 0;
-        broadcast(ctx, kSave, value);
+        for (NodeId n = 0; n < ctx.node_count(); ++n) {
+          Control save = with(c.checkpoint, ctx.epoch());
+          save.count = expected_[n];
+          send(ctx, n, kSave, save);
+        }
       }
       break;
     case kSaved:
-      if (m.epoch != ctx.epoch() || value != next_checkpoint_ || phase_ != Phase::gathering_saved) return;
+      if (c.epoch != ctx.epoch() || c.checkpoint != next_checkpoint_ || phase_ != Phase::gathering_saved) return;
+      record_.bytes += c.count;
       if (++answers_ == ctx.node_count()) {
         // Commit: the saved states become the restart point.
-        shared_->committed = value;
-        std::swap(shared_->committed_state, shared_->pending_state);
-        shared_->local_copy.assign(ctx.node_count(), true);
-        const NodeId nodes = ctx.node_count();
-        std::uint64_t bytes = 0;
-        for (NodeId n = 0; n < nodes; ++n) {
-          bytes += shared_->committed_state[n].bytes;
-          shared_->held_for_others[n] = shared_->held_for_others[nodes + n];
-          shared_->held_for_others[nodes + n] = 0;
-        }
-        auto& record = checkpoints.back();
-        record.saved = record.committed = ctx.now();
-        record.bytes = bytes;
+        committed_ = c.checkpoint;
+        record_.saved = record_.committed = ctx.now();
+        ctx.record_checkpoint(record_);
         ++next_checkpoint_;
         answers_ = 0;
-        phase_ = shared_->at_cuts ? Phase::gathering_ready : Phase::idle;
-        broadcast(ctx, kCommit, value);
+        std::fill(expected_.begin(), expected_.end(), 0);
+        phase_ = options_->at_cuts && next_checkpoint_ <= options_->cut_positions.size() ? Phase::gathering_ready
+                                                                                         : Phase::idle;
+        for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kCommit, with(committed_, ctx.epoch()));
         arm_period_timer(ctx);
       }
       break;
     case kRestored:
-      if (restored_epoch_.size() < ctx.node_count()) restored_epoch_.assign(ctx.node_count(), 0);
       // Messages of two recoveries may cross: keep the latest epoch a node restored for.
-      restored_epoch_[m.source] = std::max(restored_epoch_[m.source], value);
+      restored_epoch_[m.source] = std::max(restored_epoch_[m.source], c.epoch);
       maybe_resume(ctx);
       break;
     default: break;

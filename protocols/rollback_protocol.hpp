@@ -1,98 +1,114 @@
 #pragma once
-// Global rollback-recovery: the `none` and `global` protocols.
+// Global rollback-recovery: the `none` and `global` protocols. Everything travels by message.
 //
 // global: blocking coordinated checkpointing. Each period (of work time between checkpoints) or
-// at the graph cuts of /checkpoints, the coordinator asks every node to stop; a node that has no
-// task running and every message it sent delivered answers READY (the channels are then empty:
-// the flush); the coordinator says SAVE; each node saves its live data (what it holds) to stable
-// storage or to its buddy's memory (keeping a local copy: double checkpointing) and answers
-// SAVED; the coordinator commits and every node resumes. On a failure notice every node aborts
-// what it was doing and rolls back to the last committed checkpoint; the replacement of the failed
-// node reads its checkpoint back (from storage or from its buddy); when all are restored the
-// coordinator resumes them.
+// at the graph cuts of /checkpoints, the coordinator asks every node to stop (REQUEST); a node
+// with no task running and every data message it sent released answers READY with how many data
+// messages it sent to each node in this epoch; the coordinator adds these up and tells each node
+// in SAVE how many it must have received (the channels are then flushed: no acknowledgement per
+// message is needed); the node saves its state (finished tasks and the versions it holds, with
+// their digests) to stable storage or to its buddy's memory, keeping a local copy (double
+// checkpointing), and answers SAVED once the server or buddy acknowledged; the coordinator
+// commits (COMMIT) and every node resumes and drops older copies.
+// On a failure notice every node stops (abort, pause); the coordinator, which alone knows which
+// checkpoint is committed, sends RECOVER(epoch, checkpoint) to every rank (a rank being replaced
+// gets it when its replacement is up); each node restores that checkpoint from its local copy,
+// or a replacement from stable storage or from its buddy (which may have lost it too: then the
+// job is unrecoverable), and answers RESTORED; once all have, the coordinator sends RESUME.
 //
 // none: the same restart with no checkpoint at all: a failure restarts the job from scratch.
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
 
 #include "graphs/buddy_mapping.hpp"
-#include "graphs/cut_selection.hpp"
-#include "sim/core/node_runtime.hpp"
 #include "sim/core/protocol.hpp"
 #include "sim/core/protocol_context.hpp"
 
 namespace ftsim::protocols {
 
+using core::FailureNotice;
 using core::Message;
 using core::NodeId;
 using core::ProtocolContext;
 using core::TaskId;
 
-// What all instances share: the checkpoints themselves (each node's saved state, moved with
-// real byte counts by messages and storage transfers) and the commit record.
-struct RollbackShared {
+// The protocol's options, derived from the job's config (the same for every process).
+struct RollbackOptions {
   bool checkpoints = false;                 // false: the `none` protocol
   bool at_cuts = false;
   double period = 0;
   bool stable_storage = true;
   std::vector<TaskId> cut_positions;        // at_cuts: position of checkpoint k at [k - 1]
   std::optional<graphs::BuddyMapping> buddies;
-  std::uint32_t committed = 0;              // id of the last committed checkpoint (0: none)
-  std::vector<core::NodeSnapshot> committed_state;  // per node
-  std::vector<core::NodeSnapshot> pending_state;    // per node, checkpoint being saved
-  // Buddy storage: whether a node still has its own copy of the committed checkpoint (a
-  // replacement has none until its buddy sends it back).
-  std::vector<bool> local_copy;
-  std::vector<std::uint64_t> held_for_others;       // bytes a node holds as a buddy
 };
+
+std::shared_ptr<const RollbackOptions> make_rollback_options(const config::Config& config, const graphs::TaskGraph& graph);
 
 class RollbackProtocol final : public core::Protocol {
 public:
-  RollbackProtocol(std::shared_ptr<RollbackShared> shared, NodeId node, bool coordinator);
+  RollbackProtocol(std::shared_ptr<const RollbackOptions> options, bool coordinator)
+      : options_(std::move(options)), coordinator_(coordinator) {}
 
   void on_start(ProtocolContext& ctx) override;
   void on_task_completed(ProtocolContext& ctx, TaskId task, bool first_execution) override;
-  void on_data_sent(ProtocolContext& ctx, const Message& message) override;
+  core::SendVerdict on_send(ProtocolContext& ctx, Message& message) override;
+  core::ReceiveVerdict on_receive(ProtocolContext& ctx, const Message& message) override;
+  void on_stored(ProtocolContext& ctx, const Message& message) override;
+  void on_data_released(ProtocolContext& ctx, const Message& message) override;
   void on_control(ProtocolContext& ctx, const Message& message) override;
   void on_timer(ProtocolContext& ctx, std::uint64_t token) override;
-  void on_storage_done(ProtocolContext& ctx, std::uint64_t token) override;
-  void on_failure_detected(ProtocolContext& ctx, NodeId failed) override;
-  void on_restart(ProtocolContext& ctx) override;
+  void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
+  void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) override;
+  void on_restart(ProtocolContext& ctx, const core::RestartInfo& info) override;
 
 private:
   // --- node side ---
   void try_ready(ProtocolContext& ctx);
+  void maybe_save(ProtocolContext& ctx);
   void save(ProtocolContext& ctx, std::uint32_t checkpoint);
-  // Restores the last committed checkpoint (or the initial state); charges the lost work to `record`.
-  void roll_back(ProtocolContext& ctx, bool replacement, core::FailureRecord* record);
-  void restored(ProtocolContext& ctx);
+  void saved(ProtocolContext& ctx);
+  void recover(ProtocolContext& ctx, std::uint32_t epoch, std::uint32_t checkpoint, const FailureNotice& cause);
+  void restore(ProtocolContext& ctx, const core::NodeSnapshot& snapshot);
   void apply_task_limit(ProtocolContext& ctx);
   // --- coordinator side ---
   void start_checkpoint(ProtocolContext& ctx);
   void coordinator_message(ProtocolContext& ctx, const Message& message);
-  void broadcast(ProtocolContext& ctx, std::uint32_t type, std::uint32_t checkpoint);
+  void on_coordinator_notice(ProtocolContext& ctx, const FailureNotice& notice);
   void arm_period_timer(ProtocolContext& ctx);
   void maybe_resume(ProtocolContext& ctx);
 
-  std::shared_ptr<RollbackShared> shared_;
-  NodeId node_;
+  std::shared_ptr<const RollbackOptions> options_;
   bool coordinator_;
-  // node side
-  std::uint32_t ready_for_ = 0;   // checkpoint this node must report READY for (0: none)
-  std::uint32_t saving_ = 0;
-  double checkpoint_began_ = -1;  // for the trace spans
+  // --- node side ---
+  std::uint32_t committed_ = 0;                       // last checkpoint this node knows committed
+  std::map<std::uint32_t, core::NodeSnapshot> local_; // its own copies (pending and committed)
+  std::uint32_t ready_for_ = 0;                       // checkpoint to report READY for (0: none)
+  std::uint32_t save_for_ = 0;                        // SAVE received, waiting for the flush
+  std::uint64_t expected_received_ = 0;
+  std::uint32_t saving_ = 0;                          // saved, waiting for the acknowledgement
+  std::uint64_t saved_bytes_ = 0;
+  std::map<NodeId, std::uint64_t> sent_;              // data messages sent in this epoch, per node
+  std::uint64_t received_ = 0;                        // data messages received in this epoch
+  std::uint32_t restored_from_ = 0;
+  std::uint32_t restoring_ = 0;                       // checkpoint being fetched (replacement)
+  FailureNotice cause_{};                             // the failure the current recovery repairs
+  bool restarting_ = false;                           // a replacement paying its restart cost
+  std::optional<Message> deferred_recover_;           // RECOVER received while restarting
+  double checkpoint_began_ = -1;                      // for the trace spans
   double recovery_began_ = -1;
-  // coordinator side
+  // --- coordinator side ---
   enum class Phase { idle, gathering_ready, gathering_saved, recovering };
   Phase phase_ = Phase::idle;
   std::uint32_t next_checkpoint_ = 1;
   std::uint32_t answers_ = 0;
+  std::vector<std::uint64_t> expected_;                // per node: data messages sent to it
+  core::CheckpointRecord record_;
   std::uint32_t recovery_epoch_ = 0;
-  std::vector<std::uint32_t> restored_epoch_;  // per node: the latest epoch it restored for
-  std::uint64_t timer_generation_ = 0;
+  std::vector<std::uint32_t> restored_epoch_;          // per node: the latest epoch it restored for
+  std::vector<FailureNotice> unrecovered_;             // notices whose recovery is under way
+  std::optional<std::uint64_t> period_timer_;
 };
-
-std::shared_ptr<RollbackShared> make_rollback_shared(const config::Config& config, const graphs::TaskGraph& graph);
 
 }  // namespace ftsim::protocols

@@ -19,6 +19,7 @@ struct NetworkConfig {
   std::string fat_tree;           // SimGrid fat-tree description "2;4,4;1,2;1,2"
   std::vector<std::uint32_t> torus;  // torus dimensions, product = nodes + spares + storage hosts
   double loopback_bandwidth = 0;  // same-node messages never go through the network
+  std::uint64_t envelope = 32;    // bytes added to every message (StarPU-MPI's envelope)
 };
 
 struct StorageConfig {

@@ -1,11 +1,14 @@
 #pragma once
-// Messages between node runtimes. Data messages carry one version of a data handle; control
-// messages belong to a protocol. Both have their real byte size (what the network carries) and
-// a header that protocols may extend (incarnation of the sender, epoch, section).
+// Messages between processes (node hosts and the coordinator). Data messages carry one version
+// of a data handle with its digest; control messages carry a protocol's encoded bytes (see
+// wire.hpp). Every message has its simulated size: payload, an envelope (StarPU-MPI sends 32
+// bytes with each message) and the protocol header words it piggybacks.
+#include <array>
 #include <cstdint>
-#include <memory>
 
 #include "graphs/ids.hpp"
+#include "sim/core/digest.hpp"
+#include "sim/core/wire.hpp"
 
 namespace ftsim::core {
 
@@ -20,32 +23,38 @@ enum class Traffic : std::uint8_t {
   recovery,     // data re-sent to repair a failure (replay, lineage re-send)
   checkpoint,   // checkpoint data to a buddy or to stable storage
   restore,      // checkpoint data read back on restart
-  control,      // protocol service messages (requests, acks, commits)
+  control,      // protocol service messages (requests, acks, commits, plans)
 };
 const char* to_string(Traffic traffic);
 
-// Content of a control message; each protocol defines its own.
-struct ControlPayload {
-  virtual ~ControlPayload() = default;
-};
+inline constexpr std::uint32_t kAnyIncarnation = 0xffffffffu;
+inline constexpr std::size_t kMaxHeaderWords = 4;
 
 struct Message {
   NodeId source = 0;
   NodeId destination = 0;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;  // simulated size, envelope and header words included
   Traffic traffic = Traffic::application;
   bool is_data = true;
-  // Data: which version of which handle.
+  // Data: which version of which handle, its content's digest, and the section (checkpoint
+  // interval) of the task that produced it.
   HandleId handle = graphs::kNone;
   Version version = 0;
-  // Control: protocol-defined type and content.
-  std::uint32_t control_type = 0;
-  std::shared_ptr<const ControlPayload> payload;
-  // Header: stale messages (from a dead incarnation or an older epoch) are dropped on arrival.
-  std::uint32_t source_incarnation = 0;
-  std::uint32_t epoch = 0;
+  Digest digest = 0;
   std::uint32_t section = 0;
-  double sent_at = 0;  // when it left its node (for traces)
+  // Control: protocol-defined type and encoded content.
+  std::uint32_t control_type = 0;
+  Bytes body;
+  // Protocol header words piggybacked on data messages (epoch, date, phase...): 4 bytes each.
+  std::array<std::uint32_t, kMaxHeaderWords> header{};
+  std::uint8_t header_words = 0;
+  // Envelope: stale messages (from a dead incarnation, to one that is gone, or from an older
+  // epoch) are recognised by these.
+  std::uint32_t source_incarnation = 0;
+  std::uint32_t destination_incarnation = kAnyIncarnation;
+  std::uint32_t epoch = 0;
+  double sent_at = 0;         // when it left its node (for traces)
+  std::uint64_t sequence = 0;  // position in its channel (FIFO per ordered pair), set by the driver
 };
 
 }  // namespace ftsim::core

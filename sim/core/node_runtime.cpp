@@ -12,16 +12,65 @@ namespace {
 Version version_read(const Access& a) { return a.mode == AccessMode::RW ? a.version - 1 : a.version; }
 }  // namespace
 
-NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGraph& graph,
-                         const RuntimeIndex& index, TaskTable& tasks, RuntimeServices& services)
-    : node_(node), cores_(cores), graph_(graph), index_(index), tasks_(tasks), services_(services) {}
+// ----------------------------------------------------------------------------- snapshots
+
+void NodeSnapshot::encode(WireWriter& out) const {
+  out.u64(done.size());
+  for (std::uint8_t d : done) out.u8(d);
+  std::vector<std::uint64_t> keys;
+  keys.reserve(store.size());
+  for (const auto& [key, entry] : store) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());  // the same bytes for the same content
+  out.u64(keys.size());
+  for (std::uint64_t key : keys) {
+    const VersionStore::Entry& e = store.at(key);
+    out.u64(key);
+    out.u64(e.bytes);
+    out.u64(e.digest);
+    out.u32(e.remaining_readers);
+    out.u8(e.copy ? 1 : 0);
+  }
+  out.u64(bytes);
+}
+
+NodeSnapshot NodeSnapshot::decode(WireReader& in) {
+  NodeSnapshot s;
+  s.done.resize(in.count(1));
+  for (auto& d : s.done) d = in.u8();
+  const std::uint64_t entries = in.count(29);
+  for (std::uint64_t i = 0; i < entries; ++i) {
+    const std::uint64_t key = in.u64();
+    VersionStore::Entry e;
+    e.bytes = in.u64();
+    e.digest = in.u64();
+    e.remaining_readers = in.u32();
+    e.copy = in.u8() != 0;
+    s.store.emplace(key, e);
+  }
+  s.bytes = in.u64();
+  return s;
+}
+
+// ----------------------------------------------------------------------------- lifecycle
+
+NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGraph& graph, const RuntimeIndex& index,
+                         RuntimeServices& services)
+    : node_(node),
+      cores_(cores),
+      graph_(graph),
+      index_(index),
+      services_(services),
+      tasks_(index.tasks_of(node).size()) {}
 
 NodeSnapshot NodeRuntime::initial_snapshot() const {
   NodeSnapshot s;
   s.done.assign(index_.tasks_of(node_).size(), 0);
   for (HandleId h = 0; h < graph_.handle_count(); ++h) {
     if (graph_.owner(h) != node_) continue;
-    s.store.emplace(VersionStore::key(h, 0), VersionStore::Entry{graph_.bytes(h), 0, 0, false, false});
+    VersionStore::Entry e;
+    e.bytes = graph_.bytes(h);
+    e.digest = initial_digest(h);
+    s.store.emplace(VersionStore::key(h, 0), e);
     s.bytes += graph_.bytes(h);
   }
   return s;
@@ -29,9 +78,8 @@ NodeSnapshot NodeRuntime::initial_snapshot() const {
 
 NodeSnapshot NodeRuntime::snapshot() const {
   NodeSnapshot s;
-  const auto local = index_.tasks_of(node_);
-  s.done.resize(local.size());
-  for (std::size_t i = 0; i < local.size(); ++i) s.done[i] = tasks_.status[local[i]] == TaskStatus::done;
+  s.done.assign(tasks_.status.size(), 0);
+  for (std::size_t i = 0; i < s.done.size(); ++i) s.done[i] = tasks_.status[i] == TaskStatus::done;
   for (const auto& [key, entry] : store_.entries()) {
     if (entry.superseded) continue;
     s.store.emplace(key, entry);
@@ -41,11 +89,9 @@ NodeSnapshot NodeRuntime::snapshot() const {
 }
 
 void NodeRuntime::restore(const NodeSnapshot& snapshot) {
-  const auto local = index_.tasks_of(node_);
-  for (std::size_t i = 0; i < local.size(); ++i) {
-    const TaskId t = local[i];
-    tasks_.status[t] = snapshot.done[i] ? TaskStatus::done : TaskStatus::waiting;
-    tasks_.executed_once[t] = snapshot.done[i];
+  for (std::size_t i = 0; i < tasks_.status.size(); ++i) {
+    tasks_.status[i] = snapshot.done[i] ? TaskStatus::done : TaskStatus::waiting;
+    tasks_.executed_once[i] = snapshot.done[i];
   }
   store_.assign(snapshot.store);
   subscriptions_.clear();
@@ -59,12 +105,13 @@ void NodeRuntime::forget_schedule() {
   beyond_limit_.clear();
   sending_.clear();
   outgoing_ = 0;
+  protocol_cores_ = 0;
   subscriptions_.clear();
 }
 
 void NodeRuntime::wipe() {
   // The backend already killed what was running.
-  for (TaskId t : running_) tasks_.status[t] = TaskStatus::waiting;
+  for (TaskId t : running_) status_of(t) = TaskStatus::waiting;
   forget_schedule();
   store_.clear();
   paused_ = false;
@@ -72,8 +119,8 @@ void NodeRuntime::wipe() {
 
 void NodeRuntime::abort() {
   for (TaskId t : running_) {
-    services_.cancel_task(node_, t);
-    tasks_.status[t] = TaskStatus::waiting;
+    services_.cancel_task(t);
+    status_of(t) = TaskStatus::waiting;
   }
   forget_schedule();
 }
@@ -83,7 +130,7 @@ bool NodeRuntime::input_missing(TaskId, const Access& a) const {
   if (v > 0) {
     const TaskId writer = graph_.writer(a.handle, v);
     // Produced by an unfinished local task: that dependency is counted as an edge.
-    if (graph_.node(writer) == node_ && tasks_.status[writer] != TaskStatus::done) return false;
+    if (graph_.node(writer) == node_ && status(writer) != TaskStatus::done) return false;
   }
   return !store_.holds(a.handle, v);
 }
@@ -95,19 +142,19 @@ void NodeRuntime::rebuild() {
   beyond_limit_.clear();
   remaining_ = 0;
   for (TaskId t : index_.tasks_of(node_)) {
-    TaskStatus& status = tasks_.status[t];
-    if (status == TaskStatus::done) continue;
+    TaskStatus& s = status_of(t);
+    if (s == TaskStatus::done) continue;
     ++remaining_;
-    if (status == TaskStatus::running) continue;
+    if (s == TaskStatus::running) continue;
     std::int32_t pending = 0;
     graph_.for_each_predecessor(t, [&](TaskId p) {
-      if (graph_.node(p) == node_ && tasks_.status[p] != TaskStatus::done) ++pending;
+      if (graph_.node(p) == node_ && status(p) != TaskStatus::done) ++pending;
     });
     for (const Access& a : graph_.accesses(t)) {
       if (graphs::reads(a.mode) && input_missing(t, a)) ++pending;
     }
-    tasks_.pending[t] = pending;
-    status = TaskStatus::waiting;
+    tasks_.pending[slot(t)] = pending;
+    s = TaskStatus::waiting;
     if (pending == 0) make_ready(t);
   }
   dispatch();
@@ -116,7 +163,7 @@ void NodeRuntime::rebuild() {
 void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic) {
   ++sending_[h];
   ++outgoing_;
-  services_.send_data(node_, to, h, v, traffic);
+  services_.send_data(to, h, v, store_.read_digest(h, v), traffic);
 }
 
 void NodeRuntime::send_subscribers(HandleId h, Version v) {
@@ -135,6 +182,8 @@ void NodeRuntime::send_initial_values() {
   }
 }
 
+// ----------------------------------------------------------------------------- scheduling
+
 void NodeRuntime::resume() {
   paused_ = false;
   retry();
@@ -143,7 +192,7 @@ void NodeRuntime::resume() {
 void NodeRuntime::set_task_limit(TaskId limit) {
   task_limit_ = limit;
   for (TaskId t : beyond_limit_) {
-    if (tasks_.status[t] == TaskStatus::ready) ready_.push({graph_.priority(t), t});
+    if (status(t) == TaskStatus::ready) ready_.push({graph_.priority(t), t});
   }
   beyond_limit_.clear();
   retry();
@@ -151,21 +200,40 @@ void NodeRuntime::set_task_limit(TaskId limit) {
 
 void NodeRuntime::retry() {
   for (TaskId t : set_aside_) {
-    if (tasks_.status[t] == TaskStatus::ready) ready_.push({graph_.priority(t), t});
+    if (status(t) == TaskStatus::ready) ready_.push({graph_.priority(t), t});
   }
   set_aside_.clear();
   dispatch();
 }
 
+void NodeRuntime::hold_writes(HandleId h) { ++sending_[h]; }
+
+void NodeRuntime::release_writes(HandleId h) {
+  auto it = sending_.find(h);
+  if (it != sending_.end() && it->second > 0 && --it->second == 0) sending_.erase(it);
+  if (!set_aside_.empty()) retry();
+}
+
+bool NodeRuntime::reserve_core() {
+  if (running_.size() + protocol_cores_ >= cores_) return false;
+  ++protocol_cores_;
+  return true;
+}
+
+void NodeRuntime::release_core() {
+  if (protocol_cores_ > 0) --protocol_cores_;
+  dispatch();
+}
+
 void NodeRuntime::make_ready(TaskId task) {
-  tasks_.status[task] = TaskStatus::ready;
+  status_of(task) = TaskStatus::ready;
   ready_.push({graph_.priority(task), task});
 }
 
 bool NodeRuntime::write_held(TaskId task) const {
   // In place: a first execution may not overwrite data that is still being sent (StarPU holds a
   // read access on data under transfer). Re-executions produce old versions beside the new ones.
-  if (tasks_.executed_once[task] || sending_.empty()) return false;
+  if (tasks_.executed_once[slot(task)] || sending_.empty()) return false;
   for (const Access& a : graph_.accesses(task)) {
     if (!graphs::writes(a.mode)) continue;
     auto it = sending_.find(a.handle);
@@ -175,36 +243,51 @@ bool NodeRuntime::write_held(TaskId task) const {
 }
 
 void NodeRuntime::dispatch() {
-  while (!paused_ && running_.size() < cores_ && !ready_.empty()) {
+  while (!paused_ && running_.size() + protocol_cores_ < cores_ && !ready_.empty()) {
     const TaskId t = ready_.top().task;
     ready_.pop();
-    if (tasks_.status[t] != TaskStatus::ready) continue;
+    if (status(t) != TaskStatus::ready) continue;
     if (t >= task_limit_) {
       beyond_limit_.push_back(t);
       continue;
     }
-    if (write_held(t) || !services_.may_start(node_, t)) {
+    if (write_held(t) || !services_.may_start(t)) {
       set_aside_.push_back(t);
       continue;
     }
-    tasks_.status[t] = TaskStatus::running;
+    for (const Access& a : graph_.accesses(t)) {
+      if (graphs::reads(a.mode) && !store_.holds(a.handle, version_read(a))) {
+        ++inputs_missing_at_start_;
+        break;
+      }
+    }
+    status_of(t) = TaskStatus::running;
     running_.push_back(t);
-    services_.start_task(node_, t);
+    services_.start_task(t);
   }
 }
 
 std::uint32_t NodeRuntime::local_readers_not_done(HandleId h, Version v) const {
   std::uint32_t count = 0;
   for (TaskId r : index_.readers(h, v)) {
-    if (graph_.node(r) == node_ && tasks_.status[r] != TaskStatus::done) ++count;
+    if (graph_.node(r) == node_ && status(r) != TaskStatus::done) ++count;
   }
   return count;
 }
 
 void NodeRuntime::produce_outputs(TaskId task, bool first_execution) {
+  // The digest of what the task computed: its identity and the content it read, as found in
+  // memory now (a wrong or missing input changes it).
+  Digest digest = task_seed(graph_.kernel(task), task);
+  for (const Access& a : graph_.accesses(task)) {
+    if (graphs::reads(a.mode)) digest = combine_digest(digest, store_.read_digest(a.handle, version_read(a)));
+  }
+  for (const Access& a : graph_.accesses(task)) {
+    if (graphs::reads(a.mode)) store_.reader_done(a.handle, version_read(a));
+  }
   for (const Access& a : graph_.accesses(task)) {
     if (!graphs::writes(a.mode)) continue;
-    store_.produce(a.handle, a.version, graph_.bytes(a.handle));
+    store_.produce(a.handle, a.version, graph_.bytes(a.handle), output_digest(digest, a.handle));
     send_subscribers(a.handle, a.version);
   }
   if (!first_execution) return;
@@ -214,44 +297,44 @@ void NodeRuntime::produce_outputs(TaskId task, bool first_execution) {
   }
 }
 
+// ----------------------------------------------------------------------------- events
+
 void NodeRuntime::on_task_finished(TaskId task) {
   auto it = std::find(running_.begin(), running_.end(), task);
   if (it == running_.end()) return;  // cancelled meanwhile
   *it = running_.back();
   running_.pop_back();
 
-  const bool first_execution = !tasks_.executed_once[task];
-  tasks_.status[task] = TaskStatus::done;
-  tasks_.executed_once[task] = 1;
-  ++tasks_.executions[task];
+  const std::uint32_t s = slot(task);
+  const bool first_execution = !tasks_.executed_once[s];
+  tasks_.status[s] = TaskStatus::done;
+  tasks_.executed_once[s] = 1;
+  ++tasks_.executions[s];
   --remaining_;
-  for (const Access& a : graph_.accesses(task)) {
-    if (graphs::reads(a.mode)) store_.reader_done(a.handle, version_read(a));
-  }
   produce_outputs(task, first_execution);
-  for (TaskId s : graph_.successors(task)) {
-    if (graph_.node(s) != node_ || tasks_.status[s] != TaskStatus::waiting) continue;
-    if (--tasks_.pending[s] == 0) make_ready(s);
+  for (TaskId succ : graph_.successors(task)) {
+    if (graph_.node(succ) != node_ || status(succ) != TaskStatus::waiting) continue;
+    if (--tasks_.pending[slot(succ)] == 0) make_ready(succ);
   }
-  services_.task_completed(node_, task, first_execution);
+  services_.task_completed(task, first_execution);
   dispatch();
 }
 
-void NodeRuntime::on_data(HandleId h, Version v) {
+void NodeRuntime::on_data(HandleId h, Version v, Digest digest) {
   if (store_.holds(h, v)) return;  // a duplicate (e.g. re-sent during a recovery)
   const bool own = graph_.version_node(h, v) == node_;
   if (own) {
-    store_.add_own(h, v, graph_.bytes(h));
+    store_.add_own(h, v, graph_.bytes(h), digest);
   } else {
-    store_.add_copy(h, v, graph_.bytes(h), local_readers_not_done(h, v));
+    store_.add_copy(h, v, graph_.bytes(h), local_readers_not_done(h, v), digest);
   }
   const TaskId writer = v == 0 ? graphs::kNone : graph_.writer(h, v);
   const bool produced_here_later =
-      writer != graphs::kNone && graph_.node(writer) == node_ && tasks_.status[writer] != TaskStatus::done;
+      writer != graphs::kNone && graph_.node(writer) == node_ && status(writer) != TaskStatus::done;
   if (!produced_here_later) {
     for (TaskId r : index_.readers(h, v)) {
-      if (graph_.node(r) != node_ || tasks_.status[r] != TaskStatus::waiting) continue;
-      if (--tasks_.pending[r] == 0) make_ready(r);
+      if (graph_.node(r) != node_ || status(r) != TaskStatus::waiting) continue;
+      if (--tasks_.pending[slot(r)] == 0) make_ready(r);
     }
   }
   send_subscribers(h, v);
@@ -265,6 +348,8 @@ void NodeRuntime::on_send_done(HandleId h) {
   if (!set_aside_.empty()) retry();
 }
 
+// ----------------------------------------------------------------------------- recovery helpers
+
 void NodeRuntime::subscribe(HandleId h, Version v, NodeId to, Traffic traffic) {
   if (store_.holds(h, v)) {
     send(to, h, v, traffic);
@@ -274,20 +359,45 @@ void NodeRuntime::subscribe(HandleId h, Version v, NodeId to, Traffic traffic) {
 }
 
 void NodeRuntime::mark_for_reexecution(TaskId task) {
-  if (tasks_.status[task] == TaskStatus::done) tasks_.status[task] = TaskStatus::waiting;
+  TaskStatus& s = status_of(task);
+  if (s != TaskStatus::done) return;
+  s = TaskStatus::waiting;
+  ++remaining_;
+  // The copies it reads must live until it has run again.
+  for (const Access& a : graph_.accesses(task)) {
+    if (graphs::reads(a.mode)) store_.reader_added(a.handle, version_read(a));
+  }
+}
+
+void NodeRuntime::mark_done(TaskId task) {
+  const std::uint32_t s = slot(task);
+  if (tasks_.status[s] == TaskStatus::running) return;
+  if (tasks_.status[s] != TaskStatus::done && remaining_ > 0) --remaining_;
+  tasks_.status[s] = TaskStatus::done;
+  tasks_.executed_once[s] = 1;
+}
+
+NodeInventory NodeRuntime::inventory() const {
+  NodeInventory inventory;
+  inventory.done.assign(tasks_.status.size(), 0);
+  for (std::size_t i = 0; i < tasks_.status.size(); ++i) inventory.done[i] = tasks_.status[i] == TaskStatus::done;
+  inventory.held.reserve(store_.size());
+  for (const auto& [key, entry] : store_.entries()) inventory.held.push_back(key);
+  std::sort(inventory.held.begin(), inventory.held.end());
+  return inventory;
 }
 
 bool NodeRuntime::done_before(TaskId limit) const {
   // Tasks before the cursor are known done (reset whenever tasks may become undone).
   const auto local = index_.tasks_of(node_);
-  while (done_cursor_ < local.size() && tasks_.status[local[done_cursor_]] == TaskStatus::done) ++done_cursor_;
+  while (done_cursor_ < local.size() && tasks_.status[done_cursor_] == TaskStatus::done) ++done_cursor_;
   return done_cursor_ == local.size() || local[done_cursor_] >= limit;
 }
 
 std::vector<TaskId> NodeRuntime::waiting_sample(std::size_t count) const {
   std::vector<TaskId> sample;
   for (TaskId t : index_.tasks_of(node_)) {
-    if (tasks_.status[t] == TaskStatus::done) continue;
+    if (status(t) == TaskStatus::done) continue;
     sample.push_back(t);
     if (sample.size() >= count) break;
   }
@@ -297,7 +407,7 @@ std::vector<TaskId> NodeRuntime::waiting_sample(std::size_t count) const {
 std::string NodeRuntime::describe_wait(TaskId task) const {
   std::ostringstream out;
   out << graph_.task_name(task) << " [";
-  switch (tasks_.status[task]) {
+  switch (status(task)) {
     case TaskStatus::waiting: out << "waiting"; break;
     case TaskStatus::ready: out << (paused_ ? "ready, node paused" : task >= task_limit_ ? "ready, after the current cut" : "ready, held"); break;
     case TaskStatus::running: out << "running"; break;
@@ -310,7 +420,7 @@ std::string NodeRuntime::describe_wait(TaskId task) const {
     first = false;
   };
   graph_.for_each_predecessor(task, [&](TaskId p) {
-    if (graph_.node(p) == node_ && tasks_.status[p] != TaskStatus::done) item("task " + graph_.task_name(p));
+    if (graph_.node(p) == node_ && status(p) != TaskStatus::done) item("task " + graph_.task_name(p));
   });
   for (const Access& a : graph_.accesses(task)) {
     if (graphs::reads(a.mode) && input_missing(task, a)) {

@@ -20,31 +20,43 @@
 #include "sim/core/runtime_index.hpp"
 #include "sim/core/task_table.hpp"
 #include "sim/core/version_store.hpp"
+#include "sim/core/wire.hpp"
 
 namespace ftsim::core {
 
+// What the runtime of one node asks of its host (the node host, or a test's fake).
 class RuntimeServices {
 public:
   virtual ~RuntimeServices() = default;
-  virtual void start_task(NodeId node, TaskId task) = 0;
-  virtual void cancel_task(NodeId node, TaskId task) = 0;
-  virtual void send_data(NodeId from, NodeId to, HandleId handle, Version version, Traffic traffic) = 0;
-  virtual void task_completed(NodeId node, TaskId task, bool first_execution) = 0;
+  virtual void start_task(TaskId task) = 0;
+  virtual void cancel_task(TaskId task) = 0;
+  virtual void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) = 0;
+  virtual void task_completed(TaskId task, bool first_execution) = 0;
   // A protocol veto on starting a task now (e.g. a checkpoint in progress); see NodeRuntime::retry().
-  virtual bool may_start(NodeId node, TaskId task) = 0;
+  virtual bool may_start(TaskId task) = 0;
 };
 
-// What a checkpoint or a rollback keeps of a node: its finished tasks and the versions it holds.
+// What a checkpoint or a rollback keeps of a node: its finished tasks and the versions it holds
+// (with their digests). It is content: it travels encoded to a buddy or to stable storage.
 struct NodeSnapshot {
   std::vector<std::uint8_t> done;  // per task of the node, in tasks_of(node) order
   std::unordered_map<std::uint64_t, VersionStore::Entry> store;
   std::uint64_t bytes = 0;         // live data: what saving it costs
+
+  void encode(WireWriter& out) const;
+  static NodeSnapshot decode(WireReader& in);
+};
+
+// What a node tells a recovery planner about itself: tasks done and versions held.
+struct NodeInventory {
+  std::vector<std::uint8_t> done;  // per task of the node, in tasks_of(node) order
+  std::vector<std::uint64_t> held; // VersionStore keys, sorted
 };
 
 class NodeRuntime {
 public:
   NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGraph& graph, const RuntimeIndex& index,
-              TaskTable& tasks, RuntimeServices& services);
+              RuntimeServices& services);
 
   NodeId node() const { return node_; }
   std::uint32_t cores() const { return cores_; }
@@ -73,10 +85,17 @@ public:
   TaskId task_limit() const { return task_limit_; }
   // Re-examines tasks a may_start() veto put aside.
   void retry();
+  // Write holds: no first execution overwrites h while held (e.g. a checkpoint send of its
+  // current version is pending). Pin a version in the store instead for copy-on-write.
+  void hold_writes(HandleId h);
+  void release_writes(HandleId h);
+  // A protocol activity (e.g. a checkpoint copy task) takes one core / gives it back.
+  bool reserve_core();
+  void release_core();
 
   // --- events ---
   void on_task_finished(TaskId task);
-  void on_data(HandleId h, Version v);
+  void on_data(HandleId h, Version v, Digest digest);
   void on_send_done(HandleId h);
 
   // --- recovery helpers ---
@@ -84,8 +103,19 @@ public:
   const VersionStore& store() const { return store_; }
   // Sends (h, v) to `to` as soon as the node holds it (now if it does).
   void subscribe(HandleId h, Version v, NodeId to, Traffic traffic);
-  // Marks a finished task to run again (lineage re-execution); call rebuild() afterwards.
+  // Marks a finished task to run again (lineage re-execution), counting it again as a reader of
+  // the copies it reads; call rebuild() afterwards. Its application sends are not repeated.
   void mark_for_reexecution(TaskId task);
+  // Marks a task done without running it (a recovery plan found its results are not needed).
+  void mark_done(TaskId task);
+  NodeInventory inventory() const;
+
+  // --- task state (this node's tasks only) ---
+  TaskStatus status(TaskId task) const { return tasks_.status[slot(task)]; }
+  std::uint16_t executions(TaskId task) const { return tasks_.executions[slot(task)]; }
+  bool executed_once(TaskId task) const { return tasks_.executed_once[slot(task)] != 0; }
+  // Tasks started while an input version was not in memory (a protocol bug the oracle sees).
+  std::uint64_t inputs_missing_at_start() const { return inputs_missing_at_start_; }
 
   // --- state queries ---
   std::uint32_t running() const { return static_cast<std::uint32_t>(running_.size()); }
@@ -117,20 +147,24 @@ private:
   bool write_held(TaskId task) const;
   void produce_outputs(TaskId task, bool first_execution);
   std::uint32_t local_readers_not_done(HandleId h, Version v) const;
+  std::uint32_t slot(TaskId t) const { return index_.local_slot(t); }
+  TaskStatus& status_of(TaskId t) { return tasks_.status[slot(t)]; }
 
   NodeId node_;
   std::uint32_t cores_;
   const graphs::TaskGraph& graph_;
   const RuntimeIndex& index_;
-  TaskTable& tasks_;
   RuntimeServices& services_;
+  TaskTable tasks_;
 
   VersionStore store_;
   std::priority_queue<ReadyEntry> ready_;
   std::vector<TaskId> running_;
   std::vector<TaskId> set_aside_;                            // vetoed or write hold: retried often
   std::vector<TaskId> beyond_limit_;                         // after the task limit: retried when it moves
-  std::unordered_map<HandleId, std::uint32_t> sending_;      // in-flight sends per handle
+  std::unordered_map<HandleId, std::uint32_t> sending_;      // in-flight sends and protocol write holds per handle
+  std::uint32_t protocol_cores_ = 0;                         // cores taken by protocol activities
+  std::uint64_t inputs_missing_at_start_ = 0;
   std::uint32_t outgoing_ = 0;
   std::uint64_t remaining_ = 0;                              // tasks of the node not done
   std::unordered_map<std::uint64_t, std::vector<std::pair<NodeId, Traffic>>> subscriptions_;

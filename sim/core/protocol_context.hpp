@@ -1,57 +1,89 @@
 #pragma once
-// ProtocolContext: everything a protocol instance may do, bound to its node (or to the
-// coordinator). Protocols never see the backend: only this context.
-#include "sim/core/simulation.hpp"
+// ProtocolContext: everything a protocol instance may do, bound to its own process (a node or
+// the coordinator). It is abstract so that the same protocol objects run in the simulation
+// (NodeHost over the world driver), in a unit test (NodeHost over a fake environment) and on an
+// MPI rank. What it offers is what a real process has: its own runtime and memory, the job's
+// config and task graph (every process of an STF runtime submits the whole graph), messages,
+// stable storage, timers and cores. It offers no other node's state, no true liveness (only
+// failure notices) and no run-wide metrics: the record_* calls report, they never read.
+#include <cstdint>
+#include <string>
+
+#include "graphs/task_graph.hpp"
+#include "sim/config/config.hpp"
+#include "sim/core/message.hpp"
+#include "sim/core/node_runtime.hpp"
+#include "sim/core/protocol.hpp"
+#include "sim/core/protocol_store.hpp"
+#include "sim/core/run_metrics.hpp"
+#include "sim/core/runtime_index.hpp"
+#include "sim/core/trace_writer.hpp"
 
 namespace ftsim::core {
 
 class ProtocolContext {
 public:
-  ProtocolContext(Simulation& simulation, NodeId node) : sim_(simulation), node_(node) {}
+  virtual ~ProtocolContext() = default;
 
-  NodeId node() const { return node_; }
-  bool is_coordinator() const { return node_ == sim_.coordinator(); }
-  NodeId node_count() const { return sim_.node_count(); }
-  NodeId coordinator() const { return sim_.coordinator(); }
-  double now() const { return sim_.now(); }
-  const config::Config& config() const { return sim_.config(); }
-  const graphs::TaskGraph& graph() const { return sim_.graph(); }
-  const RuntimeIndex& index() const { return sim_.index(); }
-  TaskTable& tasks() { return sim_.tasks(); }
-  double task_seconds(TaskId task) const { return sim_.task_seconds(task); }
+  // --- who, when, and what every process of the job knows ---
+  virtual NodeId node() const = 0;
+  virtual NodeId node_count() const = 0;
+  NodeId coordinator() const { return node_count(); }
+  bool is_coordinator() const { return node() == coordinator(); }
+  virtual std::uint32_t incarnation() const = 0;
+  virtual double now() const = 0;
+  virtual const config::Config& config() const = 0;
+  virtual const graphs::TaskGraph& graph() const = 0;
+  virtual const RuntimeIndex& index() const = 0;
+  virtual double task_seconds(TaskId task) const = 0;
 
-  // This node's runtime.
-  NodeRuntime& runtime() { return sim_.runtime(node_); }
-  // Another node's runtime: the global view a centralized coordinator or planner has (a Dask
-  // scheduler knows where every result is). Node-local protocol logic must not use it.
-  NodeRuntime& runtime_of(NodeId node) { return sim_.runtime(node); }
-  bool alive(NodeId node) const { return sim_.alive(node); }
+  // --- its own process ---
+  // This node's runtime (the coordinator has none: calling it there is a protocol bug).
+  virtual NodeRuntime& runtime() = 0;
+  // The protocol's epoch, stamped on every message the process sends.
+  virtual std::uint32_t epoch() const = 0;
+  virtual void set_epoch(std::uint32_t epoch) = 0;
+  // Stores the protocol owns in this process's memory.
+  virtual ProtocolStore& checkpoint_store() = 0;  // checkpoint copies held for other nodes
+  virtual ProtocolStore& log_store() = 0;         // logged messages
 
-  std::uint32_t epoch() const { return sim_.epoch(node_); }
-  void set_epoch(std::uint32_t epoch) { sim_.set_epoch(node_, epoch); }
+  // --- messages ---
+  // A control message: `body` is the encoded content; its simulated size is the body plus the
+  // envelope plus `payload_bytes` (the data it stands for, e.g. a checkpoint's content).
+  // `destination_incarnation`: dropped on arrival if the destination is no longer that
+  // incarnation (kAnyIncarnation: whichever holds the rank then).
+  virtual void send_control(NodeId to, std::uint32_t type, Bytes body, Traffic traffic = Traffic::control,
+                            std::uint64_t payload_bytes = 0, std::uint32_t destination_incarnation = kAnyIncarnation) = 0;
+  // Sends the data messages that on_send held, in the order they were held.
+  virtual void release_held_sends() = 0;
 
-  void send_control(NodeId to, std::uint32_t type, std::uint64_t bytes,
-                    std::shared_ptr<const ControlPayload> payload = {}, Traffic traffic = Traffic::control) {
-    sim_.send_control(node_, to, type, bytes, traffic, std::move(payload));
-  }
-  void storage_transfer(std::uint64_t bytes, bool write, std::uint64_t token) {
-    sim_.storage_transfer(node_, bytes, write, token);
-  }
-  std::uint32_t storage_servers() const { return sim_.storage_servers(); }
-  void set_timer(double delay, std::uint64_t token) { sim_.set_timer(node_, delay, token); }
+  // --- stable storage (reliable servers, numbered 0 .. storage_servers() - 1) ---
+  virtual std::uint32_t storage_servers() const = 0;
+  // Writes `content` (standing for `bytes` of data) under `key`; on_storage_done(token, null).
+  virtual void storage_write(std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
+                             std::uint64_t token) = 0;
+  // Reads `key` back; on_storage_done(token, content or null if the server does not hold it).
+  virtual void storage_read(std::uint32_t server, std::uint64_t key, std::uint64_t token) = 0;
+  virtual void storage_erase(std::uint32_t server, std::uint64_t key) = 0;
 
-  RunMetrics& metrics() { return sim_.mutable_metrics(); }
-  FailureRecord* latest_failure() { return sim_.latest_failure(); }
-  FailureRecord* failure_record(NodeId node) { return sim_.failure_record(node); }
-  // Failure detections so far: the recovery epoch every node agrees on.
-  std::uint32_t detections() const { return sim_.detections(); }
-  TraceWriter* trace() { return sim_.trace(); }
-  void fail_run(const std::string& reason) { sim_.fail_run(reason); }
-  void check_completion() { sim_.check_completion(); }
+  // --- time and cores ---
+  // on_timer(token) after `delay`; the id returned cancels it.
+  virtual std::uint64_t set_timer(double delay, std::uint64_t token) = 0;
+  virtual void cancel_timer(std::uint64_t id) = 0;
+  // Runs a protocol activity of `seconds` on one of the node's cores (e.g. a checkpoint copy);
+  // on_activity_done(token). False if no core is free now.
+  virtual bool run_activity(double seconds, std::uint64_t token) = 0;
 
-private:
-  Simulation& sim_;
-  NodeId node_;
+  // --- reports (write-only) ---
+  virtual ProtocolCounters& counters() = 0;
+  virtual void record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) = 0;
+  virtual void record_recovered(const FailureNotice& failure) = 0;
+  virtual void record_checkpoint(const CheckpointRecord& record) = 0;
+  virtual TraceWriter* trace() = 0;
+  // Aborts the whole job (MPI_Abort): the run fails (exit code 1) with this reason.
+  virtual void fail_run(const std::string& reason) = 0;
+  // The protocol's own work may have ended: let the driver re-examine whether the run is over.
+  virtual void check_completion() = 0;
 };
 
 }  // namespace ftsim::core

@@ -11,6 +11,13 @@ namespace ftsim::core {
 
 inline constexpr std::size_t kTrafficKinds = 5;
 
+// What a protocol counts on its own process (StarPU-MPI's starpu_mpi_ft_stats names); the run's
+// totals are their sums (and, for peaks, their maximum).
+struct ProtocolCounters {
+  std::uint64_t cp_data_normal_count = 0, cp_data_normal_total_size = 0;
+  std::uint64_t cp_data_cached_count = 0, cp_data_cached_size = 0;
+};
+
 struct NodeMetrics {
   std::uint64_t executions = 0;        // task executions, including re-executions
   std::uint64_t reexecutions = 0;      // executions of tasks that had run before
@@ -18,9 +25,27 @@ struct NodeMetrics {
   double lost_seconds = 0;             // core time of executions cancelled by failures or rollbacks
   std::array<std::uint64_t, kTrafficKinds> messages_sent{};
   std::array<std::uint64_t, kTrafficKinds> bytes_sent{};
-  std::uint64_t duplicates_received = 0;
+  std::uint64_t duplicates_received = 0;  // data versions received while already held
+  std::uint64_t orphans_dropped = 0;      // data messages a protocol refused as orphans
+  std::uint64_t inputs_missing_at_start = 0;  // tasks started without an input in memory
   std::uint64_t peak_memory_bytes = 0;  // data versions held at once
   std::uint32_t restarts = 0;
+  // Protocol-owned memory: checkpoint copies held for others, message logs (bytes stored over
+  // the run, peak held at once), over all incarnations of the node.
+  std::uint64_t checkpoint_store_total = 0, checkpoint_store_peak = 0;
+  std::uint64_t log_store_total = 0, log_store_peak = 0;
+  std::uint64_t service_messages = 0, service_bytes = 0;  // control traffic it sent
+  ProtocolCounters counters;
+};
+
+// What a protocol reports of a failure's cost (added to the failure's record).
+struct FailureEffect {
+  std::string restart_point;           // set if not empty, e.g. "checkpoint 3"
+  std::uint64_t tasks_reexecuted = 0;
+  double work_lost_seconds = 0;
+  std::uint32_t processes_rolled_back = 0;
+  std::uint64_t messages_replayed = 0;
+  std::uint64_t bytes_replayed = 0;
 };
 
 struct FailureRecord {
@@ -59,9 +84,11 @@ struct RunMetrics {
   std::uint64_t ft_service_msgs_count = 0, ft_service_msgs_total_size = 0;
   std::uint64_t in_mem_cp_data_total = 0, in_mem_cp_data_max_at_t = 0;
   std::uint64_t log_bytes = 0, log_peak_bytes = 0;
-  // Oracle: every handle's final version exists where it belongs.
+  // Oracle: every handle's final version exists where it belongs, with the digest of the
+  // failure-free run, and every task is done.
   bool oracle_ok = false;
-  std::vector<std::string> oracle_missing;
+  std::vector<std::string> oracle_missing;  // final versions not held, tasks not done
+  std::vector<std::string> oracle_wrong;    // final versions held with another digest (wrong data)
   std::vector<std::string> stall_report;  // what waits for what, if the run stalled
   std::uint64_t events = 0;               // task completions + deliveries, for speed figures
 };

@@ -37,6 +37,10 @@ json to_json(const RunMetrics& m) {
                      {"bytes_sent", traffic_json(n.bytes_sent)},
                      {"messages_sent", traffic_json(n.messages_sent)},
                      {"duplicates_received", n.duplicates_received},
+                     {"orphans_dropped", n.orphans_dropped},
+                     {"inputs_missing_at_start", n.inputs_missing_at_start},
+                     {"checkpoint_store", {{"total_bytes", n.checkpoint_store_total}, {"peak_bytes", n.checkpoint_store_peak}}},
+                     {"log_store", {{"total_bytes", n.log_store_total}, {"peak_bytes", n.log_store_peak}}},
                      {"peak_memory_bytes", n.peak_memory_bytes},
                      {"restarts", n.restarts}});
     for (std::size_t k = 0; k < kTrafficKinds; ++k) {
@@ -90,7 +94,7 @@ json to_json(const RunMetrics& m) {
           {"failures", failures},
           {"checkpoints", checkpoints},
           {"nodes", nodes},
-          {"oracle", {{"ok", m.oracle_ok}, {"missing", m.oracle_missing}}},
+          {"oracle", {{"ok", m.oracle_ok}, {"missing", m.oracle_missing}, {"wrong", m.oracle_wrong}}},
           {"stall_report", m.stall_report},
           {"events", m.events}};
 }
@@ -145,12 +149,19 @@ RunMetrics run_metrics_from_json(const json& j) {
     r.bytes_sent = traffic_from(n.at("bytes_sent"));
     r.messages_sent = traffic_from(n.at("messages_sent"));
     r.duplicates_received = n.at("duplicates_received");
+    r.orphans_dropped = n.at("orphans_dropped");
+    r.inputs_missing_at_start = n.at("inputs_missing_at_start");
+    r.checkpoint_store_total = n.at("checkpoint_store").at("total_bytes");
+    r.checkpoint_store_peak = n.at("checkpoint_store").at("peak_bytes");
+    r.log_store_total = n.at("log_store").at("total_bytes");
+    r.log_store_peak = n.at("log_store").at("peak_bytes");
     r.peak_memory_bytes = n.at("peak_memory_bytes");
     r.restarts = n.at("restarts");
     m.nodes.push_back(r);
   }
   m.oracle_ok = j.at("oracle").at("ok");
   m.oracle_missing = j.at("oracle").at("missing").get<std::vector<std::string>>();
+  m.oracle_wrong = j.at("oracle").at("wrong").get<std::vector<std::string>>();
   m.stall_report = j.at("stall_report").get<std::vector<std::string>>();
   m.events = j.at("events");
   return m;

@@ -66,6 +66,10 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
 
   fill_csr(graph.node_count(), tasks, [&](std::size_t t) { return graph.node(static_cast<TaskId>(t)); },
            node_task_offset_, node_tasks_);
+  local_slot_.resize(tasks);
+  for (NodeId n = 0; n < graph.node_count(); ++n) {
+    for (std::uint32_t i = node_task_offset_[n]; i < node_task_offset_[n + 1]; ++i) local_slot_[node_tasks_[i]] = i - node_task_offset_[n];
+  }
 }
 
 }  // namespace ftsim::core

@@ -1,6 +1,7 @@
 #pragma once
 // Read-only indexes over a task graph that every node runtime needs, built once per run:
 //   - the readers of each version of each handle (who consumes (h, v));
+//   - the tasks of each node and each task's position among them;
 //   - the application sends each task triggers when it completes (the transfer plan grouped by
 //     producer), and the sends of initial values grouped by owner.
 #include <span>
@@ -37,6 +38,8 @@ public:
   std::span<const TaskId> tasks_of(NodeId node) const {
     return {node_tasks_.data() + node_task_offset_[node], node_tasks_.data() + node_task_offset_[node + 1]};
   }
+  // Position of a task among the tasks of its node (where the node keeps its state).
+  std::uint32_t local_slot(TaskId t) const { return local_slot_[t]; }
 
 private:
   std::vector<std::uint64_t> version_slot_;   // first slot of handle h (one slot per version 0..final)
@@ -48,6 +51,7 @@ private:
   std::vector<std::uint32_t> initial_send_ids_;
   std::vector<std::uint32_t> node_task_offset_;
   std::vector<TaskId> node_tasks_;
+  std::vector<std::uint32_t> local_slot_;
 };
 
 }  // namespace ftsim::core

@@ -3,10 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <iostream>
 #include <numeric>
-
-#include "sim/core/protocol_context.hpp"
 
 namespace ftsim::core {
 
@@ -17,47 +14,61 @@ std::atomic<bool> stop_flag{false};
 void request_stop() { stop_flag.store(true); }
 bool stop_requested() { return stop_flag.load(); }
 
+std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph) {
+  // In submission order every read sees the current version of its handle (STF semantics).
+  std::vector<Digest> current(graph.handle_count());
+  for (HandleId h = 0; h < graph.handle_count(); ++h) current[h] = initial_digest(h);
+  for (TaskId t = 0; t < graph.task_count(); ++t) {
+    Digest digest = task_seed(graph.kernel(t), t);
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (graphs::reads(a.mode)) digest = combine_digest(digest, current[a.handle]);
+    }
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (graphs::writes(a.mode)) current[a.handle] = output_digest(digest, a.handle);
+    }
+  }
+  return current;
+}
+
 Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                        ProtocolFactory factory, Backend& backend, SimulationOptions options)
     : config_(config),
       graph_(graph),
       cost_(cost),
+      factory_(std::move(factory)),
       backend_(backend),
       options_(std::move(options)),
       index_(graph),
-      tasks_(graph.task_count()),
+      setup_{config, graph, index_, cost, config.platform.network.envelope},
+      expected_digests_(failure_free_digests(graph)),
       failures_(config.failures, graph.node_count(), config.seed) {
-  const NodeId nodes = graph.node_count();
-  for (NodeId n = 0; n < nodes; ++n) {
-    runtimes_.push_back(std::make_unique<NodeRuntime>(n, config.platform.cores_per_node, graph, index_, tasks_, *this));
-  }
-  for (NodeId n = 0; n <= nodes; ++n) {
-    protocols_.push_back(factory(n, n == nodes));
-    contexts_.push_back(std::make_unique<ProtocolContext>(*this, n));
-  }
-  alive_.assign(nodes + 1, true);
-  replacement_scheduled_.assign(nodes + 1, false);
-  incarnation_.assign(nodes + 1, 0);
-  epoch_.assign(nodes + 1, 0);
-  postponed_.resize(nodes + 1);
-  outbox_.resize(nodes + 1);
-  running_.resize(nodes);
-  free_cores_.resize(nodes);
-  for (NodeId n = 0; n < nodes; ++n) {
-    for (std::uint32_t c = config.platform.cores_per_node; c-- > 0;) free_cores_[n].push_back(c);
-  }
-  metrics_.nodes.resize(nodes);
+  const NodeId processes = graph.node_count() + 1;
+  process_metrics_.resize(processes);
+  executions_.assign(graph.task_count(), 0);
+  failure_of_.resize(processes);
+  incarnation_.assign(processes, 0);
+  replacement_scheduled_.assign(processes, false);
+  postponed_.resize(processes);
+  channels_.resize(processes);
+  storage_.resize(backend.storage_servers());
   unlimited_spares_ = config.platform.unlimited_spares;
   spares_left_ = config.platform.spares;
   if (!options_.trace_file.empty()) {
-    trace_ = std::make_unique<TraceWriter>(options_.trace_file, nodes, config.platform.cores_per_node, "coordinator");
+    trace_ = std::make_unique<TraceWriter>(options_.trace_file, graph.node_count(), config.platform.cores_per_node,
+                                           "coordinator");
   }
+  for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
 }
 
 Simulation::~Simulation() = default;
 
-std::uint64_t Simulation::add_timer(double time, TimerKind kind, NodeId node, std::uint64_t token) {
-  timers_.push_back({kind, node, token});
+std::unique_ptr<NodeHost> Simulation::make_host(NodeId node) {
+  HostEnvironment& environment = *this;
+  return std::make_unique<NodeHost>(node, incarnation_[node], setup_, environment, factory_(node, node == coordinator()));
+}
+
+std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token) {
+  timers_.push_back({kind, node, incarnation_[node], token, false});
   const std::uint64_t id = timers_.size() - 1;
   backend_.set_timer(std::max(time, now()), id);
   return id;
@@ -66,213 +77,205 @@ std::uint64_t Simulation::add_timer(double time, TimerKind kind, NodeId node, st
 void Simulation::start() {
   wall_start_ = last_progress_ = std::chrono::steady_clock::now();
   for (const auto& failure : failures_.initial()) {
-    if (failure.node < node_count()) add_timer(failure.time, TimerKind::failure, failure.node, 0);
+    if (failure.node < node_count()) add_timer(failure.time, Timer::Kind::failure, failure.node, 0);
   }
-  if (options_.time_limit > 0) add_timer(options_.time_limit, TimerKind::time_limit, 0, 0);
-  for (NodeId n = 0; n < node_count(); ++n) {
-    runtimes_[n]->restore(runtimes_[n]->initial_snapshot());
-  }
-  for (NodeId n = 0; n <= node_count(); ++n) protocol(n).on_start(*contexts_[n]);
-  for (NodeId n = 0; n < node_count(); ++n) runtimes_[n]->send_initial_values();
-  for (NodeId n = 0; n < node_count(); ++n) runtimes_[n]->rebuild();
+  if (options_.time_limit > 0) add_timer(options_.time_limit, Timer::Kind::time_limit, 0, 0);
+  // As a job starts: every process has its input, then the protocols start, then the initial
+  // values are sent, then the tasks are scheduled.
+  for (auto& host : hosts_) host->load_initial_state();
+  for (auto& host : hosts_) host->start_protocol();
+  for (auto& host : hosts_) host->send_initial_values();
+  for (auto& host : hosts_) host->schedule();
   check_completion();
 }
 
 // ----------------------------------------------------------------------------- tasks
 
-void Simulation::start_task(NodeId node, TaskId task) {
-  auto& cores = free_cores_[node];
-  std::uint32_t core = 0;
-  if (!cores.empty()) {
-    core = cores.back();
-    cores.pop_back();
-  }
-  running_[node].push_back({task, now(), core});
-  backend_.start_task(node, task, task_seconds(task));
-}
-
-void Simulation::cancel_task(NodeId node, TaskId task) {
-  auto& running = running_[node];
-  for (std::size_t i = 0; i < running.size(); ++i) {
-    if (running[i].task != task) continue;
-    metrics_.nodes[node].lost_seconds += now() - running[i].start;
-    free_cores_[node].push_back(running[i].core);
-    running[i] = running.back();
-    running.pop_back();
-    break;
-  }
-  backend_.cancel_task(node, task);
+bool Simulation::observe_execution(TaskId task) {
+  ++metrics_.events;
+  if (++events_since_check_ >= 4096) periodic_checks();
+  return executions_[task]++ > 0;
 }
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
-  if (halted_ || !alive_[node]) return;
-  auto& running = running_[node];
-  double start = now();
-  std::uint32_t core = 0;
-  for (std::size_t i = 0; i < running.size(); ++i) {
-    if (running[i].task != task) continue;
-    start = running[i].start;
-    core = running[i].core;
-    running[i] = running.back();
-    running.pop_back();
-    free_cores_[node].push_back(core);
-    break;
-  }
-  NodeMetrics& m = metrics_.nodes[node];
-  ++m.executions;
-  const bool reexecution = tasks_.executions[task] > 0;
-  if (reexecution) ++m.reexecutions;
-  m.busy_seconds += now() - start;
-  ++metrics_.events;
-  if (trace_) trace_->task(node, core, graph_.task_name(task), graph_.kernel_name(graph_.kernel(task)), start, now(), reexecution);
-  runtimes_[node]->on_task_finished(task);
-  if (++events_since_check_ >= 4096) periodic_checks();
+  if (halted_ || !hosts_[node]) return;
+  hosts_[node]->on_task_finished(task);
 }
-
-void Simulation::task_completed(NodeId node, TaskId task, bool first_execution) {
-  protocol(node).on_task_completed(*contexts_[node], task, first_execution);
-  if (runtimes_[node]->remaining_tasks() == 0) check_completion();
-}
-
-bool Simulation::may_start(NodeId node, TaskId task) { return protocol(node).may_start(*contexts_[node], task); }
 
 // ----------------------------------------------------------------------------- messages
 
-void Simulation::send_data(NodeId from, NodeId to, HandleId handle, Version version, Traffic traffic) {
-  Message m;
-  m.source = from;
-  m.destination = to;
-  m.bytes = graph_.bytes(handle);
-  m.traffic = traffic;
-  m.is_data = true;
-  m.handle = handle;
-  m.version = version;
-  protocol(from).on_send(*contexts_[from], m);
-  dispatch_message(std::move(m));
+void Simulation::release_sender(const Message& m) {
+  NodeHost* sender = hosts_[m.source].get();
+  if (sender && m.source_incarnation == incarnation_[m.source]) sender->released(m);
 }
 
-void Simulation::send_control(NodeId from, NodeId to, std::uint32_t type, std::uint64_t bytes, Traffic traffic,
-                              std::shared_ptr<const ControlPayload> payload) {
-  Message m;
-  m.source = from;
-  m.destination = to;
-  m.bytes = bytes;
-  m.traffic = traffic;
-  m.is_data = false;
-  m.control_type = type;
-  m.payload = std::move(payload);
-  if (traffic == Traffic::control) {
-    ++metrics_.ft_service_msgs_count;
-    metrics_.ft_service_msgs_total_size += bytes;
-  }
-  dispatch_message(std::move(m));
-}
-
-void Simulation::dispatch_message(Message m) {
+void Simulation::send(Message m) {
   if (halted_) return;
-  if (!alive_[m.source]) {
-    // A recovery plan made before the replacement is up: its replacement sends it.
-    outbox_[m.source].push_back(std::move(m));
+  if (!hosts_[m.destination]) {
+    const bool for_gone_incarnation =
+        m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination];
+    // The communication layer keeps it for the rank's replacement; the sender is done with it.
+    Message copy = m;
+    if (!for_gone_incarnation) postponed_[m.destination].push_back(std::move(m));
+    release_sender(copy);
     return;
   }
-  m.source_incarnation = incarnation_[m.source];
-  m.epoch = epoch_[m.source];
-  m.sent_at = now();
-  if (m.source < node_count()) {
-    NodeMetrics& metrics = metrics_.nodes[m.source];
-    ++metrics.messages_sent[static_cast<std::size_t>(m.traffic)];
-    metrics.bytes_sent[static_cast<std::size_t>(m.traffic)] += m.bytes;
-  }
-  if (!alive_[m.destination]) {
-    // The communication layer buffers it until the rank is repaired; the sender is done with it.
-    const bool sender_is_node = m.source < node_count();
-    const HandleId handle = m.handle;
-    const bool data = m.is_data;
-    const NodeId source = m.source;
-    const Message copy = m;
-    postponed_[m.destination].push_back(std::move(m));
-    if (data && sender_is_node) {
-      runtimes_[source]->on_send_done(handle);
-      protocol(source).on_data_sent(*contexts_[source], copy);
-    }
-    return;
-  }
+  route(std::move(m));
+}
+
+void Simulation::route(Message m) {
+  m.sequence = channels_[m.source][m.destination].next_send++;
   backend_.send(std::move(m));
 }
 
 void Simulation::on_message_delivered(const Message& m) {
   if (halted_) return;
   ++metrics_.events;
-  const bool sender_current = alive_[m.source] && m.source_incarnation == incarnation_[m.source];
-  if (m.is_data && sender_current && m.source < node_count()) {
-    runtimes_[m.source]->on_send_done(m.handle);
-    protocol(m.source).on_data_sent(*contexts_[m.source], m);
+  release_sender(m);
+  // From a process that died since, or to one that died since: lost with it.
+  if (m.source_incarnation != incarnation_[m.source] || !hosts_[m.source] || !hosts_[m.destination]) return;
+  auto& channels = channels_[m.source];
+  auto it = channels.find(m.destination);
+  if (it == channels.end()) return;
+  Channel& channel = it->second;
+  if (m.sequence != channel.next_delivery) {
+    channel.early.emplace(m.sequence, m);  // overtook an earlier message: wait for it
+    return;
   }
-  if (!alive_[m.destination]) return;
-  if (m.source_incarnation != incarnation_[m.source]) return;  // from a process that died since
-  if (trace_ && m.source != m.destination) {
-    trace_->message(m.source, m.destination, m.is_data ? graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
-                                                       : "control " + std::to_string(m.control_type),
-                    to_string(m.traffic), m.sent_at, now(), m.bytes);
-  }
-  if (m.is_data) {
-    if (m.epoch < epoch_[m.destination]) return;  // sent before a rollback
-    protocol(m.destination).on_receive(*contexts_[m.destination], m);
-    if (m.destination < node_count()) {
-      if (runtimes_[m.destination]->store().holds(m.handle, m.version)) ++metrics_.nodes[m.destination].duplicates_received;
-      runtimes_[m.destination]->on_data(m.handle, m.version);
-    }
-  } else {
-    protocol(m.destination).on_control(*contexts_[m.destination], m);
+  ++channel.next_delivery;
+  deliver(m);
+  // Deliveries may fail a node and reset its channels: look the channel up again each time.
+  while (!halted_) {
+    auto again = channels_[m.source].find(m.destination);
+    if (again == channels_[m.source].end() || again->second.early.empty()) break;
+    Channel& c = again->second;
+    auto first = c.early.begin();
+    if (first->first != c.next_delivery) break;
+    Message next = std::move(first->second);
+    c.early.erase(first);
+    ++c.next_delivery;
+    deliver(next);
   }
   if (++events_since_check_ >= 4096) periodic_checks();
 }
 
+void Simulation::deliver(const Message& m) {
+  NodeHost* destination = hosts_[m.destination].get();
+  if (!destination) return;
+  if (m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination]) return;
+  if (trace_ && m.source != m.destination) {
+    trace_->message(m.source, m.destination,
+                    m.is_data ? graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
+                              : "control " + std::to_string(m.control_type),
+                    to_string(m.traffic), m.sent_at, now(), m.bytes);
+  }
+  destination->deliver(m);
+}
+
 void Simulation::on_message_lost(const Message& m) {
   if (halted_) return;
-  const bool sender_current = alive_[m.source] && m.source_incarnation == incarnation_[m.source];
-  if (m.is_data && sender_current && m.source < node_count()) {
-    runtimes_[m.source]->on_send_done(m.handle);
-    protocol(m.source).on_data_sent(*contexts_[m.source], m);
-  }
+  release_sender(m);
+}
+
+void Simulation::reset_channels(NodeId node) {
+  channels_[node].clear();
+  for (auto& by_destination : channels_) by_destination.erase(node);
 }
 
 // ----------------------------------------------------------------------------- storage, timers
 
-void Simulation::storage_transfer(NodeId node, std::uint64_t bytes, bool write, std::uint64_t token) {
-  const std::uint32_t servers = backend_.storage_servers();
-  if (servers == 0) {
+void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content,
+                               std::uint64_t bytes, std::uint64_t token) {
+  if (storage_.empty()) {
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
     return;
   }
-  if (node < node_count()) {
-    const auto traffic = write ? Traffic::checkpoint : Traffic::restore;
-    ++metrics_.nodes[node].messages_sent[static_cast<std::size_t>(traffic)];
-    metrics_.nodes[node].bytes_sent[static_cast<std::size_t>(traffic)] += bytes;
+  server %= static_cast<std::uint32_t>(storage_.size());
+  std::uint32_t id;
+  StorageOperation op{node, incarnation_[node], server, key, true, bytes, std::move(content), token};
+  if (!free_storage_operations_.empty()) {
+    id = free_storage_operations_.back();
+    free_storage_operations_.pop_back();
+    storage_operations_[id] = std::move(op);
+  } else {
+    id = static_cast<std::uint32_t>(storage_operations_.size());
+    storage_operations_.push_back(std::move(op));
   }
-  backend_.storage_transfer(node, node % servers, bytes, write, token);
+  backend_.storage_transfer(node, server, bytes, true, id);
 }
 
-void Simulation::on_storage_done(NodeId node, std::uint64_t token) {
-  if (halted_ || !alive_[node]) return;
-  protocol(node).on_storage_done(*contexts_[node], token);
+void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
+  if (storage_.empty()) {
+    fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
+    return;
+  }
+  server %= static_cast<std::uint32_t>(storage_.size());
+  // The server answers with what it holds (a "not found" answer is a tiny message).
+  auto it = storage_[server].find(key);
+  const std::uint64_t bytes = it == storage_[server].end() ? 1 : it->second.bytes;
+  if (node < node_count()) {
+    NodeMetrics& m = process_metrics_[node];
+    ++m.messages_sent[static_cast<std::size_t>(Traffic::restore)];
+    m.bytes_sent[static_cast<std::size_t>(Traffic::restore)] += bytes;
+  }
+  std::uint32_t id;
+  StorageOperation op{node, incarnation_[node], server, key, false, bytes, {}, token};
+  if (!free_storage_operations_.empty()) {
+    id = free_storage_operations_.back();
+    free_storage_operations_.pop_back();
+    storage_operations_[id] = std::move(op);
+  } else {
+    id = static_cast<std::uint32_t>(storage_operations_.size());
+    storage_operations_.push_back(std::move(op));
+  }
+  backend_.storage_transfer(node, server, bytes, false, id);
 }
 
-void Simulation::set_timer(NodeId node, double delay, std::uint64_t token) {
-  add_timer(now() + delay, TimerKind::protocol, node, token);
+void Simulation::storage_erase(std::uint32_t server, std::uint64_t key) {
+  if (storage_.empty()) return;
+  storage_[server % storage_.size()].erase(key);
+}
+
+void Simulation::on_storage_done(NodeId, std::uint64_t id) {
+  if (halted_ || id >= storage_operations_.size()) return;
+  StorageOperation op = std::move(storage_operations_[id]);
+  free_storage_operations_.push_back(static_cast<std::uint32_t>(id));
+  NodeHost* host = hosts_[op.node].get();
+  if (!host || incarnation_[op.node] != op.incarnation) return;  // the requester died meanwhile
+  if (op.write) {
+    storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
+    host->on_storage_done(op.token, nullptr);
+    return;
+  }
+  auto it = storage_[op.server].find(op.key);
+  if (it == storage_[op.server].end()) {
+    host->on_storage_done(op.token, nullptr);
+  } else {
+    const Bytes content = it->second.content;  // a copy: the server keeps its own
+    host->on_storage_done(op.token, &content);
+  }
+}
+
+std::uint64_t Simulation::set_timer(NodeId node, double delay, std::uint64_t token) {
+  return add_timer(now() + delay, Timer::Kind::protocol, node, token);
+}
+
+void Simulation::cancel_timer(std::uint64_t id) {
+  if (id < timers_.size()) timers_[id].cancelled = true;
 }
 
 void Simulation::on_timer(std::uint64_t id) {
-  if (halted_ || id >= timers_.size()) return;
+  if (halted_ || id >= timers_.size() || timers_[id].cancelled) return;
   const Timer timer = timers_[id];
   switch (timer.kind) {
-    case TimerKind::failure: inject_failure(timer.node); break;
-    case TimerKind::detection: notify_detection(timer.node); break;
-    case TimerKind::replacement: replace(timer.node); break;
-    case TimerKind::protocol:
-      if (alive_[timer.node]) protocol(timer.node).on_timer(*contexts_[timer.node], timer.token);
+    case Timer::Kind::failure: inject_failure(timer.node); break;
+    case Timer::Kind::detection: notify_detection(timer.node, static_cast<std::uint32_t>(timer.token)); break;
+    case Timer::Kind::replacement: replace(timer.node); break;
+    case Timer::Kind::protocol:
+      // A timer dies with the process that set it.
+      if (hosts_[timer.node] && incarnation_[timer.node] == timer.incarnation) hosts_[timer.node]->on_timer(timer.token);
       break;
-    case TimerKind::time_limit:
+    case Timer::Kind::time_limit:
       report_stall();
       fail_run("time limit reached at " + std::to_string(now()) + " s of simulated time (/run/time_limit)");
       break;
@@ -282,96 +285,108 @@ void Simulation::on_timer(std::uint64_t id) {
 // ----------------------------------------------------------------------------- failures
 
 void Simulation::inject_failure(NodeId node) {
-  if (!alive_[node] || failures_injected_ >= config_.failures.max_failures) return;
+  if (!hosts_[node] || failures_injected_ >= config_.failures.max_failures) return;
   ++failures_injected_;
   FailureRecord record;
   record.time = now();
   record.node = node;
-  // Work the node was doing is lost.
-  for (const Running& r : running_[node]) metrics_.nodes[node].lost_seconds += now() - r.start;
-  running_[node].clear();
-  free_cores_[node].clear();
-  for (std::uint32_t c = config_.platform.cores_per_node; c-- > 0;) free_cores_[node].push_back(c);
-  alive_[node] = false;
-  ++incarnation_[node];
+  // Fail-stop: the work the node was doing is lost, and so is everything in its memory.
+  NodeHost& host = *hosts_[node];
+  process_metrics_[node].lost_seconds += host.running_seconds();
+  host.account_peaks();
+  hosts_[node].reset();
+  const std::uint32_t failed_incarnation = incarnation_[node]++;
   backend_.fail_node(node);
-  runtimes_[node]->wipe();
-  // Messages buffered for this rank are lost too.
+  reset_channels(node);
   postponed_[node].clear();
-  outbox_[node].clear();
+  failure_of_[node].resize(failed_incarnation + 1, static_cast<std::size_t>(-1));
+  failure_of_[node][failed_incarnation] = metrics_.failures.size();
   metrics_.failures.push_back(record);
+  ++unrecovered_failures_;
   if (trace_) trace_->marker(node, "failure of node " + std::to_string(node), now());
-  add_timer(now() + config_.failures.detection, TimerKind::detection, node, 0);
+  add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
   replacement_scheduled_[node] = unlimited_spares_ || spares_left_ > 0;
   if (replacement_scheduled_[node]) {
     if (!unlimited_spares_) --spares_left_;
-    add_timer(now() + config_.failures.downtime, TimerKind::replacement, node, 0);
+    add_timer(now() + config_.failures.downtime, Timer::Kind::replacement, node, 0);
   }
 }
 
-void Simulation::notify_detection(NodeId failed) {
-  for (FailureRecord& record : metrics_.failures) {
-    if (record.node == failed && record.detected_at < 0) record.detected_at = now();
-  }
-  if (!alive_[failed] && !replacement_scheduled_[failed]) {
+FailureRecord* Simulation::failure_record(NodeId node, std::uint32_t incarnation) {
+  if (node >= failure_of_.size() || incarnation >= failure_of_[node].size()) return nullptr;
+  const std::size_t index = failure_of_[node][incarnation];
+  return index < metrics_.failures.size() ? &metrics_.failures[index] : nullptr;
+}
+
+void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
+  if (FailureRecord* record = failure_record(failed, incarnation)) record->detected_at = now();
+  if (!hosts_[failed] && !replacement_scheduled_[failed]) {
     fail_run("node " + std::to_string(failed) + " failed and no spare node is left (/platform/spares = " +
              std::to_string(config_.platform.spares) + ")");
     return;
   }
-  // A new recovery epoch per detection: every live node, a replacement already up included,
-  // hears of it; a replacement that comes up later joins the latest epoch.
-  ++detections_;
-  for (NodeId n = 0; n <= node_count() && !halted_; ++n) {
-    if (alive_[n]) protocol(n).on_failure_detected(*contexts_[n], failed);
+  // Every live process hears of it, a replacement already up included, in a total order.
+  const FailureNotice notice{failed, incarnation, ++detections_};
+  for (NodeId n = 0; n < hosts_.size() && !halted_; ++n) {
+    if (hosts_[n]) hosts_[n]->on_failure_notice(notice);
   }
-}
-
-FailureRecord* Simulation::failure_record(NodeId node) {
-  for (auto it = metrics_.failures.rbegin(); it != metrics_.failures.rend(); ++it) {
-    if (it->node == node) return &*it;
-  }
-  return nullptr;
 }
 
 void Simulation::replace(NodeId node) {
-  if (alive_[node] || halted_) return;
-  alive_[node] = true;
+  if (hosts_[node] || halted_) return;
   replacement_scheduled_[node] = false;
   backend_.replace_node(node);
-  ++metrics_.nodes[node].restarts;
-  for (auto it = metrics_.failures.rbegin(); it != metrics_.failures.rend(); ++it) {
-    if (it->node == node) {
-      it->replaced_at = now();
-      break;
-    }
-  }
+  ++process_metrics_[node].restarts;
+  if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
   if (trace_) trace_->marker(node, "replacement of node " + std::to_string(node), now());
   // Renewal failure models: the new incarnation has its own time to failure.
-  if (auto next = failures_.next_after(node, now())) add_timer(*next, TimerKind::failure, node, 0);
-  auto outgoing = std::move(outbox_[node]);
-  outbox_[node].clear();
-  for (Message& m : outgoing) dispatch_message(std::move(m));
-  protocol(node).on_restart(*contexts_[node]);
+  if (auto next = failures_.next_after(node, now())) add_timer(*next, Timer::Kind::failure, node, 0);
+  hosts_[node] = make_host(node);
+  hosts_[node]->restart(RestartInfo{incarnation_[node], detections_});
   auto held = std::move(postponed_[node]);
   postponed_[node].clear();
   for (Message& m : held) {
-    if (m.source_incarnation != incarnation_[m.source] || !alive_[m.source]) continue;
-    backend_.send(std::move(m));
+    if (halted_ || !hosts_[node]) break;
+    if (!hosts_[m.source] || m.source_incarnation != incarnation_[m.source]) continue;
+    route(std::move(m));
+  }
+}
+
+// ----------------------------------------------------------------------------- records
+
+void Simulation::record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) {
+  FailureRecord* record = failure_record(failure.node, failure.incarnation);
+  if (!record) return;
+  if (!effect.restart_point.empty()) record->restart_point = effect.restart_point;
+  record->tasks_reexecuted += effect.tasks_reexecuted;
+  record->work_lost_seconds += effect.work_lost_seconds;
+  record->processes_rolled_back += effect.processes_rolled_back;
+  record->messages_replayed += effect.messages_replayed;
+  record->bytes_replayed += effect.bytes_replayed;
+}
+
+void Simulation::record_recovered(const FailureNotice& failure) {
+  FailureRecord* record = failure_record(failure.node, failure.incarnation);
+  if (!record || record->recovered_at >= 0) return;
+  record->recovered_at = now();
+  --unrecovered_failures_;
+}
+
+void Simulation::record_checkpoint(const CheckpointRecord& record) {
+  auto& checkpoints = metrics_.checkpoints;
+  if (!checkpoints.empty() && checkpoints.back().id == record.id && !checkpoints.back().aborted) {
+    checkpoints.back() = record;
+  } else {
+    checkpoints.push_back(record);
   }
 }
 
 // ----------------------------------------------------------------------------- end of run
 
 void Simulation::check_completion() {
-  if (halted_) return;
-  for (NodeId n = 0; n < node_count(); ++n) {
-    if (!alive_[n] || runtimes_[n]->remaining_tasks() != 0) return;
-  }
-  for (const FailureRecord& record : metrics_.failures) {
-    if (record.recovered_at < 0) return;
-  }
-  for (NodeId n = 0; n <= node_count(); ++n) {
-    if (!protocol(n).finished(*contexts_[n])) return;
+  if (halted_ || unrecovered_failures_ != 0) return;
+  for (auto& host : hosts_) {
+    if (!host || !host->finished()) return;
   }
   metrics_.complete = true;
   metrics_.makespan = now();
@@ -389,31 +404,61 @@ void Simulation::fail_run(const std::string& reason) {
 
 void Simulation::halt() {
   halted_ = true;
-  for (NodeId n = 0; n < node_count(); ++n) {
-    metrics_.nodes[n].peak_memory_bytes = runtimes_[n]->store().peak_bytes();
-  }
   backend_.halt();
+  finalize_metrics();
   if (trace_) trace_->close();
+}
+
+void Simulation::finalize_metrics() {
+  for (auto& host : hosts_) {
+    if (host) host->account_peaks();
+  }
+  metrics_.nodes.assign(process_metrics_.begin(), process_metrics_.begin() + node_count());
+  metrics_.cp_data_normal_count = metrics_.cp_data_normal_total_size = 0;
+  metrics_.cp_data_cached_count = metrics_.cp_data_cached_size = 0;
+  metrics_.ft_service_msgs_count = metrics_.ft_service_msgs_total_size = 0;
+  metrics_.in_mem_cp_data_total = metrics_.in_mem_cp_data_max_at_t = 0;
+  metrics_.log_bytes = metrics_.log_peak_bytes = 0;
+  for (const NodeMetrics& m : process_metrics_) {
+    metrics_.cp_data_normal_count += m.counters.cp_data_normal_count;
+    metrics_.cp_data_normal_total_size += m.counters.cp_data_normal_total_size;
+    metrics_.cp_data_cached_count += m.counters.cp_data_cached_count;
+    metrics_.cp_data_cached_size += m.counters.cp_data_cached_size;
+    metrics_.ft_service_msgs_count += m.service_messages;
+    metrics_.ft_service_msgs_total_size += m.service_bytes;
+    metrics_.in_mem_cp_data_total += m.checkpoint_store_total;
+    metrics_.in_mem_cp_data_max_at_t = std::max(metrics_.in_mem_cp_data_max_at_t, m.checkpoint_store_peak);
+    metrics_.log_bytes += m.log_store_total;
+    metrics_.log_peak_bytes = std::max(metrics_.log_peak_bytes, m.log_store_peak);
+  }
 }
 
 void Simulation::check_oracle() {
   metrics_.oracle_missing.clear();
+  metrics_.oracle_wrong.clear();
+  std::size_t missing = 0, wrong = 0;
   for (HandleId h = 0; h < graph_.handle_count(); ++h) {
     const Version final_version = graph_.final_version(h);
     const NodeId holder = graph_.version_node(h, final_version);
-    if (!runtimes_[holder]->store().holds(h, final_version)) {
-      if (metrics_.oracle_missing.size() < 20) {
-        metrics_.oracle_missing.push_back(graph_.handle_name(h) + " v" + std::to_string(final_version) + " on node " +
-                                          std::to_string(holder));
+    const std::string what = graph_.handle_name(h) + " v" + std::to_string(final_version) + " on node " + std::to_string(holder);
+    const NodeHost* host = hosts_[holder].get();
+    const auto& entries = host->node_runtime().store().entries();
+    auto it = entries.find(VersionStore::key(h, final_version));
+    if (it == entries.end()) {
+      if (missing++ < 20) metrics_.oracle_missing.push_back(what);
+    } else if (it->second.digest != expected_digests_[h]) {
+      if (wrong++ < 20) metrics_.oracle_wrong.push_back(what + ": digest differs from the failure-free run");
+    }
+  }
+  for (NodeId n = 0; n < node_count(); ++n) {
+    const NodeRuntime& runtime = hosts_[n]->node_runtime();
+    for (TaskId t : index_.tasks_of(n)) {
+      if (runtime.status(t) != TaskStatus::done && missing++ < 20) {
+        metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " not done");
       }
     }
   }
-  for (TaskId t = 0; t < graph_.task_count(); ++t) {
-    if (tasks_.status[t] != TaskStatus::done && metrics_.oracle_missing.size() < 20) {
-      metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " not done");
-    }
-  }
-  metrics_.oracle_ok = metrics_.oracle_missing.empty();
+  metrics_.oracle_ok = missing == 0 && wrong == 0;
 }
 
 void Simulation::finish() {
@@ -421,19 +466,21 @@ void Simulation::finish() {
   // The backend ran out of events before the run completed: a stall. Say who waits for what.
   metrics_.makespan = now();
   report_stall();
-  fail_run("stalled at " + std::to_string(now()) + " s: no event left but " +
-           std::to_string(std::accumulate(runtimes_.begin(), runtimes_.end(), std::uint64_t{0},
-                                          [](std::uint64_t sum, const auto& r) { return sum + r->remaining_tasks(); })) +
+  std::uint64_t remaining = 0;
+  for (const auto& host : hosts_) {
+    if (host && host->has_runtime()) remaining += host->node_runtime().remaining_tasks();
+  }
+  fail_run("stalled at " + std::to_string(now()) + " s: no event left but " + std::to_string(remaining) +
            " tasks not done (see stall_report)");
 }
 
 void Simulation::report_stall() {
   for (NodeId n = 0; n < node_count(); ++n) {
-    NodeRuntime& runtime = *runtimes_[n];
-    if (!alive_[n]) {
+    if (!hosts_[n]) {
       metrics_.stall_report.push_back("node " + std::to_string(n) + ": dead, never replaced");
       continue;
     }
+    const NodeRuntime& runtime = hosts_[n]->node_runtime();
     if (runtime.remaining_tasks() == 0) continue;
     std::string line = "node " + std::to_string(n) + ": " + std::to_string(runtime.remaining_tasks()) + " tasks left" +
                        (runtime.paused() ? " (paused by the protocol)" : "");
@@ -457,7 +504,9 @@ void Simulation::report_progress() {
   if (wall - last_progress_ < std::chrono::seconds(2)) return;
   last_progress_ = wall;
   std::uint64_t remaining = 0;
-  for (const auto& r : runtimes_) remaining += r->remaining_tasks();
+  for (const auto& host : hosts_) {
+    if (host && host->has_runtime()) remaining += host->node_runtime().remaining_tasks();
+  }
   const double done = double(graph_.task_count() - std::min<std::uint64_t>(remaining, graph_.task_count()));
   std::fprintf(stderr, "[ftsim] simulated %.4g s, tasks %.0f / %zu (%.1f%%), failures %zu, wall %.1f s\n", now(), done,
                graph_.task_count(), 100.0 * done / double(std::max<std::size_t>(1, graph_.task_count())),

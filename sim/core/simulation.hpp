@@ -1,15 +1,18 @@
 #pragma once
-// Simulation: the backend-independent driver of one run. It owns the node runtimes and the
-// protocol instances, injects fail-stop failures (a spare takes the failed rank after the
-// downtime; survivors are notified after the detection latency), routes messages (dropping those
-// of dead incarnations and older epochs, holding those for a rank being replaced), detects the
-// end of the run, checks the oracle and reports stalls. Backends (sim/simgrid, later sim/mpi)
-// turn its requests into real activities and feed the events back.
+// Simulation: the world driver of one run. It owns one NodeHost per live process (the nodes and
+// the coordinator) and is the only thing that sees them all: it routes messages over FIFO
+// channels (MPI's non-overtaking rule, kept even where the network would let a small message
+// overtake a large one), injects fail-stop failures (the host is destroyed; a spare takes the
+// rank after the downtime with a fresh host), delivers failure notices after the detection
+// latency, holds the contents of stable storage, detects the end of the run, checks the digest
+// oracle and reports stalls. Backends (sim/simgrid; sim/mpi runs one host per rank instead)
+// turn its requests into activities and feed the events back.
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
-#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "graphs/cost_model.hpp"
@@ -17,16 +20,12 @@
 #include "sim/config/config.hpp"
 #include "sim/core/backend.hpp"
 #include "sim/core/failure_schedule.hpp"
-#include "sim/core/node_runtime.hpp"
-#include "sim/core/protocol.hpp"
+#include "sim/core/node_host.hpp"
 #include "sim/core/run_metrics.hpp"
 #include "sim/core/runtime_index.hpp"
-#include "sim/core/task_table.hpp"
 #include "sim/core/trace_writer.hpp"
 
 namespace ftsim::core {
-
-class ProtocolContext;
 
 struct SimulationOptions {
   std::string trace_file;   // empty: no trace
@@ -34,6 +33,8 @@ struct SimulationOptions {
   double time_limit = 0;    // simulated seconds; 0: none
 };
 
+// Makes the protocol instance of a new process (a node at the start, a replacement, or the
+// coordinator). Each call returns a fresh object: nothing is shared between processes.
 using ProtocolFactory = std::function<std::unique_ptr<Protocol>(NodeId node, bool coordinator)>;
 
 // Asks a running simulation to stop soon and report what it has (safe from a signal handler):
@@ -41,7 +42,10 @@ using ProtocolFactory = std::function<std::unique_ptr<Protocol>(NodeId node, boo
 void request_stop();
 bool stop_requested();
 
-class Simulation final : public BackendEvents, public RuntimeServices {
+// The digest every handle's final version has in a failure-free run (see digest.hpp).
+std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph);
+
+class Simulation final : public BackendEvents, private HostEnvironment {
 public:
   Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
              ProtocolFactory factory, Backend& backend, SimulationOptions options);
@@ -60,96 +64,105 @@ public:
   void on_storage_done(NodeId node, std::uint64_t token) override;
   void on_timer(std::uint64_t token) override;
 
-  // --- RuntimeServices ---
-  void start_task(NodeId node, TaskId task) override;
-  void cancel_task(NodeId node, TaskId task) override;
-  void send_data(NodeId from, NodeId to, HandleId handle, Version version, Traffic traffic) override;
-  void task_completed(NodeId node, TaskId task, bool first_execution) override;
-  bool may_start(NodeId node, TaskId task) override;
-
-  // --- services for protocols (see ProtocolContext) ---
-  const config::Config& config() const { return config_; }
-  const graphs::TaskGraph& graph() const { return graph_; }
-  const graphs::CostModel& cost() const { return cost_; }
-  const RuntimeIndex& index() const { return index_; }
-  TaskTable& tasks() { return tasks_; }
-  NodeId node_count() const { return graph_.node_count(); }
-  NodeId coordinator() const { return graph_.node_count(); }
-  double now() const { return backend_.now(); }
-  NodeRuntime& runtime(NodeId node) { return *runtimes_[node]; }
-  bool alive(NodeId node) const { return alive_[node]; }
-  std::uint32_t epoch(NodeId node) const { return epoch_[node]; }
-  void set_epoch(NodeId node, std::uint32_t epoch) { epoch_[node] = epoch; }
-  void send_control(NodeId from, NodeId to, std::uint32_t type, std::uint64_t bytes, Traffic traffic,
-                    std::shared_ptr<const ControlPayload> payload);
-  void storage_transfer(NodeId node, std::uint64_t bytes, bool write, std::uint64_t token);
-  std::uint32_t storage_servers() const { return backend_.storage_servers(); }
-  void set_timer(NodeId node, double delay, std::uint64_t token);
-  RunMetrics& mutable_metrics() { return metrics_; }
-  TraceWriter* trace() { return trace_.get(); }
-  // Ends the run as failed (exit code 1), with the reason in results.json.
-  void fail_run(const std::string& reason);
-  // Core seconds of a task under the cost model.
-  double task_seconds(TaskId task) const { return cost_.seconds(graph_, task); }
-  // The failure record being handled (the latest one), or the latest failure of a node.
-  FailureRecord* latest_failure() { return metrics_.failures.empty() ? nullptr : &metrics_.failures.back(); }
-  FailureRecord* failure_record(NodeId node);
-  // Failure detections so far: a recovery epoch that every node agrees on.
-  std::uint32_t detections() const { return detections_; }
-  // Re-examines whether the run is complete (protocols call it when their own work ends).
-  void check_completion();
-
 private:
-  struct Running {
-    TaskId task;
-    double start;
-    std::uint32_t core;
-  };
-  enum class TimerKind : std::uint8_t { failure, detection, replacement, protocol, time_limit };
+  // --- HostEnvironment (what the hosts may ask) ---
+  double now() const override { return backend_.now(); }
+  void start_task(NodeId node, TaskId task, double seconds) override { backend_.start_task(node, task, seconds); }
+  void cancel_task(NodeId node, TaskId task) override { backend_.cancel_task(node, task); }
+  void send(Message message) override;
+  std::uint32_t storage_servers() const override { return backend_.storage_servers(); }
+  void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
+                     std::uint64_t token) override;
+  void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
+  void storage_erase(std::uint32_t server, std::uint64_t key) override;
+  std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) override;
+  void cancel_timer(std::uint64_t id) override;
+  NodeMetrics& metrics_of(NodeId node) override { return process_metrics_[node]; }
+  bool observe_execution(TaskId task) override;
+  void record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) override;
+  void record_recovered(const FailureNotice& failure) override;
+  void record_checkpoint(const CheckpointRecord& record) override;
+  TraceWriter* trace() override { return trace_.get(); }
+  void fail_run(const std::string& reason) override;
+  void check_completion() override;
+
   struct Timer {
-    TimerKind kind;
+    enum class Kind : std::uint8_t { failure, detection, replacement, protocol, time_limit } kind;
     NodeId node;
+    std::uint32_t incarnation;
+    std::uint64_t token;
+    bool cancelled;
+  };
+  // A channel: messages from one process to another are delivered in the order sent.
+  struct Channel {
+    std::uint64_t next_send = 0;
+    std::uint64_t next_delivery = 0;
+    std::map<std::uint64_t, Message> early;  // arrived before an earlier message of the channel
+  };
+  struct StorageOperation {
+    NodeId node;
+    std::uint32_t incarnation;
+    std::uint32_t server;
+    std::uint64_t key;
+    bool write;
+    std::uint64_t bytes;
+    Bytes content;
     std::uint64_t token;
   };
+  struct StoredObject {
+    Bytes content;
+    std::uint64_t bytes = 0;
+  };
 
-  Protocol& protocol(NodeId node) { return *protocols_[node]; }
-  std::uint64_t add_timer(double time, TimerKind kind, NodeId node, std::uint64_t token);
+  NodeId node_count() const { return graph_.node_count(); }
+  NodeId coordinator() const { return graph_.node_count(); }
+  std::unique_ptr<NodeHost> make_host(NodeId node);
+  std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
   void inject_failure(NodeId node);
-  void notify_detection(NodeId failed);
+  void notify_detection(NodeId failed, std::uint32_t incarnation);
   void replace(NodeId node);
-  void dispatch_message(Message message);
+  void route(Message message);
+  void deliver(const Message& message);
+  void release_sender(const Message& message);
+  void reset_channels(NodeId node);
+  FailureRecord* failure_record(NodeId node, std::uint32_t incarnation);
   void halt();
   void periodic_checks();
   void report_progress();
   void check_oracle();
   void report_stall();
+  void finalize_metrics();
 
   const config::Config& config_;
   const graphs::TaskGraph& graph_;
   const graphs::CostModel& cost_;
+  ProtocolFactory factory_;
   Backend& backend_;
   SimulationOptions options_;
   RuntimeIndex index_;
-  TaskTable tasks_;
-  std::vector<std::unique_ptr<NodeRuntime>> runtimes_;
-  std::vector<std::unique_ptr<Protocol>> protocols_;  // nodes, then the coordinator
-  std::vector<std::unique_ptr<ProtocolContext>> contexts_;
-  std::vector<bool> alive_;
-  std::vector<bool> replacement_scheduled_;
+  HostSetup setup_;
+  std::vector<Digest> expected_digests_;
+  // Observer's records (outlive the processes): declared before the hosts that write them.
+  RunMetrics metrics_;
+  std::vector<NodeMetrics> process_metrics_;       // nodes, then the coordinator
+  std::vector<std::uint16_t> executions_;          // per task, over the whole run
+  std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation: record index
+  std::size_t unrecovered_failures_ = 0;
+  std::unique_ptr<TraceWriter> trace_;
+  std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
   std::vector<std::uint32_t> incarnation_;
-  std::vector<std::uint32_t> epoch_;
-  std::vector<std::vector<Message>> postponed_;       // for ranks being replaced
-  std::vector<std::vector<Message>> outbox_;          // from ranks being replaced
-  std::vector<std::vector<Running>> running_;
-  std::vector<std::vector<std::uint32_t>> free_cores_;
+  std::vector<bool> replacement_scheduled_;
+  std::vector<std::vector<Message>> postponed_;    // for ranks being replaced
+  std::vector<std::unordered_map<NodeId, Channel>> channels_;  // by source, then destination
+  std::vector<StorageOperation> storage_operations_;
+  std::vector<std::uint32_t> free_storage_operations_;
+  std::vector<std::unordered_map<std::uint64_t, StoredObject>> storage_;  // per server
   std::vector<Timer> timers_;
   FailureSchedule failures_;
   std::uint32_t failures_injected_ = 0;
   std::uint32_t detections_ = 0;
   std::uint32_t spares_left_ = 0;
   bool unlimited_spares_ = true;
-  std::unique_ptr<TraceWriter> trace_;
-  RunMetrics metrics_;
   bool halted_ = false;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
   std::uint64_t events_since_check_ = 0;

@@ -28,7 +28,7 @@ void VersionStore::release_if_unused(std::unordered_map<std::uint64_t, Entry>::i
   if ((e.copy && e.remaining_readers == 0) || e.superseded) erase(it);
 }
 
-void VersionStore::produce(HandleId h, Version v, std::uint64_t bytes) {
+void VersionStore::produce(HandleId h, Version v, std::uint64_t bytes, Digest digest) {
   if (v > 0) {
     auto previous = entries_.find(key(h, v - 1));
     if (previous != entries_.end()) {
@@ -39,16 +39,37 @@ void VersionStore::produce(HandleId h, Version v, std::uint64_t bytes) {
       }
     }
   }
-  insert(key(h, v), Entry{bytes, 0, 0, false, false});
+  insert(key(h, v), Entry{bytes, digest, 0, 0, false, false});
 }
 
-void VersionStore::add_own(HandleId h, Version v, std::uint64_t bytes) {
-  insert(key(h, v), Entry{bytes, 0, 0, false, false});
+void VersionStore::add_own(HandleId h, Version v, std::uint64_t bytes, Digest digest) {
+  insert(key(h, v), Entry{bytes, digest, 0, 0, false, false});
 }
 
-void VersionStore::add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers) {
-  insert(key(h, v), Entry{bytes, readers, 0, true, false});
+void VersionStore::add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers, Digest digest) {
+  insert(key(h, v), Entry{bytes, digest, readers, 0, true, false});
   release_if_unused(entries_.find(key(h, v)));
+}
+
+void VersionStore::reader_added(HandleId h, Version v) {
+  auto it = entries_.find(key(h, v));
+  if (it != entries_.end() && it->second.copy) ++it->second.remaining_readers;
+}
+
+Digest VersionStore::read_digest(HandleId h, Version v) const {
+  auto it = entries_.find(key(h, v));
+  if (it != entries_.end()) return it->second.digest;
+  // Not held: a bug of the protocol or the runtime. Reading the buffer gives its newest content.
+  Version newest = 0;
+  Digest digest = kMissingDigest;
+  bool found = false;
+  for (const auto& [k, entry] : entries_) {
+    if (handle_of(k) != h || (found && version_of(k) < newest)) continue;
+    newest = version_of(k);
+    digest = entry.digest;
+    found = true;
+  }
+  return digest;
 }
 
 void VersionStore::reader_done(HandleId h, Version v) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graphs/ids.hpp"
+#include "sim/core/digest.hpp"
 
 namespace ftsim::core {
 
@@ -19,6 +20,7 @@ class VersionStore {
 public:
   struct Entry {
     std::uint64_t bytes = 0;
+    Digest digest = 0;                    // of the content (see digest.hpp)
     std::uint32_t remaining_readers = 0;  // copies: local readers still to run
     std::uint32_t pins = 0;
     bool copy = false;                    // received from another node
@@ -32,13 +34,18 @@ public:
   bool holds(HandleId h, Version v) const { return entries_.count(key(h, v)) != 0; }
 
   // An own version produced locally: replaces the previous version of the same handle.
-  void produce(HandleId h, Version v, std::uint64_t bytes);
+  void produce(HandleId h, Version v, std::uint64_t bytes, Digest digest);
   // An own version restored as it was (initial value, checkpoint, re-sent own data).
-  void add_own(HandleId h, Version v, std::uint64_t bytes);
+  void add_own(HandleId h, Version v, std::uint64_t bytes, Digest digest);
   // A received copy needed by `readers` local tasks (dropped at once if 0 and unpinned).
-  void add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers);
-  // A local reader of a copy finished.
+  void add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers, Digest digest);
+  // A local reader of a copy finished / a reader of it is to run again (re-execution).
   void reader_done(HandleId h, Version v);
+  void reader_added(HandleId h, Version v);
+  // What a task that reads (h, v) gets: its digest, or, if the node does not hold it, whatever
+  // the node's buffer of h holds (its newest version), or kMissingDigest. The oracle then sees
+  // the wrong input in the final digests.
+  Digest read_digest(HandleId h, Version v) const;
   void pin(HandleId h, Version v);
   void unpin(HandleId h, Version v);
 

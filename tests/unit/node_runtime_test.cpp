@@ -23,16 +23,20 @@ struct Sent {
 };
 
 struct FakeServices : core::RuntimeServices {
+  explicit FakeServices(NodeId node) : node(node) {}
+  NodeId node;
   std::vector<TaskId> started, cancelled, completed;
   std::vector<Sent> sent;
   bool veto = false;
-  void start_task(NodeId, TaskId task) override { started.push_back(task); }
-  void cancel_task(NodeId, TaskId task) override { cancelled.push_back(task); }
-  void send_data(NodeId from, NodeId to, HandleId h, Version v, Traffic traffic) override {
-    sent.push_back({from, to, h, v, traffic});
+  void start_task(TaskId task) override { started.push_back(task); }
+  void cancel_task(TaskId task) override { cancelled.push_back(task); }
+  void send_data(NodeId to, HandleId h, Version v, core::Digest digest, Traffic traffic) override {
+    sent.push_back({node, to, h, v, traffic});
+    sent_digest = digest;
   }
-  void task_completed(NodeId, TaskId task, bool) override { completed.push_back(task); }
-  bool may_start(NodeId, TaskId) override { return !veto; }
+  core::Digest sent_digest = 0;
+  void task_completed(TaskId task, bool) override { completed.push_back(task); }
+  bool may_start(TaskId) override { return !veto; }
 };
 
 // Lion & Thibault 2020, Fig. 1: f1 on node 0 writes A, f2 on node 1 writes B, f3 on node 1
@@ -59,11 +63,10 @@ struct Fig1 {
 struct Harness {
   Fig1 f;
   core::RuntimeIndex index{f.graph};
-  core::TaskTable tasks{f.graph.task_count()};
-  FakeServices s0, s1;
+  FakeServices s0{0}, s1{1};
   NodeRuntime n0, n1;
   explicit Harness(std::uint32_t cores)
-      : n0(0, cores, f.graph, index, tasks, s0), n1(1, cores, f.graph, index, tasks, s1) {
+      : n0(0, cores, f.graph, index, s0), n1(1, cores, f.graph, index, s1) {
     n0.restore(n0.initial_snapshot());
     n1.restore(n1.initial_snapshot());
   }
@@ -74,14 +77,13 @@ struct Harness {
 TEST_CASE("node runtime: runs ready tasks on its cores, sends what it produces, waits for remote data",
           "[core][runtime]") {
   Harness h(1);
-  auto& [f, index, tasks, s0, s1, n0, n1] = h;
+  auto& [f, index, s0, s1, n0, n1] = h;
   n0.rebuild();
   n1.rebuild();
   // Node 0 starts f1; node 1 starts f2 (one core each); f3 waits for f2 and for A from node 0.
   CHECK(s0.started == std::vector<TaskId>{0});
   CHECK(s1.started == std::vector<TaskId>{1});
-  CHECK(tasks.status[2] == TaskStatus::waiting);
-  CHECK(tasks.pending[2] == 2);
+  CHECK(n1.status(2) == TaskStatus::waiting);
 
   n0.on_task_finished(0);
   // A v1 goes to node 1 (the transfer plan); f5 (RW A) must wait: A is being sent (write hold).
@@ -96,7 +98,7 @@ TEST_CASE("node runtime: runs ready tasks on its cores, sends what it produces, 
 
   n1.on_task_finished(1);
   CHECK(s1.started == std::vector<TaskId>{1});  // f3 still needs A
-  n1.on_data(f.A, 1);
+  n1.on_data(f.A, 1, s0.sent_digest);
   CHECK(s1.started == std::vector<TaskId>{1, 2});
   // The copy of A is kept for f4, the second reader on node 1, then released.
   CHECK(n1.store().holds(f.A, 1));
@@ -111,7 +113,7 @@ TEST_CASE("node runtime: runs ready tasks on its cores, sends what it produces, 
   CHECK_FALSE(n1.store().holds(f.B, 1));
   CHECK(n1.store().holds(f.C, 2));
   // A late duplicate of a version no local task needs any more is not kept.
-  n1.on_data(f.A, 1);
+  n1.on_data(f.A, 1, s0.sent_digest);
   CHECK_FALSE(n1.store().holds(f.A, 1));
   CHECK(s1.started.size() == 3);
 }
@@ -119,7 +121,7 @@ TEST_CASE("node runtime: runs ready tasks on its cores, sends what it produces, 
 TEST_CASE("node runtime: a snapshot restores the tasks done and the versions held; tasks after it send again",
           "[core][runtime]") {
   Harness h(2);
-  auto& [f, index, tasks, s0, s1, n0, n1] = h;
+  auto& [f, index, s0, s1, n0, n1] = h;
   n0.rebuild();
   n0.on_task_finished(0);
   const core::NodeSnapshot after_f1 = n0.snapshot();
@@ -132,8 +134,8 @@ TEST_CASE("node runtime: a snapshot restores the tasks done and the versions hel
   n0.abort();
   n0.restore(after_f1);
   n0.rebuild();
-  CHECK(tasks.status[0] == TaskStatus::done);
-  CHECK(tasks.status[4] == TaskStatus::running);
+  CHECK(n0.status(0) == TaskStatus::done);
+  CHECK(n0.status(4) == TaskStatus::running);
   CHECK(n0.store().holds(f.A, 1));
   CHECK_FALSE(n0.store().holds(f.A, 2));
   CHECK(std::count(s0.started.begin(), s0.started.end(), 4) == 2);
@@ -141,7 +143,7 @@ TEST_CASE("node runtime: a snapshot restores the tasks done and the versions hel
 
 TEST_CASE("node runtime: pause, task limit and a protocol veto hold ready tasks back", "[core][runtime]") {
   Harness h(4);
-  auto& [f, index, tasks, s0, s1, n0, n1] = h;
+  auto& [f, index, s0, s1, n0, n1] = h;
   n1.pause();
   n1.rebuild();
   CHECK(s1.started.empty());
@@ -159,7 +161,7 @@ TEST_CASE("node runtime: pause, task limit and a protocol veto hold ready tasks 
 TEST_CASE("node runtime: a wiped node re-executes what a recovery marks, and subscriptions send on production",
           "[core][runtime]") {
   Harness h(1);
-  auto& [f, index, tasks, s0, s1, n0, n1] = h;
+  auto& [f, index, s0, s1, n0, n1] = h;
   n0.rebuild();
   n0.on_task_finished(0);
   n0.on_send_done(f.A);
@@ -167,7 +169,7 @@ TEST_CASE("node runtime: a wiped node re-executes what a recovery marks, and sub
   // Node 0 fails: everything it held is lost. A recovery asks for A v1 again for node 1.
   n0.wipe();
   CHECK(n0.store().size() == 0);
-  n0.store().add_own(f.A, 0, 100);  // the initial value is the job's input
+  n0.store().add_own(f.A, 0, 100, core::initial_digest(f.A));  // the initial value is the job's input
   n0.mark_for_reexecution(0);
   n0.subscribe(f.A, 1, 1, Traffic::recovery);
   const std::size_t before = s0.sent.size();
@@ -178,5 +180,5 @@ TEST_CASE("node runtime: a wiped node re-executes what a recovery marks, and sub
   REQUIRE(s0.sent.size() == before + 1);
   CHECK(s0.sent.back().traffic == Traffic::recovery);
   CHECK(s0.sent.back().to == 1);
-  CHECK(tasks.executions[0] == 2);
+  CHECK(n0.executions(0) == 2);
 }

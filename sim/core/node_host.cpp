@@ -1,0 +1,267 @@
+#include "sim/core/node_host.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ftsim::core {
+
+NodeHost::NodeHost(NodeId node, std::uint32_t incarnation, const HostSetup& setup, HostEnvironment& environment,
+                   std::unique_ptr<Protocol> protocol)
+    : node_(node),
+      incarnation_(incarnation),
+      setup_(setup),
+      env_(environment),
+      metrics_(environment.metrics_of(node)),
+      protocol_(std::move(protocol)) {
+  if (node < setup.graph.node_count()) {
+    const std::uint32_t cores = setup.config.platform.cores_per_node;
+    RuntimeServices& services = *this;
+    runtime_ = std::make_unique<NodeRuntime>(node, cores, setup.graph, setup.index, services);
+    for (std::uint32_t c = cores; c-- > 0;) free_cores_.push_back(c);
+  }
+}
+
+NodeHost::~NodeHost() { account_peaks(); }
+
+NodeRuntime& NodeHost::runtime() {
+  if (!runtime_) throw std::logic_error("protocol bug: the coordinator has no node runtime");
+  return *runtime_;
+}
+
+// ----------------------------------------------------------------------------- start
+
+void NodeHost::load_initial_state() {
+  if (runtime_) runtime_->restore(runtime_->initial_snapshot());
+}
+
+void NodeHost::start_protocol() { protocol_->on_start(*this); }
+
+void NodeHost::send_initial_values() {
+  if (runtime_) runtime_->send_initial_values();
+}
+
+void NodeHost::schedule() {
+  if (runtime_) runtime_->rebuild();
+}
+
+void NodeHost::restart(const RestartInfo& info) { protocol_->on_restart(*this, info); }
+
+bool NodeHost::finished() {
+  if (runtime_ && runtime_->remaining_tasks() != 0) return false;
+  return protocol_->finished(*this);
+}
+
+// ----------------------------------------------------------------------------- tasks
+
+void NodeHost::start_task(TaskId task) {
+  std::uint32_t core = 0;
+  if (!free_cores_.empty()) {
+    core = free_cores_.back();
+    free_cores_.pop_back();
+  }
+  running_.push_back({task, now(), core});
+  env_.start_task(node_, task, task_seconds(task));
+}
+
+void NodeHost::cancel_task(TaskId task) {
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    if (running_[i].task != task) continue;
+    metrics_.lost_seconds += now() - running_[i].start;
+    free_cores_.push_back(running_[i].core);
+    running_[i] = running_.back();
+    running_.pop_back();
+    break;
+  }
+  env_.cancel_task(node_, task);
+}
+
+double NodeHost::running_seconds() const {
+  double seconds = 0;
+  for (const Running& r : running_) seconds += now() - r.start;
+  return seconds;
+}
+
+bool NodeHost::run_activity(double seconds, std::uint64_t token) {
+  if (!runtime_ || !runtime_->reserve_core()) return false;
+  const TaskId id = next_activity_++;
+  activities_.push_back({id, token, now()});
+  env_.start_task(node_, id, seconds);
+  return true;
+}
+
+void NodeHost::on_task_finished(TaskId task) {
+  if (task >= kActivityBase) {
+    for (std::size_t i = 0; i < activities_.size(); ++i) {
+      if (activities_[i].id != task) continue;
+      const std::uint64_t token = activities_[i].token;
+      metrics_.busy_seconds += now() - activities_[i].start;
+      activities_[i] = activities_.back();
+      activities_.pop_back();
+      runtime_->release_core();
+      protocol_->on_activity_done(*this, token);
+      return;
+    }
+    return;
+  }
+  double start = now();
+  std::uint32_t core = 0;
+  bool found = false;
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    if (running_[i].task != task) continue;
+    start = running_[i].start;
+    core = running_[i].core;
+    running_[i] = running_.back();
+    running_.pop_back();
+    free_cores_.push_back(core);
+    found = true;
+    break;
+  }
+  if (!found) return;  // cancelled meanwhile
+  ++metrics_.executions;
+  const bool reexecution = env_.observe_execution(task);
+  if (reexecution) ++metrics_.reexecutions;
+  metrics_.busy_seconds += now() - start;
+  if (TraceWriter* t = env_.trace()) {
+    const auto& graph = setup_.graph;
+    t->task(node_, core, graph.task_name(task), graph.kernel_name(graph.kernel(task)), start, now(), reexecution);
+  }
+  runtime_->on_task_finished(task);
+}
+
+void NodeHost::task_completed(TaskId task, bool first_execution) {
+  protocol_->on_task_completed(*this, task, first_execution);
+  if (runtime_->remaining_tasks() == 0) env_.check_completion();
+}
+
+// ----------------------------------------------------------------------------- messages
+
+void NodeHost::account(const Message& m) {
+  if (node_ < node_count()) {
+    ++metrics_.messages_sent[static_cast<std::size_t>(m.traffic)];
+    metrics_.bytes_sent[static_cast<std::size_t>(m.traffic)] += m.bytes;
+  }
+  if (!m.is_data && m.traffic == Traffic::control) {
+    ++metrics_.service_messages;
+    metrics_.service_bytes += m.bytes;
+  }
+}
+
+void NodeHost::transmit(Message m) {
+  m.source = node_;
+  m.source_incarnation = incarnation_;
+  m.epoch = epoch_;
+  m.sent_at = now();
+  account(m);
+  env_.send(std::move(m));
+}
+
+void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) {
+  const auto& graph = setup_.graph;
+  Message m;
+  m.source = node_;
+  m.destination = to;
+  m.traffic = traffic;
+  m.is_data = true;
+  m.handle = handle;
+  m.version = version;
+  m.digest = digest;
+  m.section = version == 0 ? 0 : graph.section(graph.writer(handle, version));
+  m.epoch = epoch_;
+  const SendVerdict verdict = protocol_->on_send(*this, m);
+  m.bytes = graph.bytes(handle) + setup_.envelope_bytes + 4ull * std::min<std::size_t>(m.header_words, kMaxHeaderWords);
+  switch (verdict) {
+    case SendVerdict::hold: held_sends_.push_back(std::move(m)); return;
+    case SendVerdict::send_and_log: {
+      Bytes record;
+      WireWriter out(record);
+      out.u32(m.destination);
+      out.u32(m.handle);
+      out.u32(m.version);
+      out.u64(m.digest);
+      log_store_.put(log_store_.entries().empty() ? 1 : log_store_.entries().rbegin()->first + 1, std::move(record),
+                     graph.bytes(handle));
+      break;
+    }
+    case SendVerdict::send: break;
+  }
+  transmit(std::move(m));
+}
+
+void NodeHost::release_held_sends() {
+  auto held = std::move(held_sends_);
+  held_sends_.clear();
+  for (Message& m : held) transmit(std::move(m));
+}
+
+void NodeHost::send_control(NodeId to, std::uint32_t type, Bytes body, Traffic traffic, std::uint64_t payload_bytes,
+                            std::uint32_t destination_incarnation) {
+  Message m;
+  m.destination = to;
+  m.traffic = traffic;
+  m.is_data = false;
+  m.control_type = type;
+  m.bytes = body.size() + setup_.envelope_bytes + payload_bytes;
+  m.body = std::move(body);
+  m.destination_incarnation = destination_incarnation;
+  transmit(std::move(m));
+}
+
+void NodeHost::deliver(const Message& m) {
+  if (!m.is_data) {
+    protocol_->on_control(*this, m);
+    return;
+  }
+  if (!runtime_) return;
+  switch (protocol_->on_receive(*this, m)) {
+    case ReceiveVerdict::drop_duplicate: ++metrics_.duplicates_received; return;
+    case ReceiveVerdict::drop_orphan: ++metrics_.orphans_dropped; return;
+    case ReceiveVerdict::accept: break;
+  }
+  if (runtime_->store().holds(m.handle, m.version)) ++metrics_.duplicates_received;
+  runtime_->on_data(m.handle, m.version, m.digest);
+  protocol_->on_stored(*this, m);
+}
+
+void NodeHost::released(const Message& m) {
+  if (!m.is_data || !runtime_) return;
+  runtime_->on_send_done(m.handle);
+  protocol_->on_data_released(*this, m);
+}
+
+// ----------------------------------------------------------------------------- timers, storage, notices
+
+void NodeHost::on_timer(std::uint64_t token) { protocol_->on_timer(*this, token); }
+
+void NodeHost::storage_write(std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
+                             std::uint64_t token) {
+  if (node_ < node_count()) {
+    ++metrics_.messages_sent[static_cast<std::size_t>(Traffic::checkpoint)];
+    metrics_.bytes_sent[static_cast<std::size_t>(Traffic::checkpoint)] += bytes;
+  }
+  env_.storage_write(node_, server, key, std::move(content), bytes, token);
+}
+
+void NodeHost::storage_read(std::uint32_t server, std::uint64_t key, std::uint64_t token) {
+  env_.storage_read(node_, server, key, token);
+}
+
+void NodeHost::on_storage_done(std::uint64_t token, const Bytes* content) {
+  protocol_->on_storage_done(*this, token, content);
+}
+
+void NodeHost::on_failure_notice(const FailureNotice& notice) { protocol_->on_failure_notice(*this, notice); }
+
+void NodeHost::account_peaks() {
+  if (accounted_) return;  // once per incarnation
+  accounted_ = true;
+  if (runtime_) {
+    metrics_.peak_memory_bytes = std::max(metrics_.peak_memory_bytes, runtime_->store().peak_bytes());
+    metrics_.inputs_missing_at_start += runtime_->inputs_missing_at_start();
+  }
+  metrics_.checkpoint_store_total += checkpoint_store_.total_bytes();
+  metrics_.checkpoint_store_peak = std::max(metrics_.checkpoint_store_peak, checkpoint_store_.peak_bytes());
+  metrics_.log_store_total += log_store_.total_bytes();
+  metrics_.log_store_peak = std::max(metrics_.log_store_peak, log_store_.peak_bytes());
+}
+
+}  // namespace ftsim::core
