@@ -351,8 +351,10 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     if (failed || state(writer) == kTaskDone) {
       if (to_run.insert(writer).second) {
         plans[p].run.push_back(writer);
-        ++effect.tasks_reexecuted;
-        effect.work_lost_seconds += ctx.task_seconds(writer);
+        if (!failed) {  // (what the failed node redoes, the driver counts as it happens)
+          ++effect.tasks_reexecuted;
+          effect.work_lost_seconds += ctx.task_seconds(writer);
+        }
         // Its inputs must be at p when it runs again.
         for (const Access& a : graph.accesses(writer)) {
           if (!graphs::reads(a.mode)) continue;

@@ -46,6 +46,8 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   process_metrics_.resize(processes);
   executions_.assign(graph.task_count(), 0);
   failure_of_.resize(processes);
+  lost_done_.resize(graph.node_count());
+  lost_failure_.assign(graph.node_count(), 0);
   incarnation_.assign(processes, 0);
   replacement_scheduled_.assign(processes, false);
   postponed_.resize(processes);
@@ -93,6 +95,15 @@ void Simulation::start() {
 
 bool Simulation::observe_execution(TaskId task) {
   ++metrics_.events;
+  // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
+  // reported by their protocols, which know what they undo).
+  const NodeId node = graph_.node(task);
+  if (!lost_done_[node].empty() && lost_done_[node][index_.local_slot(task)]) {
+    lost_done_[node][index_.local_slot(task)] = 0;
+    FailureRecord& record = metrics_.failures[lost_failure_[node]];
+    ++record.tasks_reexecuted;
+    record.work_lost_seconds += cost_.seconds(graph_, task);
+  }
   if (++events_since_check_ >= 4096) periodic_checks();
   return executions_[task]++ > 0;
 }
@@ -293,6 +304,13 @@ void Simulation::inject_failure(NodeId node) {
   // Fail-stop: the work the node was doing is lost, and so is everything in its memory.
   NodeHost& host = *hosts_[node];
   process_metrics_[node].lost_seconds += host.running_seconds();
+  // What the node had done is gone with it (the observer keeps it to account for the redoing).
+  const auto local = index_.tasks_of(node);
+  lost_done_[node].resize(local.size(), 0);
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (host.node_runtime().status(local[i]) == TaskStatus::done) lost_done_[node][i] = 1;
+  }
+  lost_failure_[node] = metrics_.failures.size();
   host.account_peaks();
   hosts_[node].reset();
   const std::uint32_t failed_incarnation = incarnation_[node]++;

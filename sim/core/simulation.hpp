@@ -148,6 +148,8 @@ private:
   std::vector<std::uint16_t> executions_;          // per task, over the whole run
   std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation: record index
   std::size_t unrecovered_failures_ = 0;
+  std::vector<std::vector<std::uint8_t>> lost_done_;  // per node, per local task: done by a dead incarnation, not redone yet
+  std::vector<std::size_t> lost_failure_;            // per node: the failure those belong to
   std::unique_ptr<TraceWriter> trace_;
   std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
   std::vector<std::uint32_t> incarnation_;
