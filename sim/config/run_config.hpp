@@ -9,8 +9,12 @@
 namespace ftsim::config {
 
 enum class Topology { star, cluster, fat_tree, torus };
+// SimGrid's network models (its network/model setting). LV08, SimGrid's default, multiplies
+// latencies by 13.01 and bandwidths by 0.97; CM02 simulates the configured values.
+enum class NetworkModel { lv08, cm02, smpi, ib };
 
 struct NetworkConfig {
+  NetworkModel model = NetworkModel::lv08;  // also applies to a /platform/xml file
   Topology topology = Topology::cluster;
   double bandwidth = 1.25e9;      // bytes/s of each node's link (10 Gb/s)
   double latency = 1e-6;          // seconds
@@ -20,6 +24,8 @@ struct NetworkConfig {
   std::vector<std::uint32_t> torus;  // torus dimensions, product = nodes + spares + storage hosts
   double loopback_bandwidth = 0;  // same-node messages never go through the network
 };
+
+const char* to_string(NetworkModel model);  // SimGrid's name: "LV08", "CM02", "SMPI", "IB"
 
 struct StorageConfig {
   std::uint32_t hosts = 0;    // stable-storage servers (0: none)
