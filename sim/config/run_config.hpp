@@ -9,8 +9,12 @@
 namespace ftsim::config {
 
 enum class Topology { star, cluster, fat_tree, torus };
+// SimGrid's network models (its network/model setting). LV08, SimGrid's default, multiplies
+// latencies by 13.01 and bandwidths by 0.97; CM02 simulates the configured values.
+enum class NetworkModel { lv08, cm02, smpi, ib };
 
 struct NetworkConfig {
+  NetworkModel model = NetworkModel::lv08;  // also applies to a /platform/xml file
   Topology topology = Topology::cluster;
   double bandwidth = 1.25e9;      // bytes/s of each node's link (10 Gb/s)
   double latency = 1e-6;          // seconds
@@ -21,6 +25,8 @@ struct NetworkConfig {
   double loopback_bandwidth = 0;  // same-node messages never go through the network
   std::uint64_t envelope = 32;    // bytes added to every message (StarPU-MPI's envelope)
 };
+
+const char* to_string(NetworkModel model);  // SimGrid's name: "LV08", "CM02", "SMPI", "IB"
 
 struct StorageConfig {
   std::uint32_t hosts = 0;    // stable-storage servers (0: none)

@@ -108,6 +108,9 @@ void build_cluster_zone(const config::Config& config, const std::vector<HostSpec
 }  // namespace
 
 Platform build_platform(sg4::Engine& engine, const config::Config& config) {
+  // Before the first zone, where SimGrid creates its models. Always set, even to the default: a
+  // value set here also wins over a <config> network/model of a platform file.
+  sg4::Engine::set_config(std::string("network/model:") + config::to_string(config.platform.network.model));
   const auto specs = host_specs(config);
   if (!config.platform.xml.empty()) {
     engine.load_platform(config.platform.xml);

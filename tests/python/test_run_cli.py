@@ -23,8 +23,8 @@ GLOBAL_BUDDY = {"type": "global", "period": "10ms", "storage": "buddy"}  # buddy
 TOP_LEVEL = {
     "complete", "failure_reason", "makespan", "executions", "reexecutions", "bytes_sent", "messages_sent",
     "starpu", "log", "failures", "checkpoints", "nodes", "oracle", "stall_report", "events",
-    "ftsim_version", "backend", "name", "config_file", "config", "seed", "protocol", "graph", "reference",
-    "wall",
+    "ftsim_version", "backend", "network_model", "name", "config_file", "config", "seed", "protocol", "graph",
+    "reference", "wall",
 }
 STARPU = {
     "CP_DATA_NORMAL_COUNT", "CP_DATA_NORMAL_TOTAL_SIZE", "CP_DATA_CACHED_COUNT", "CP_DATA_CACHED_SIZE",
