@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "sim/core/test_faults.hpp"
+
 namespace ftsim::core {
 
 using graphs::Access;
@@ -96,6 +98,25 @@ void NodeRuntime::restore(const NodeSnapshot& snapshot) {
   store_.assign(snapshot.store);
   subscriptions_.clear();
   done_cursor_ = 0;
+  if (test_faults().stale_recovery && test_faults().fired == 0) plant_stale_version(snapshot);
+}
+
+void NodeRuntime::plant_stale_version(const NodeSnapshot& snapshot) {
+  // Test only: a checkpoint restore that brings back a stale version of a datum still needed.
+  if (std::none_of(snapshot.done.begin(), snapshot.done.end(), [](std::uint8_t d) { return d != 0; })) return;
+  std::vector<std::uint64_t> keys;
+  for (const auto& [key, entry] : store_.entries()) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  for (std::uint64_t key : keys) {
+    const HandleId h = VersionStore::handle_of(key);
+    const Version v = VersionStore::version_of(key);
+    bool needed = v == graph_.final_version(h) && graph_.version_node(h, v) == node_;
+    for (TaskId r : index_.readers(h, v)) needed = needed || (graph_.node(r) == node_ && status(r) != TaskStatus::done);
+    if (!needed) continue;
+    store_.corrupt(h, v);
+    ++test_faults().fired;
+    return;
+  }
 }
 
 void NodeRuntime::forget_schedule() {
@@ -163,7 +184,12 @@ void NodeRuntime::rebuild() {
 void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic) {
   ++sending_[h];
   ++outgoing_;
-  services_.send_data(to, h, v, store_.read_digest(h, v), traffic);
+  Digest digest = store_.read_digest(h, v);
+  if (traffic == Traffic::recovery && test_faults().stale_recovery && test_faults().fired == 0) {
+    digest = mix_digest(digest);  // test only: a re-sent version that is not what it claims to be
+    ++test_faults().fired;
+  }
+  services_.send_data(to, h, v, digest, traffic);
 }
 
 void NodeRuntime::send_subscribers(HandleId h, Version v) {

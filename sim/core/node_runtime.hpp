@@ -142,6 +142,7 @@ private:
   void send(NodeId to, HandleId h, Version v, Traffic traffic);
   void send_subscribers(HandleId h, Version v);
   void forget_schedule();
+  void plant_stale_version(const NodeSnapshot& snapshot);
   void make_ready(TaskId task);
   void dispatch();
   bool write_held(TaskId task) const;

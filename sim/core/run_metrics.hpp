@@ -89,6 +89,7 @@ struct RunMetrics {
   bool oracle_ok = false;
   std::vector<std::string> oracle_missing;  // final versions not held, tasks not done
   std::vector<std::string> oracle_wrong;    // final versions held with another digest (wrong data)
+  std::uint64_t test_faults_fired = 0;      // planted faults that acted (tests only; see test_faults.hpp)
   std::vector<std::string> stall_report;  // what waits for what, if the run stalled
   std::uint64_t events = 0;               // task completions + deliveries, for speed figures
 };

@@ -74,6 +74,8 @@ json to_json(const RunMetrics& m) {
                            {"bytes", c.bytes},
                            {"aborted", c.aborted}});
   }
+  json oracle = {{"ok", m.oracle_ok}, {"missing", m.oracle_missing}, {"wrong", m.oracle_wrong}};
+  if (m.test_faults_fired > 0) oracle["test_faults_fired"] = m.test_faults_fired;  // tests only
   return {{"complete", m.complete},
           {"failure_reason", m.failure_reason.empty() ? json(nullptr) : json(m.failure_reason)},
           {"makespan", m.makespan},
@@ -94,7 +96,7 @@ json to_json(const RunMetrics& m) {
           {"failures", failures},
           {"checkpoints", checkpoints},
           {"nodes", nodes},
-          {"oracle", {{"ok", m.oracle_ok}, {"missing", m.oracle_missing}, {"wrong", m.oracle_wrong}}},
+          {"oracle", oracle},
           {"stall_report", m.stall_report},
           {"events", m.events}};
 }
@@ -162,6 +164,7 @@ RunMetrics run_metrics_from_json(const json& j) {
   m.oracle_ok = j.at("oracle").at("ok");
   m.oracle_missing = j.at("oracle").at("missing").get<std::vector<std::string>>();
   m.oracle_wrong = j.at("oracle").at("wrong").get<std::vector<std::string>>();
+  m.test_faults_fired = j.at("oracle").value("test_faults_fired", std::uint64_t{0});
   m.stall_report = j.at("stall_report").get<std::vector<std::string>>();
   m.events = j.at("events");
   return m;

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <numeric>
 
+#include "sim/core/test_faults.hpp"
+
 namespace ftsim::core {
 
 namespace {
@@ -432,6 +434,7 @@ void Simulation::finalize_metrics() {
     if (host) host->account_peaks();
   }
   metrics_.nodes.assign(process_metrics_.begin(), process_metrics_.begin() + node_count());
+  metrics_.test_faults_fired = test_faults().fired;
   metrics_.cp_data_normal_count = metrics_.cp_data_normal_total_size = 0;
   metrics_.cp_data_cached_count = metrics_.cp_data_cached_size = 0;
   metrics_.ft_service_msgs_count = metrics_.ft_service_msgs_total_size = 0;

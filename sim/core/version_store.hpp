@@ -46,6 +46,11 @@ public:
   // the node's buffer of h holds (its newest version), or kMissingDigest. The oracle then sees
   // the wrong input in the final digests.
   Digest read_digest(HandleId h, Version v) const;
+  // Test only (see test_faults.hpp): the content held for (h, v) is not that version's.
+  void corrupt(HandleId h, Version v) {
+    auto it = entries_.find(key(h, v));
+    if (it != entries_.end()) it->second.digest = mix_digest(it->second.digest);
+  }
   void pin(HandleId h, Version v);
   void unpin(HandleId h, Version v);
 

@@ -1,0 +1,22 @@
+#pragma once
+// Faults that tests plant on purpose to check that the oracle sees wrong data (a mutation
+// check). Off in every real run; nothing but tests sets them. Process-wide, so a forked
+// simulation process inherits what its test set.
+#include <cstdint>
+
+namespace ftsim::core {
+
+struct TestFaults {
+  // Recovery uses a stale version: the first checkpoint restored (global) or version re-sent
+  // (lineage) carries content that is not the version it claims to be, for a version that is
+  // still needed. Version numbers, and so the old existence check, stay right.
+  bool stale_recovery = false;
+  std::uint64_t fired = 0;  // how many times a planted fault acted (reported in results)
+};
+
+inline TestFaults& test_faults() {
+  static TestFaults faults;
+  return faults;
+}
+
+}  // namespace ftsim::core

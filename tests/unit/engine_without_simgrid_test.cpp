@@ -1,0 +1,211 @@
+// The whole engine (world driver, node hosts, protocols) on the in-process queue backend: no
+// SimGrid. Protocols recover from fail-stop failures learning only from messages, the digest
+// oracle holds, and a replacement host starts from nothing.
+#include <catch2/catch.hpp>
+
+#include "graphs/application.hpp"
+#include "graphs/cost_model.hpp"
+#include "protocols/registry.hpp"
+#include "sim/core/node_host.hpp"
+#include "sim/core/run_metrics_json.hpp"
+#include "sim/core/simulation.hpp"
+#include "tests/support/queue_backend.hpp"
+
+using namespace ftsim;
+
+namespace {
+
+config::Json cholesky_config(const config::Json& protocol, const config::Json& failures) {
+  config::Json document = {
+      {"application", {{"type", "cholesky"}, {"tiles", 6}, {"tile_size", 128}}},
+      {"platform", {{"nodes", 4}, {"cores_per_node", 2}, {"core_gflops", 2}, {"storage", {{"hosts", 1}}}}},
+      {"protocol", protocol},
+      {"checkpoints", {{"count", 2}, {"buddy", "next"}}}};
+  if (!failures.is_null()) document["failures"] = failures;
+  return document;
+}
+
+core::RunMetrics run(const config::Json& document) {
+  const config::Config cfg = config::load_config_json(document, "engine test");
+  const graphs::TaskGraph graph = graphs::build_application(cfg);
+  const graphs::CostModel cost(cfg, graph);
+  testing::QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts);
+  core::Simulation simulation(cfg, graph, cost, protocols::make_protocol_factory(cfg, graph), backend, {});
+  backend.set_events(&simulation);
+  simulation.start();
+  backend.run();
+  simulation.finish();
+  return simulation.metrics();
+}
+
+config::Json one_failure(double time, int node) {
+  return {{"model", "list"}, {"events", {{{"time", time}, {"node", node}}}}, {"downtime", "0.1ms"}, {"detection", "0.05ms"}};
+}
+
+}  // namespace
+
+TEST_CASE("engine without SimGrid: every protocol recovers a failure and the final digests are the failure-free ones",
+          "[core][engine]") {
+  const core::RunMetrics reference = run(cholesky_config({{"type", "none"}}, nullptr));
+  REQUIRE(reference.complete);
+  REQUIRE(reference.oracle_ok);
+  const double t = 0.5 * reference.makespan;
+  for (const config::Json& protocol :
+       {config::Json{{"type", "none"}}, config::Json{{"type", "lineage"}},
+        config::Json{{"type", "global"}, {"period", reference.makespan / 5}, {"storage", "stable"}},
+        config::Json{{"type", "global"}, {"period", reference.makespan / 5}, {"storage", "buddy"}},
+        config::Json{{"type", "global"}, {"at", "cuts"}, {"storage", "buddy"}}}) {
+    INFO(protocol.dump());
+    const core::RunMetrics m = run(cholesky_config(protocol, one_failure(t, 1)));
+    for (const auto& line : m.stall_report) INFO("stall: " << line);
+    INFO("failure reason: " << m.failure_reason);
+    REQUIRE(m.complete);
+    CHECK(m.oracle_ok);
+    CHECK(m.oracle_wrong.empty());
+    REQUIRE(m.failures.size() == 1);
+    CHECK(m.failures[0].recovered_at >= m.failures[0].detected_at);
+    CHECK(m.makespan > reference.makespan);
+    std::uint64_t missing_inputs = 0;
+    for (const auto& n : m.nodes) missing_inputs += n.inputs_missing_at_start;
+    CHECK(missing_inputs == 0);
+  }
+}
+
+TEST_CASE("engine without SimGrid: a replacement gets its checkpoint back from its buddy, by message",
+          "[core][engine]") {
+  const core::RunMetrics reference = run(cholesky_config({{"type", "none"}}, nullptr));
+  const config::Json global = {{"type", "global"}, {"period", reference.makespan / 5}, {"storage", "buddy"}};
+  const core::RunMetrics m = run(cholesky_config(global, one_failure(0.7 * reference.makespan, 2)));
+  REQUIRE(m.complete);
+  CHECK(m.oracle_ok);
+  REQUIRE(m.failures.size() == 1);
+  CHECK(m.failures[0].restart_point.rfind("checkpoint ", 0) == 0);
+  // Only the failed node read a checkpoint back, from its buddy's memory: restore traffic.
+  CHECK(m.nodes[3].bytes_sent[static_cast<std::size_t>(core::Traffic::restore)] > 0);
+  CHECK(m.nodes[0].bytes_sent[static_cast<std::size_t>(core::Traffic::restore)] == 0);
+  CHECK(m.in_mem_cp_data_total > 0);
+}
+
+TEST_CASE("engine without SimGrid: a node and its buddy failing together is unrecoverable with buddy storage",
+          "[core][engine]") {
+  const core::RunMetrics reference = run(cholesky_config({{"type", "none"}}, nullptr));
+  const config::Json global = {{"type", "global"}, {"period", reference.makespan / 5}, {"storage", "buddy"}};
+  const double t = 0.7 * reference.makespan;
+  const config::Json failures = {{"model", "list"},
+                                 {"events", {{{"time", t}, {"node", 1}}, {{"time", t}, {"node", 2}}}},
+                                 {"downtime", "0.1ms"},
+                                 {"detection", "0.05ms"}};
+  const core::RunMetrics m = run(cholesky_config(global, failures));
+  CHECK_FALSE(m.complete);
+  CHECK(m.failure_reason.find("unrecoverable") != std::string::npos);
+}
+
+TEST_CASE("engine without SimGrid: same config, same run", "[core][engine]") {
+  const config::Json document = cholesky_config({{"type", "lineage"}}, one_failure(0.01, 3));
+  CHECK(core::to_json(run(document)) == core::to_json(run(document)));
+}
+
+// ----------------------------------------------------------------------------- one node host
+
+namespace {
+
+// Plays the world around a single host: records what it sends, delivers what the test says.
+struct FakeEnvironment : core::HostEnvironment {
+  double time = 0;
+  std::vector<core::Message> sent;
+  std::vector<core::TaskId> started;
+  std::vector<core::NodeMetrics> metrics = std::vector<core::NodeMetrics>(5);
+  std::string failure;
+  double now() const override { return time; }
+  void start_task(core::NodeId, core::TaskId task, double) override { started.push_back(task); }
+  void cancel_task(core::NodeId, core::TaskId) override {}
+  void send(core::Message message) override { sent.push_back(std::move(message)); }
+  std::uint32_t storage_servers() const override { return 0; }
+  void storage_write(core::NodeId, std::uint32_t, std::uint64_t, core::Bytes, std::uint64_t, std::uint64_t) override {}
+  void storage_read(core::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void storage_erase(std::uint32_t, std::uint64_t) override {}
+  std::uint64_t set_timer(core::NodeId, double, std::uint64_t) override { return 0; }
+  void cancel_timer(std::uint64_t) override {}
+  core::NodeMetrics& metrics_of(core::NodeId node) override { return metrics[node]; }
+  bool observe_execution(core::TaskId) override { return false; }
+  void record_failure_effect(const core::FailureNotice&, const core::FailureEffect&) override {}
+  void record_recovered(const core::FailureNotice&) override {}
+  void record_checkpoint(const core::CheckpointRecord&) override {}
+  core::TraceWriter* trace() override { return nullptr; }
+  void fail_run(const std::string& reason) override { failure = reason; }
+  void check_completion() override {}
+};
+
+}  // namespace
+
+TEST_CASE("node host: a replacement knows nothing and learns what to restore from messages", "[core][host]") {
+  const config::Json global = {{"type", "global"}, {"period", "1ms"}, {"storage", "buddy"}};
+  const config::Config cfg = config::load_config_json(cholesky_config(global, nullptr), "host test");
+  const graphs::TaskGraph graph = graphs::build_application(cfg);
+  const graphs::CostModel cost(cfg, graph);
+  const core::RuntimeIndex index(graph);
+  const core::HostSetup setup{cfg, graph, index, cost, 32};
+  const auto factory = protocols::make_protocol_factory(cfg, graph);
+  FakeEnvironment env;
+
+  // Node 1 starts, runs, and fails: its host is destroyed with everything in it.
+  auto host = std::make_unique<core::NodeHost>(1, 0, setup, env, factory(1, false));
+  host->load_initial_state();
+  host->start_protocol();
+  host->send_initial_values();
+  host->schedule();
+  CHECK(host->node_runtime().store().size() > 0);  // its share of the input
+  host.reset();
+
+  // Its replacement: nothing held, nothing running, nothing sent until told.
+  env.sent.clear();
+  env.started.clear();
+  auto replacement = std::make_unique<core::NodeHost>(1, 1, setup, env, factory(1, false));
+  replacement->restart(core::RestartInfo{1, 1});
+  CHECK(replacement->node_runtime().store().size() == 0);
+  CHECK(env.sent.empty());
+  CHECK(env.started.empty());
+
+  // The coordinator's RECOVER (type 6) says checkpoint 3: the replacement asks its buddy (node 2)
+  // for it (RESTORE_REQUEST, type 11), the only way it can get it back.
+  core::Message recover;
+  recover.source = 4;
+  recover.destination = 1;
+  recover.is_data = false;
+  recover.control_type = 6;
+  core::WireWriter out(recover.body);
+  out.u32(3);  // checkpoint
+  out.u32(1);  // epoch
+  out.u32(1);  // cause: node 1, incarnation 0, sequence 1
+  out.u32(0);
+  out.u32(1);
+  replacement->deliver(recover);
+  REQUIRE(env.sent.size() == 1);
+  CHECK(env.sent[0].destination == 2);
+  CHECK(env.sent[0].control_type == 11);
+  CHECK(env.sent[0].source_incarnation == 1);
+  CHECK(env.sent[0].bytes == env.sent[0].body.size() + 32);
+
+  // The buddy lost it too (NOT_HELD, type 13): the job cannot recover, and says why.
+  core::Message not_held;
+  not_held.source = 2;
+  not_held.destination = 1;
+  not_held.is_data = false;
+  not_held.control_type = 13;
+  core::WireWriter(not_held.body).u32(3);
+  core::WireWriter(not_held.body).u32(1);
+  replacement->deliver(not_held);
+  CHECK(env.failure.find("unrecoverable") != std::string::npos);
+}
+
+TEST_CASE("wire: control messages that do not decode are errors, not garbage", "[core][wire]") {
+  core::Bytes bytes;
+  core::WireWriter out(bytes);
+  out.u32(7);
+  out.u64(1000000);  // a count far beyond what follows
+  core::WireReader in(bytes);
+  CHECK(in.u32() == 7);
+  CHECK_THROWS_AS(in.count(4), core::WireError);
+  core::WireReader short_read(bytes.data(), 2);
+  CHECK_THROWS_AS(short_read.u32(), core::WireError);
+}
