@@ -98,7 +98,7 @@ void NodeRuntime::restore(const NodeSnapshot& snapshot) {
   store_.assign(snapshot.store);
   subscriptions_.clear();
   done_cursor_ = 0;
-  if (test_faults().stale_recovery && test_faults().fired == 0) plant_stale_version(snapshot);
+  if (test_faults().stale_recovery) plant_stale_version(snapshot);
 }
 
 void NodeRuntime::plant_stale_version(const NodeSnapshot& snapshot) {
@@ -185,7 +185,7 @@ void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic) {
   ++sending_[h];
   ++outgoing_;
   Digest digest = store_.read_digest(h, v);
-  if (traffic == Traffic::recovery && test_faults().stale_recovery && test_faults().fired == 0) {
+  if (traffic == Traffic::recovery && test_faults().stale_recovery) {
     digest = mix_digest(digest);  // test only: a re-sent version that is not what it claims to be
     ++test_faults().fired;
   }

@@ -7,9 +7,9 @@
 namespace ftsim::core {
 
 struct TestFaults {
-  // Recovery uses a stale version: the first checkpoint restored (global) or version re-sent
-  // (lineage) carries content that is not the version it claims to be, for a version that is
-  // still needed. Version numbers, and so the old existence check, stay right.
+  // Recovery uses stale versions: every checkpoint restored (global) brings back one datum still
+  // needed with content that is not the version it claims to be, and every version re-sent by a
+  // recovery (lineage) too. Version numbers, and so the old existence check, stay right.
   bool stale_recovery = false;
   std::uint64_t fired = 0;  // how many times a planted fault acted (reported in results)
 };

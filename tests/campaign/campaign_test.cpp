@@ -13,6 +13,7 @@
 
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
+#include "sim/core/test_faults.hpp"
 #include "sim/simgrid/simulate.hpp"
 
 using namespace ftsim;
@@ -46,10 +47,6 @@ config::Json base_config(const std::string& app) {
           {"checkpoints", {{"count", 3}, {"buddy", "next"}}}};
 }
 
-struct Outcome {
-  core::RunMetrics metrics;
-};
-
 core::RunMetrics run(const config::Json& document, const std::string& origin) {
   const config::Config cfg = config::load_config_json(document, origin);
   const graphs::TaskGraph graph = graphs::build_application(cfg);
@@ -59,60 +56,89 @@ core::RunMetrics run(const config::Json& document, const std::string& origin) {
   return simgrid_backend::simulate(cfg, graph, cost, options).metrics;
 }
 
-void campaign(const std::string& protocol, const std::string& app) {
-  config::Json failure_free = base_config(app);
-  const core::RunMetrics reference = run(failure_free, "failure-free " + app);
+// The scenario of one seed: one to three failures (some simultaneous), random downtime and
+// detection latency, and for global a random period or the graph cuts and a random storage.
+config::Json scenario(const std::string& protocol, const std::string& app, std::uint64_t seed, double makespan,
+                      bool& buddy) {
+  std::mt19937_64 random(seed * 7919 + std::hash<std::string>{}(protocol + app));
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  config::Json document = base_config(app);
+  document["seed"] = seed;
+  const int count = 1 + int(random() % 3);
+  config::Json events = config::Json::array();
+  for (int i = 0; i < count; ++i) {
+    // A third of the later failures strike at the same instant as the first (edge cases of
+    // concurrent recoveries), the others at random times.
+    const bool simultaneous = i > 0 && random() % 3 == 0;
+    const double time = simultaneous ? events[0]["time"].get<double>() : unit(random) * 1.2 * makespan;
+    events.push_back({{"time", time}, {"node", int(random() % 4)}});
+  }
+  // Sometimes no downtime or an immediate detection: the replacement may come up first.
+  const double downtime = random() % 4 == 0 ? 0.0 : unit(random) * 0.2 * makespan;
+  const double detection = random() % 4 == 0 ? 0.0 : unit(random) * 0.05 * makespan;
+  document["failures"] = {{"model", "list"}, {"events", events}, {"downtime", downtime}, {"detection", detection}};
+  buddy = false;
+  if (protocol == "global") {
+    buddy = random() % 2 == 0;
+    config::Json p = {{"type", "global"}, {"storage", buddy ? "buddy" : "stable"}};
+    if (random() % 2 == 0) {
+      p["period"] = (0.1 + 0.4 * unit(random)) * makespan;
+    } else {
+      p["at"] = "cuts";
+    }
+    document["protocol"] = p;
+  } else {
+    document["protocol"] = {{"type", protocol}};
+  }
+  return document;
+}
+
+double failure_free_makespan(const std::string& app) {
+  const core::RunMetrics reference = run(base_config(app), "failure-free " + app);
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);
-  const double makespan = reference.makespan;
+  return reference.makespan;
+}
 
+std::uint64_t inputs_missing(const core::RunMetrics& m) {
+  std::uint64_t count = 0;
+  for (const auto& n : m.nodes) count += n.inputs_missing_at_start;
+  return count;
+}
+
+// One scenario under the digest oracle: a completed run has every final version with the
+// failure-free digest and no task started without its input; a run that stops says why.
+bool check_scenario(const std::string& protocol, const std::string& app, std::uint64_t seed, double makespan,
+                    std::size_t& failures_injected) {
+  bool buddy = false;
+  const config::Json document = scenario(protocol, app, seed, makespan, buddy);
+  const std::string origin = protocol + "/" + app + "/seed " + std::to_string(seed);
+  const core::RunMetrics m = run(document, origin);
+  failures_injected += m.failures.size();
+  INFO(origin << ": " << document.dump());
+  INFO("failure reason: " << m.failure_reason);
+  for (const auto& line : m.stall_report) INFO("stall: " << line);
+  for (const auto& line : m.oracle_missing) INFO("oracle missing: " << line);
+  for (const auto& line : m.oracle_wrong) INFO("oracle wrong: " << line);
+  if (m.complete) {
+    CHECK(m.oracle_ok);
+    CHECK(inputs_missing(m) == 0);
+    return true;
+  }
+  // Only a node and its buddy failing together may stop a run, and it must say so.
+  CHECK(buddy);
+  CHECK(m.failure_reason.find("unrecoverable") != std::string::npos);
+  return false;
+}
+
+void campaign(const std::string& protocol, const std::string& app) {
+  const double makespan = failure_free_makespan(app);
   std::size_t completed = 0, unrecoverable = 0, failures_injected = 0;
   const std::size_t scenarios = scenarios_per_case();
   for (std::uint64_t seed = 1; seed <= scenarios; ++seed) {
-    std::mt19937_64 random(seed * 7919 + std::hash<std::string>{}(protocol + app));
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    config::Json document = base_config(app);
-    document["seed"] = seed;
-    const int count = 1 + int(random() % 3);
-    config::Json events = config::Json::array();
-    for (int i = 0; i < count; ++i) {
-      // A third of the later failures strike at the same instant as the first (edge cases of
-      // concurrent recoveries), the others at random times.
-      const bool simultaneous = i > 0 && random() % 3 == 0;
-      const double time = simultaneous ? events[0]["time"].get<double>() : unit(random) * 1.2 * makespan;
-      events.push_back({{"time", time}, {"node", int(random() % 4)}});
-    }
-    // Sometimes no downtime or an immediate detection: the replacement may come up first.
-    const double downtime = random() % 4 == 0 ? 0.0 : unit(random) * 0.2 * makespan;
-    const double detection = random() % 4 == 0 ? 0.0 : unit(random) * 0.05 * makespan;
-    document["failures"] = {{"model", "list"}, {"events", events}, {"downtime", downtime}, {"detection", detection}};
-    bool buddy = false;
-    if (protocol == "global") {
-      buddy = random() % 2 == 0;
-      config::Json p = {{"type", "global"}, {"storage", buddy ? "buddy" : "stable"}};
-      if (random() % 2 == 0) {
-        p["period"] = (0.1 + 0.4 * unit(random)) * makespan;
-      } else {
-        p["at"] = "cuts";
-      }
-      document["protocol"] = p;
-    } else {
-      document["protocol"] = {{"type", protocol}};
-    }
-    const std::string origin = protocol + "/" + app + "/seed " + std::to_string(seed);
-    const core::RunMetrics m = run(document, origin);
-    failures_injected += m.failures.size();
-    INFO(origin << ": " << document.dump());
-    INFO("failure reason: " << m.failure_reason);
-    for (const auto& line : m.stall_report) INFO("stall: " << line);
-    for (const auto& line : m.oracle_missing) INFO("oracle: " << line);
-    if (m.complete) {
-      CHECK(m.oracle_ok);
+    if (check_scenario(protocol, app, seed, makespan, failures_injected)) {
       ++completed;
     } else {
-      // Only a node and its buddy failing together may stop a run, and it must say so.
-      CHECK(buddy);
-      CHECK(m.failure_reason.find("unrecoverable") != std::string::npos);
       ++unrecoverable;
     }
   }
@@ -135,4 +161,43 @@ TEST_CASE("campaign: global rolls back to the last committed checkpoint", "[camp
 
 TEST_CASE("campaign: lineage recomputes lost versions", "[campaign]") {
   for (const char* app : {"cholesky", "stencil", "cg"}) campaign("lineage", app);
+}
+
+// The seeds where a prototype value oracle found wrong results that the old existence check
+// passed (issue: lineage fed tasks versions not in memory; global restored a checkpoint that a
+// node and its buddy had both lost). Kept whatever the number of scenarios per case.
+TEST_CASE("campaign: the seeds that once gave wrong results", "[campaign]") {
+  std::size_t failures = 0;
+  const double cholesky = failure_free_makespan("cholesky"), cg = failure_free_makespan("cg");
+  for (std::uint64_t seed : {59, 681, 782, 816}) check_scenario("lineage", "cholesky", seed, cholesky, failures);
+  for (std::uint64_t seed : {309, 352, 464}) check_scenario("lineage", "cg", seed, cg, failures);
+  check_scenario("global", "cholesky", 650, cholesky, failures);
+  CHECK(failures > 0);
+}
+
+// Mutation check: with a planted fault (recovery uses a stale version of a datum still needed)
+// the digest oracle must see wrong data in at least 95% of the scenarios where the fault acted,
+// while the old check (every final version exists, every task done) sees nothing.
+TEST_CASE("campaign: the digest oracle catches a recovery that uses a stale version", "[campaign][mutation]") {
+  core::test_faults().stale_recovery = true;  // inherited by each forked simulation
+  std::size_t fired = 0, caught = 0, old_check_caught = 0;
+  for (const char* protocol : {"global", "lineage"}) {
+    for (const char* app : {"cholesky", "stencil", "cg"}) {
+      const double makespan = failure_free_makespan(app);
+      for (std::uint64_t seed = 1; seed <= std::max<std::size_t>(10, scenarios_per_case() / 3); ++seed) {
+        bool buddy = false;
+        const core::RunMetrics m = run(scenario(protocol, app, seed, makespan, buddy), "mutation");
+        if (m.test_faults_fired == 0 || !m.complete) continue;
+        ++fired;
+        if (!m.oracle_wrong.empty()) ++caught;
+        if (!m.oracle_missing.empty()) ++old_check_caught;
+      }
+    }
+  }
+  core::test_faults().stale_recovery = false;
+  WARN("stale recovery acted in " << fired << " completed runs: digest oracle caught " << caught
+                                  << ", existence check " << old_check_caught);
+  REQUIRE(fired >= 20);
+  CHECK(double(caught) >= 0.95 * double(fired));
+  CHECK(old_check_caught == 0);
 }
