@@ -2,7 +2,7 @@
 // Protocols by id, as configs name them in /protocol/type.
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
-#include "sim/core/simulation.hpp"
+#include "sim/core/protocol.hpp"
 
 namespace ftsim::protocols {
 

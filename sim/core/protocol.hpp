@@ -7,6 +7,8 @@
 // its own node's runtime, the messages it receives, its timers, its storage requests and the
 // failure notices delivered to it (sans-I/O: events in, actions out).
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include "sim/core/message.hpp"
 
@@ -76,5 +78,9 @@ public:
   // Whether the protocol lets the run finish now that every task of the node is done.
   virtual bool finished(ProtocolContext&) { return true; }
 };
+
+// Makes the protocol instance of a new process (a node at the start, a replacement, or the
+// coordinator). Each call returns a fresh object: nothing is shared between processes.
+using ProtocolFactory = std::function<std::unique_ptr<Protocol>(NodeId node, bool coordinator)>;
 
 }  // namespace ftsim::core

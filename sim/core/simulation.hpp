@@ -33,10 +33,6 @@ struct SimulationOptions {
   double time_limit = 0;    // simulated seconds; 0: none
 };
 
-// Makes the protocol instance of a new process (a node at the start, a replacement, or the
-// coordinator). Each call returns a fresh object: nothing is shared between processes.
-using ProtocolFactory = std::function<std::unique_ptr<Protocol>(NodeId node, bool coordinator)>;
-
 // Asks a running simulation to stop soon and report what it has (safe from a signal handler):
 // the run fails with "interrupted" and its results are still written.
 void request_stop();

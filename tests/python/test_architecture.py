@@ -1,0 +1,66 @@
+"""Layering rules of DESIGN.md, checked on the sources.
+
+Only the backends (sim/simgrid, later sim/mpi) include SimGrid or MPI; protocols see their own
+process through core::ProtocolContext and nothing of the world driver, the backends or other
+nodes' state.
+"""
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(os.environ.get("FTSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
+BACKEND_HEADERS = re.compile(r"^(simgrid/|xbt/|mpi\.h$|mpi/|openmpi/|smpi/)")
+LAYERS_WITHOUT_BACKENDS = ["graphs", "sim/config", "sim/core", "protocols", "analysis"]
+
+
+def sources(folder):
+    return sorted(p for p in (SOURCE / folder).rglob("*") if p.suffix in {".hpp", ".cpp", ".h"})
+
+
+def includes(path):
+    return INCLUDE.findall(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("folder", LAYERS_WITHOUT_BACKENDS)
+def test_no_simgrid_or_mpi_below_the_backends(folder):
+    files = sources(folder)
+    assert files, f"no sources under {folder}"
+    offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in files for h in includes(p) if BACKEND_HEADERS.match(h)]
+    assert offenders == []
+
+
+def test_protocols_see_only_their_context():
+    # Protocols include the protocol interface and context, graphs and configs: never the world
+    # driver, a node host, a backend or the node runtime's services.
+    allowed_core = {"sim/core/protocol.hpp", "sim/core/protocol_context.hpp", "sim/core/wire.hpp",
+                    "sim/core/message.hpp", "sim/core/digest.hpp"}
+    offenders = []
+    for path in sources("protocols"):
+        for header in includes(path):
+            if header.startswith("sim/") and not header.startswith("sim/config/") and header not in allowed_core:
+                offenders.append(f"{path.relative_to(SOURCE)}: {header}")
+    assert offenders == []
+
+
+def test_the_protocol_context_offers_no_global_view():
+    # What a protocol may call: nothing that names another node's runtime, true liveness, the
+    # failure log or the run's metrics.
+    context = (SOURCE / "sim/core/protocol_context.hpp").read_text(encoding="utf-8")
+    for forbidden in ["runtime_of", "alive(", "tasks()", "detections()", "RunMetrics", "metrics()", "Simulation",
+                      "latest_failure", "failure_record"]:
+        assert forbidden not in context, forbidden
+    for path in sources("protocols"):
+        text = path.read_text(encoding="utf-8")
+        for forbidden in ["runtime_of", "Shared", "static std::", "dynamic_cast", "shared_ptr<Rollback", "test_faults"]:
+            assert forbidden not in text, f"{path.relative_to(SOURCE)}: {forbidden}"
+
+
+def test_a_planted_violation_is_caught(tmp_path):
+    # The include check itself can fail: a protocol source that includes SimGrid is reported.
+    bad = tmp_path / "bad_protocol.cpp"
+    bad.write_text('#include "simgrid/s4u.hpp"\n#include "sim/core/simulation.hpp"\n', encoding="utf-8")
+    found = [h for h in includes(bad) if BACKEND_HEADERS.match(h) or h == "sim/core/simulation.hpp"]
+    assert found == ["simgrid/s4u.hpp", "sim/core/simulation.hpp"]
