@@ -481,7 +481,12 @@ void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
     if (restored_epoch_[n] != recovery_epoch_) return;
   }
   // Every node is back at the restart point: resume.
-  for (const FailureNotice& notice : unrecovered_) ctx.record_recovered(notice);
+  for (const FailureNotice& notice : unrecovered_) {
+    core::FailureEffect effect;
+    effect.restart_point = committed_ > 0 ? "checkpoint " + std::to_string(committed_) : "from scratch";
+    ctx.record_failure_effect(notice, effect);
+    ctx.record_recovered(notice);
+  }
   unrecovered_.clear();
   next_checkpoint_ = committed_ + 1;
   answers_ = 0;

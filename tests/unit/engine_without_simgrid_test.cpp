@@ -5,6 +5,7 @@
 
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
+#include "protocols/examples/restart_from_scratch.hpp"
 #include "protocols/registry.hpp"
 #include "sim/core/node_host.hpp"
 #include "sim/core/run_metrics_json.hpp"
@@ -25,12 +26,13 @@ config::Json cholesky_config(const config::Json& protocol, const config::Json& f
   return document;
 }
 
-core::RunMetrics run(const config::Json& document) {
+core::RunMetrics run(const config::Json& document, core::ProtocolFactory factory = {}) {
   const config::Config cfg = config::load_config_json(document, "engine test");
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   testing::QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts);
-  core::Simulation simulation(cfg, graph, cost, protocols::make_protocol_factory(cfg, graph), backend, {});
+  if (!factory) factory = protocols::make_protocol_factory(cfg, graph);
+  core::Simulation simulation(cfg, graph, cost, factory, backend, {});
   backend.set_events(&simulation);
   simulation.start();
   backend.run();
@@ -98,6 +100,28 @@ TEST_CASE("engine without SimGrid: a node and its buddy failing together is unre
   const core::RunMetrics m = run(cholesky_config(global, failures));
   CHECK_FALSE(m.complete);
   CHECK(m.failure_reason.find("unrecoverable") != std::string::npos);
+}
+
+TEST_CASE("engine without SimGrid: the example protocol of the guide recovers single and simultaneous failures",
+          "[core][engine]") {
+  const core::ProtocolFactory example = [](core::NodeId, bool coordinator) {
+    return std::make_unique<protocols::examples::RestartFromScratch>(coordinator);
+  };
+  const core::RunMetrics reference = run(cholesky_config({{"type", "none"}}, nullptr), example);
+  REQUIRE(reference.complete);
+  const double t = 0.6 * reference.makespan;
+  const config::Json failures = {{"model", "list"},
+                                 {"events", {{{"time", t}, {"node", 1}}, {{"time", t}, {"node", 3}},
+                                             {{"time", 1.5 * t}, {"node", 0}}}},
+                                 {"downtime", "0.1ms"},
+                                 {"detection", "0.05ms"}};
+  const core::RunMetrics m = run(cholesky_config({{"type", "none"}}, failures), example);
+  INFO(m.failure_reason);
+  REQUIRE(m.complete);
+  CHECK(m.oracle_ok);
+  CHECK(m.failures.size() == 3);
+  CHECK(m.makespan > reference.makespan + t);
+  for (const auto& f : m.failures) CHECK(f.restart_point == "from scratch");
 }
 
 TEST_CASE("engine without SimGrid: same config, same run", "[core][engine]") {
