@@ -99,6 +99,7 @@ void NodeHost::on_task_finished(TaskId task) {
       activities_.pop_back();
       runtime_->release_core();
       protocol_->on_activity_done(*this, token);
+      if (runtime_->remaining_tasks() == 0) env_.check_completion();  // it may have been the last work
       return;
     }
     return;

@@ -55,7 +55,9 @@ struct Probe final : core::Protocol {
   void on_activity_done(core::ProtocolContext&, std::uint64_t token) override {
     if (token == 7) ++activities_done;
   }
-  bool finished(core::ProtocolContext& ctx) override { return ctx.is_coordinator() || kept_timer_fired == 1; }
+  bool finished(core::ProtocolContext& ctx) override {
+    return ctx.is_coordinator() || (kept_timer_fired == 1 && activities_done == activities);
+  }
 };
 
 struct Outcome {
