@@ -200,6 +200,10 @@ void RollbackProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
   local_[checkpoint] = std::move(snapshot);
   saving_ = checkpoint;
   saved_bytes_ = bytes;
+  if (ctx.logging()) {
+    ctx.log("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
+            (options_->stable_storage ? std::string("stable storage") : "buddy node " + std::to_string(options_->buddies->first_buddy(ctx.node()))));
+  }
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
   if (options_->stable_storage) {
@@ -295,12 +299,18 @@ void RollbackProtocol::recover(ProtocolContext& ctx, std::uint32_t epoch, std::u
   ready_for_ = save_for_ = saving_ = restoring_ = 0;
   restored_from_ = checkpoint;
   if (checkpoint == 0) {
+    if (ctx.logging()) ctx.log("epoch " + std::to_string(epoch) + ": restart from the initial state");
     restore(ctx, runtime.initial_snapshot());
     return;
   }
   if (auto it = local_.find(checkpoint); it != local_.end()) {
+    if (ctx.logging()) ctx.log("epoch " + std::to_string(epoch) + ": restore checkpoint " + std::to_string(checkpoint) + " from the local copy");
     restore(ctx, it->second);  // its local copy
     return;
+  }
+  if (ctx.logging()) {
+    ctx.log("epoch " + std::to_string(epoch) + ": fetch checkpoint " + std::to_string(checkpoint) + " from " +
+            (options_->stable_storage ? std::string("stable storage") : "buddy node " + std::to_string(options_->buddies->first_buddy(ctx.node()))));
   }
   // A replacement lost its local copy: fetch the one on stable storage or at its buddy.
   restoring_ = checkpoint;
@@ -450,6 +460,7 @@ void RollbackProtocol::start_checkpoint(ProtocolContext& ctx) {
   record_.id = next_checkpoint_;
   record_.started = ctx.now();
   ctx.record_checkpoint(record_);
+  if (ctx.logging()) ctx.log("checkpoint " + std::to_string(next_checkpoint_) + ": every node stops");
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRequest, with(next_checkpoint_, ctx.epoch()));
 }
 
@@ -460,6 +471,7 @@ void RollbackProtocol::on_coordinator_notice(ProtocolContext& ctx, const Failure
       (phase_ == Phase::gathering_ready && !options_->at_cuts)) {
     record_.aborted = true;
     ctx.record_checkpoint(record_);
+    if (ctx.logging()) ctx.log("checkpoint " + std::to_string(record_.id) + " aborted");
   }
   phase_ = Phase::recovering;
   answers_ = 0;
@@ -472,6 +484,10 @@ void RollbackProtocol::on_coordinator_notice(ProtocolContext& ctx, const Failure
   // its replacement is up.
   Control recover = with(options_->checkpoints ? committed_ : 0, recovery_epoch_);
   recover.cause = notice;
+  if (ctx.logging()) {
+    ctx.log("epoch " + std::to_string(recovery_epoch_) + ": every node restores " +
+            (recover.checkpoint > 0 ? "checkpoint " + std::to_string(recover.checkpoint) : std::string("the initial state")));
+  }
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRecover, recover);
 }
 
@@ -492,6 +508,7 @@ void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
   answers_ = 0;
   std::fill(expected_.begin(), expected_.end(), 0);
   phase_ = options_->at_cuts && next_checkpoint_ <= options_->cut_positions.size() ? Phase::gathering_ready : Phase::idle;
+  if (ctx.logging()) ctx.log("epoch " + std::to_string(recovery_epoch_) + ": every node restored, resume");
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kResume, with(committed_, recovery_epoch_));
   arm_period_timer(ctx);
   ctx.check_completion();
@@ -528,6 +545,7 @@ void RollbackProtocol::coordinator_message(ProtocolContext& ctx, const Message& 
       if (++answers_ == ctx.node_count()) {
         // Commit: the saved states become the restart point.
         committed_ = c.checkpoint;
+        if (ctx.logging()) ctx.log("checkpoint " + std::to_string(committed_) + " committed (" + std::to_string(record_.bytes) + " B)");
         record_.saved = record_.committed = ctx.now();
         ctx.record_checkpoint(record_);
         ++next_checkpoint_;

@@ -25,6 +25,7 @@ struct RunOptions {
   std::string config;
   std::string output_dir;
   bool trace = false;
+  std::string log;
 };
 
 const char* protocol_name(config::ProtocolType type) {
@@ -97,6 +98,9 @@ Command add_run_command(CLI::App& app) {
   command->add_option("CONFIG", options->config, "JSON config file")->required();
   command->add_option("-o,--output", options->output_dir, "Output directory (default: out/<config name>/)");
   command->add_flag("--trace", options->trace, "Also write trace.json (Chrome Trace Event format, opens in Perfetto)");
+  command->add_option("--log", options->log,
+                      "Also write events.log: one line per event of these categories, comma-separated: task, message, "
+                      "failure, protocol, run, or all");
   return [options] {
     const config::Config cfg = config::load_config(options->config);
     const graphs::TaskGraph graph = graphs::build_application(cfg);
@@ -114,6 +118,14 @@ Command add_run_command(CLI::App& app) {
     sim_options.progress = true;
     sim_options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
     if (options->trace) sim_options.trace_file = (dir / "trace.json").string();
+    if (!options->log.empty()) {
+      std::string unknown;
+      if (!core::parse_log_categories(options->log, sim_options.log_categories, unknown)) {
+        std::cerr << "error: --log: unknown category \"" << unknown << "\" (task, message, failure, protocol, run or all)\n";
+        return 2;
+      }
+      sim_options.log_file = (dir / "events.log").string();
+    }
     const auto result = simgrid_backend::simulate(cfg, graph, cost, sim_options);
 
     std::optional<core::RunMetrics> reference;
@@ -165,6 +177,7 @@ Command add_run_command(CLI::App& app) {
     print_summary(cfg, graph, result.metrics, reference, result.wall_seconds, std::cout);
     std::cout << "results: " << (dir / "results.json").string();
     if (options->trace) std::cout << "  trace: " << (dir / "trace.json").string();
+    if (!options->log.empty()) std::cout << "  log: " << (dir / "events.log").string();
     std::cout << "\n";
     return result.metrics.complete && result.metrics.oracle_ok ? kExitOk : kExitRunFailed;
   };

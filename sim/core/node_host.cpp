@@ -60,6 +60,9 @@ void NodeHost::start_task(TaskId task) {
     free_cores_.pop_back();
   }
   running_.push_back({task, now(), core});
+  if (env_.log().enabled(LogCategory::task)) {
+    env_.log().write(now(), LogCategory::task, node_, "start " + setup_.graph.task_name(task) + " on core " + std::to_string(core));
+  }
   env_.start_task(node_, task, task_seconds(task));
 }
 
@@ -125,6 +128,9 @@ void NodeHost::on_task_finished(TaskId task) {
   if (TraceWriter* t = env_.trace()) {
     const auto& graph = setup_.graph;
     t->task(node_, core, graph.task_name(task), graph.kernel_name(graph.kernel(task)), start, now(), reexecution);
+  }
+  if (env_.log().enabled(LogCategory::task)) {
+    env_.log().write(now(), LogCategory::task, node_, "end " + setup_.graph.task_name(task) + (reexecution ? " (again)" : ""));
   }
   runtime_->on_task_finished(task);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graphs/cost_model.hpp"
+#include "sim/core/event_log.hpp"
 #include "sim/core/protocol_context.hpp"
 
 namespace ftsim::core {
@@ -44,6 +45,7 @@ public:
   virtual void record_recovered(const FailureNotice& failure) = 0;
   virtual void record_checkpoint(const CheckpointRecord& record) = 0;
   virtual TraceWriter* trace() = 0;
+  virtual EventLog& log() = 0;
   virtual void fail_run(const std::string& reason) = 0;
   virtual void check_completion() = 0;
 };
@@ -125,6 +127,8 @@ public:
   void record_recovered(const FailureNotice& failure) override { env_.record_recovered(failure); }
   void record_checkpoint(const CheckpointRecord& record) override { env_.record_checkpoint(record); }
   TraceWriter* trace() override { return env_.trace(); }
+  bool logging() const override { return env_.log().enabled(LogCategory::protocol); }
+  void log(std::string_view text) override { env_.log().write(now(), LogCategory::protocol, node_, text); }
   void fail_run(const std::string& reason) override { env_.fail_run(reason); }
   void check_completion() override { env_.check_completion(); }
 

@@ -8,6 +8,7 @@
 // failure notices) and no run-wide metrics: the record_* calls report, they never read.
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
@@ -80,6 +81,10 @@ public:
   virtual void record_recovered(const FailureNotice& failure) = 0;
   virtual void record_checkpoint(const CheckpointRecord& record) = 0;
   virtual TraceWriter* trace() = 0;
+  // The event log's protocol category (ftsim run --log protocol): one line per decision. Build
+  // the text only if logging() is true.
+  virtual bool logging() const = 0;
+  virtual void log(std::string_view text) = 0;
   // Aborts the whole job (MPI_Abort): the run fails (exit code 1) with this reason.
   virtual void fail_run(const std::string& reason) = 0;
   // The protocol's own work may have ended: let the driver re-examine whether the run is over.

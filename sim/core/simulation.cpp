@@ -61,6 +61,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
     trace_ = std::make_unique<TraceWriter>(options_.trace_file, graph.node_count(), config.platform.cores_per_node,
                                            "coordinator");
   }
+  if (options_.log_categories != 0 && !options_.log_file.empty()) log_ = EventLog(options_.log_file, options_.log_categories);
   for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
 }
 
@@ -176,6 +177,13 @@ void Simulation::deliver(const Message& m) {
   NodeHost* destination = hosts_[m.destination].get();
   if (!destination) return;
   if (m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination]) return;
+  if (log_.enabled(LogCategory::message)) {
+    log_.write(now(), LogCategory::message, m.destination,
+               (m.is_data ? "data " + graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
+                          : "control type " + std::to_string(m.control_type)) +
+                   " from " + std::to_string(m.source) + " (" + to_string(m.traffic) + ", " + std::to_string(m.bytes) +
+                   " B, epoch " + std::to_string(m.epoch) + ")");
+  }
   if (trace_ && m.source != m.destination) {
     trace_->message(m.source, m.destination,
                     m.is_data ? graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
@@ -324,6 +332,9 @@ void Simulation::inject_failure(NodeId node) {
   metrics_.failures.push_back(record);
   ++unrecovered_failures_;
   if (trace_) trace_->marker(node, "failure of node " + std::to_string(node), now());
+  if (log_.enabled(LogCategory::failure)) {
+    log_.write(now(), LogCategory::failure, -1, "node " + std::to_string(node) + " fails (incarnation " + std::to_string(failed_incarnation) + ")");
+  }
   add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
   replacement_scheduled_[node] = unlimited_spares_ || spares_left_ > 0;
   if (replacement_scheduled_[node]) {
@@ -347,6 +358,10 @@ void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
   }
   // Every live process hears of it, a replacement already up included, in a total order.
   const FailureNotice notice{failed, incarnation, ++detections_};
+  if (log_.enabled(LogCategory::failure)) {
+    log_.write(now(), LogCategory::failure, -1, "notice " + std::to_string(notice.sequence) + ": node " + std::to_string(failed) +
+                                                     " incarnation " + std::to_string(incarnation) + " failed");
+  }
   for (NodeId n = 0; n < hosts_.size() && !halted_; ++n) {
     if (hosts_[n]) hosts_[n]->on_failure_notice(notice);
   }
@@ -359,6 +374,9 @@ void Simulation::replace(NodeId node) {
   ++process_metrics_[node].restarts;
   if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
   if (trace_) trace_->marker(node, "replacement of node " + std::to_string(node), now());
+  if (log_.enabled(LogCategory::failure)) {
+    log_.write(now(), LogCategory::failure, -1, "a spare takes node " + std::to_string(node) + " (incarnation " + std::to_string(incarnation_[node]) + ")");
+  }
   // Renewal failure models: the new incarnation has its own time to failure.
   if (auto next = failures_.next_after(node, now())) add_timer(*next, Timer::Kind::failure, node, 0);
   hosts_[node] = make_host(node);
@@ -427,6 +445,12 @@ void Simulation::halt() {
   backend_.halt();
   finalize_metrics();
   if (trace_) trace_->close();
+  if (log_.enabled(LogCategory::run)) {
+    log_.write(now(), LogCategory::run, -1,
+               metrics_.complete ? std::string("complete, oracle ") + (metrics_.oracle_ok ? "ok" : "failed")
+                                 : "failed: " + metrics_.failure_reason);
+  }
+  log_.close();
 }
 
 void Simulation::finalize_metrics() {

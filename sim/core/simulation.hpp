@@ -19,6 +19,7 @@
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
 #include "sim/core/backend.hpp"
+#include "sim/core/event_log.hpp"
 #include "sim/core/failure_schedule.hpp"
 #include "sim/core/node_host.hpp"
 #include "sim/core/run_metrics.hpp"
@@ -31,6 +32,8 @@ struct SimulationOptions {
   std::string trace_file;   // empty: no trace
   bool progress = false;    // progress lines on stderr for long runs
   double time_limit = 0;    // simulated seconds; 0: none
+  std::string log_file;     // the event log (event_log.hpp); empty: none
+  std::uint32_t log_categories = 0;
 };
 
 // Asks a running simulation to stop soon and report what it has (safe from a signal handler):
@@ -79,6 +82,7 @@ private:
   void record_recovered(const FailureNotice& failure) override;
   void record_checkpoint(const CheckpointRecord& record) override;
   TraceWriter* trace() override { return trace_.get(); }
+  EventLog& log() override { return log_; }
   void fail_run(const std::string& reason) override;
   void check_completion() override;
 
@@ -147,6 +151,7 @@ private:
   std::vector<std::vector<std::uint8_t>> lost_done_;  // per node, per local task: done by a dead incarnation, not redone yet
   std::vector<std::size_t> lost_failure_;            // per node: the failure those belong to
   std::unique_ptr<TraceWriter> trace_;
+  EventLog log_;
   std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
   std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;

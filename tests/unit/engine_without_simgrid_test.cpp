@@ -156,6 +156,8 @@ struct FakeEnvironment : core::HostEnvironment {
   void record_recovered(const core::FailureNotice&) override {}
   void record_checkpoint(const core::CheckpointRecord&) override {}
   core::TraceWriter* trace() override { return nullptr; }
+  core::EventLog event_log;
+  core::EventLog& log() override { return event_log; }
   void fail_run(const std::string& reason) override { failure = reason; }
   void check_completion() override {}
 };
