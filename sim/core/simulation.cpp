@@ -205,6 +205,17 @@ void Simulation::reset_channels(NodeId node) {
 
 // ----------------------------------------------------------------------------- storage, timers
 
+std::uint32_t Simulation::add_storage_operation(StorageOperation op) {
+  if (!free_storage_operations_.empty()) {
+    const std::uint32_t id = free_storage_operations_.back();
+    free_storage_operations_.pop_back();
+    storage_operations_[id] = std::move(op);
+    return id;
+  }
+  storage_operations_.push_back(std::move(op));
+  return static_cast<std::uint32_t>(storage_operations_.size() - 1);
+}
+
 void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content,
                                std::uint64_t bytes, std::uint64_t token) {
   if (storage_.empty()) {
@@ -212,16 +223,8 @@ void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t 
     return;
   }
   server %= static_cast<std::uint32_t>(storage_.size());
-  std::uint32_t id;
-  StorageOperation op{node, incarnation_[node], server, key, true, bytes, std::move(content), token};
-  if (!free_storage_operations_.empty()) {
-    id = free_storage_operations_.back();
-    free_storage_operations_.pop_back();
-    storage_operations_[id] = std::move(op);
-  } else {
-    id = static_cast<std::uint32_t>(storage_operations_.size());
-    storage_operations_.push_back(std::move(op));
-  }
+  const std::uint32_t id =
+      add_storage_operation({node, incarnation_[node], server, key, true, bytes, std::move(content), token});
   backend_.storage_transfer(node, server, bytes, true, id);
 }
 
@@ -239,16 +242,7 @@ void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t k
     ++m.messages_sent[static_cast<std::size_t>(Traffic::restore)];
     m.bytes_sent[static_cast<std::size_t>(Traffic::restore)] += bytes;
   }
-  std::uint32_t id;
-  StorageOperation op{node, incarnation_[node], server, key, false, bytes, {}, token};
-  if (!free_storage_operations_.empty()) {
-    id = free_storage_operations_.back();
-    free_storage_operations_.pop_back();
-    storage_operations_[id] = std::move(op);
-  } else {
-    id = static_cast<std::uint32_t>(storage_operations_.size());
-    storage_operations_.push_back(std::move(op));
-  }
+  const std::uint32_t id = add_storage_operation({node, incarnation_[node], server, key, false, bytes, {}, token});
   backend_.storage_transfer(node, server, bytes, false, id);
 }
 

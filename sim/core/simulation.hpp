@@ -125,6 +125,7 @@ private:
   void deliver(const Message& message);
   void release_sender(const Message& message);
   void reset_channels(NodeId node);
+  std::uint32_t add_storage_operation(StorageOperation op);
   FailureRecord* failure_record(NodeId node, std::uint32_t incarnation);
   void halt();
   void periodic_checks();
