@@ -474,3 +474,22 @@ def test_help_lists_every_verb(ftsim):
     assert proc.returncode == 0
     for verb in ["validate", "graph", "volumes", "run"]:
         assert verb in proc.stdout
+
+
+def test_node_and_buddy_failing_just_before_a_commit_is_unrecoverable(ftsim, tmp_path):
+    # Regression (issue "one node, one process"): node 1 and its buddy node 2 fail together while a
+    # checkpoint is being committed. The old engine compared failure times with the commit time and
+    # restored node 1 from a shared copy that no process held any more: exit 0. Now node 1's
+    # replacement asks its buddy, whose replacement holds nothing and says so.
+    config = {"application": {"type": "cholesky", "tiles": 6, "tile_size": 128},
+              "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": 2, "storage": {"hosts": 1}},
+              "protocol": {"type": "global", "period": "2ms", "storage": "buddy"},
+              "failures": {"model": "list", "events": [{"time": 0.00979, "node": 1}, {"time": 0.00979, "node": 2}],
+                           "downtime": "0.2ms", "detection": "0.01ms"}}
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps(config))
+    result = ftsim("run", path, "-o", tmp_path, timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["complete"] is False
+    assert "unrecoverable: node 1 and its buddy node 2 both lost checkpoint" in results["failure_reason"]
