@@ -148,8 +148,8 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
   if (plan.round < plan_round_) return;  // superseded
   if (fresh_ && !plan.replacement) return;  // a plan made before the planner knew this node failed
   plan_round_ = plan.round;
-  if (ctx.logging()) {
-    ctx.log("plan " + std::to_string(plan.round) + (plan.replacement ? " (replacement)" : "") + ": run " +
+  if (ctx.recording()) {
+    ctx.note("plan " + std::to_string(plan.round) + (plan.replacement ? " (replacement)" : "") + ": run " +
             std::to_string(plan.run.size()) + ", send " + std::to_string(plan.sends.size()) + ", reload " +
             std::to_string(plan.reloads.size()));
   }
@@ -237,7 +237,7 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
       if (round_of(m) == planned_round_ && done_waiting_ > 0 && --done_waiting_ == 0) {
         for (const core::FailureNotice& notice : unrecovered_) ctx.record_recovered(notice);
         unrecovered_.clear();
-        if (ctx.logging()) ctx.log("round " + std::to_string(planned_round_) + ": every node has recomputed what it was given");
+        if (ctx.recording()) ctx.note("round " + std::to_string(planned_round_) + ": every node has recomputed what it was given");
         ctx.check_completion();
       }
       break;
@@ -257,7 +257,7 @@ void LineageProtocol::gather(core::ProtocolContext& ctx) {
     ctx.send_control(d, kInventoryRequest, round_message(round_));
     ++waiting_;
   }
-  if (ctx.logging()) ctx.log("round " + std::to_string(round_) + ": inventories asked of " + std::to_string(waiting_) + " nodes");
+  if (ctx.recording()) ctx.note("round " + std::to_string(round_) + ": inventories asked of " + std::to_string(waiting_) + " nodes");
   if (waiting_ == 0) plan(ctx);
 }
 
@@ -376,19 +376,16 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     if (n.node != p) plans[p].sends.push_back({n.handle, n.version, n.node});
   }
 
-  if (ctx.trace()) {
-    std::size_t total = 0;
-    for (const Plan& p : plans) total += p.run.size() + p.sends.size() + p.reloads.size();
-    ctx.trace()->marker(ctx.node(), "lineage recovery plan: " + std::to_string(total) + " instructions", ctx.now());
-  }
   if (!unrecovered_.empty()) ctx.record_failure_effect(unrecovered_.back(), effect);
-  if (ctx.logging()) {
+  if (ctx.recording()) {
     std::size_t run = 0, sends = 0;
     for (const Plan& p : plans) {
       run += p.run.size();
       sends += p.sends.size();
     }
-    ctx.log("round " + std::to_string(round_) + ": plan " + std::to_string(run) + " executions, " + std::to_string(sends) + " re-sends");
+    ctx.note("lineage recovery plan, round " + std::to_string(round_) + ": " + std::to_string(run) + " executions, " +
+                 std::to_string(sends) + " re-sends",
+             "recovery");
   }
   // 4. Tell every node its part; each answers DONE once its re-executions have run.
   planned_round_ = round_;

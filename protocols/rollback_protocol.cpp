@@ -200,8 +200,8 @@ void RollbackProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
   local_[checkpoint] = std::move(snapshot);
   saving_ = checkpoint;
   saved_bytes_ = bytes;
-  if (ctx.logging()) {
-    ctx.log("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
+  if (ctx.recording()) {
+    ctx.note("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
             (options_->stable_storage ? std::string("stable storage") : "buddy node " + std::to_string(options_->buddies->first_buddy(ctx.node()))));
   }
   ++ctx.counters().cp_data_normal_count;
@@ -299,17 +299,17 @@ void RollbackProtocol::recover(ProtocolContext& ctx, std::uint32_t epoch, std::u
   ready_for_ = save_for_ = saving_ = restoring_ = 0;
   restored_from_ = checkpoint;
   if (checkpoint == 0) {
-    if (ctx.logging()) ctx.log("epoch " + std::to_string(epoch) + ": restart from the initial state");
+    if (ctx.recording()) ctx.note("epoch " + std::to_string(epoch) + ": restart from the initial state");
     restore(ctx, runtime.initial_snapshot());
     return;
   }
   if (auto it = local_.find(checkpoint); it != local_.end()) {
-    if (ctx.logging()) ctx.log("epoch " + std::to_string(epoch) + ": restore checkpoint " + std::to_string(checkpoint) + " from the local copy");
+    if (ctx.recording()) ctx.note("epoch " + std::to_string(epoch) + ": restore checkpoint " + std::to_string(checkpoint) + " from the local copy");
     restore(ctx, it->second);  // its local copy
     return;
   }
-  if (ctx.logging()) {
-    ctx.log("epoch " + std::to_string(epoch) + ": fetch checkpoint " + std::to_string(checkpoint) + " from " +
+  if (ctx.recording()) {
+    ctx.note("epoch " + std::to_string(epoch) + ": fetch checkpoint " + std::to_string(checkpoint) + " from " +
             (options_->stable_storage ? std::string("stable storage") : "buddy node " + std::to_string(options_->buddies->first_buddy(ctx.node()))));
   }
   // A replacement lost its local copy: fetch the one on stable storage or at its buddy.
@@ -371,9 +371,9 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
       break;
     case kCommit:
       if (c.epoch != ctx.epoch()) return;
-      if (ctx.trace()) {
-        ctx.trace()->span(ctx.node(), "checkpoint " + std::to_string(c.checkpoint), "checkpoint",
-                          checkpoint_began_ >= 0 ? checkpoint_began_ : ctx.now(), ctx.now());
+      if (ctx.recording()) {
+        ctx.record_span("checkpoint " + std::to_string(c.checkpoint), "checkpoint",
+                        checkpoint_began_ >= 0 ? checkpoint_began_ : ctx.now());
       }
       checkpoint_began_ = -1;
       committed_ = c.checkpoint;
@@ -397,9 +397,7 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
       break;
     case kResume:
       if (c.epoch != ctx.epoch()) return;
-      if (ctx.trace() && recovery_began_ >= 0) {
-        ctx.trace()->span(ctx.node(), "rollback and restore", "recovery", recovery_began_, ctx.now());
-      }
+      if (ctx.recording() && recovery_began_ >= 0) ctx.record_span("rollback and restore", "recovery", recovery_began_);
       recovery_began_ = -1;
       ctx.runtime().resume();
       if (restored_from_ == 0) ctx.runtime().send_initial_values();
@@ -460,7 +458,7 @@ void RollbackProtocol::start_checkpoint(ProtocolContext& ctx) {
   record_.id = next_checkpoint_;
   record_.started = ctx.now();
   ctx.record_checkpoint(record_);
-  if (ctx.logging()) ctx.log("checkpoint " + std::to_string(next_checkpoint_) + ": every node stops");
+  if (ctx.recording()) ctx.note("checkpoint " + std::to_string(next_checkpoint_) + ": every node stops");
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRequest, with(next_checkpoint_, ctx.epoch()));
 }
 
@@ -471,7 +469,7 @@ void RollbackProtocol::on_coordinator_notice(ProtocolContext& ctx, const Failure
       (phase_ == Phase::gathering_ready && !options_->at_cuts)) {
     record_.aborted = true;
     ctx.record_checkpoint(record_);
-    if (ctx.logging()) ctx.log("checkpoint " + std::to_string(record_.id) + " aborted");
+    if (ctx.recording()) ctx.note("checkpoint " + std::to_string(record_.id) + " aborted");
   }
   phase_ = Phase::recovering;
   answers_ = 0;
@@ -484,8 +482,8 @@ void RollbackProtocol::on_coordinator_notice(ProtocolContext& ctx, const Failure
   // its replacement is up.
   Control recover = with(options_->checkpoints ? committed_ : 0, recovery_epoch_);
   recover.cause = notice;
-  if (ctx.logging()) {
-    ctx.log("epoch " + std::to_string(recovery_epoch_) + ": every node restores " +
+  if (ctx.recording()) {
+    ctx.note("epoch " + std::to_string(recovery_epoch_) + ": every node restores " +
             (recover.checkpoint > 0 ? "checkpoint " + std::to_string(recover.checkpoint) : std::string("the initial state")));
   }
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRecover, recover);
@@ -508,7 +506,7 @@ void RollbackProtocol::maybe_resume(ProtocolContext& ctx) {
   answers_ = 0;
   std::fill(expected_.begin(), expected_.end(), 0);
   phase_ = options_->at_cuts && next_checkpoint_ <= options_->cut_positions.size() ? Phase::gathering_ready : Phase::idle;
-  if (ctx.logging()) ctx.log("epoch " + std::to_string(recovery_epoch_) + ": every node restored, resume");
+  if (ctx.recording()) ctx.note("epoch " + std::to_string(recovery_epoch_) + ": every node restored, resume");
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kResume, with(committed_, recovery_epoch_));
   arm_period_timer(ctx);
   ctx.check_completion();
@@ -545,7 +543,7 @@ void RollbackProtocol::coordinator_message(ProtocolContext& ctx, const Message& 
       if (++answers_ == ctx.node_count()) {
         // Commit: the saved states become the restart point.
         committed_ = c.checkpoint;
-        if (ctx.logging()) ctx.log("checkpoint " + std::to_string(committed_) + " committed (" + std::to_string(record_.bytes) + " B)");
+        if (ctx.recording()) ctx.note("checkpoint " + std::to_string(committed_) + " committed (" + std::to_string(record_.bytes) + " B)");
         record_.saved = record_.committed = ctx.now();
         ctx.record_checkpoint(record_);
         ++next_checkpoint_;

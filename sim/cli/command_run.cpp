@@ -12,6 +12,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/table.hpp"
 #include "sim/config/config.hpp"
+#include "sim/core/event_log.hpp"
 #include "sim/config/units.hpp"
 #include "sim/core/run_metrics_json.hpp"
 #include "sim/simgrid/network_model.hpp"

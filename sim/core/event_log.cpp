@@ -40,8 +40,49 @@ bool parse_log_categories(std::string_view text, std::uint32_t& mask, std::strin
   return true;
 }
 
-EventLog::EventLog(const std::string& path, std::uint32_t categories) : mask_(categories), out_(path) {
+EventLog::EventLog(const std::string& path, std::uint32_t categories, const graphs::TaskGraph& graph)
+    : mask_(categories), graph_(graph), out_(path) {
   if (!out_) throw std::runtime_error("cannot write the event log " + path);
+}
+
+void EventLog::record(const Record& r) {
+  const auto number = [](std::uint64_t n) { return std::to_string(n); };
+  switch (r.kind) {
+    case RecordKind::task_start:
+      if (enabled(LogCategory::task)) write(r.time, LogCategory::task, r.process, "start " + graph_.task_name(r.task) + " on core " + number(r.core));
+      break;
+    case RecordKind::task_end:
+      if (enabled(LogCategory::task)) write(r.time, LogCategory::task, r.process, "end " + graph_.task_name(r.task) + (r.again ? " (again)" : ""));
+      break;
+    case RecordKind::message: {
+      if (!enabled(LogCategory::message)) break;
+      const Message& m = *r.message;
+      write(r.time, LogCategory::message, r.process,
+            (m.is_data ? "data " + graph_.handle_name(m.handle) + " v" + number(m.version) : "control type " + number(m.control_type)) +
+                " from " + number(m.source) + " (" + to_string(m.traffic) + ", " + number(m.bytes) + " B, epoch " + number(m.epoch) + ")");
+      break;
+    }
+    case RecordKind::failure:
+      if (enabled(LogCategory::failure)) write(r.time, LogCategory::failure, -1, "node " + number(r.peer) + " fails (incarnation " + number(r.incarnation) + ")");
+      break;
+    case RecordKind::notice:
+      if (enabled(LogCategory::failure)) {
+        write(r.time, LogCategory::failure, -1, "notice " + number(r.sequence) + ": node " + number(r.peer) + " incarnation " + number(r.incarnation) + " failed");
+      }
+      break;
+    case RecordKind::replacement:
+      if (enabled(LogCategory::failure)) write(r.time, LogCategory::failure, -1, "a spare takes node " + number(r.peer) + " (incarnation " + number(r.incarnation) + ")");
+      break;
+    case RecordKind::span:
+      if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, std::string(r.text) + " ends (began at " + std::to_string(r.start) + " s)");
+      break;
+    case RecordKind::note:
+      if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, r.text);
+      break;
+    case RecordKind::run_end:
+      if (enabled(LogCategory::run)) write(r.time, LogCategory::run, -1, r.text);
+      break;
+  }
 }
 
 void EventLog::write(double time, LogCategory category, long process, std::string_view text) {

@@ -1,13 +1,15 @@
 #pragma once
-// A cheap event log for reading what a run did, line by line: one line per event of the chosen
-// categories, with the simulated time and the process. Off by default (ftsim run --log); when off,
-// an event costs one test of a mask. The golden logs of tests/golden are such logs of small paper
+// Exports the run's records (run_record.hpp) as a text log for reading what a run did, line by
+// line: one line per record of the chosen categories, with the simulated time and the process.
+// Off by default (ftsim run --log). The golden logs of tests/golden are such logs of small paper
 // examples, compared line by line (as SimGrid's .tesh files do).
 #include <cstdint>
-#include <cstdio>
 #include <fstream>
 #include <string>
 #include <string_view>
+
+#include "graphs/task_graph.hpp"
+#include "sim/core/run_record.hpp"
 
 namespace ftsim::core {
 
@@ -15,8 +17,8 @@ enum class LogCategory : std::uint32_t {
   task = 1,        // task starts and ends
   message = 2,     // data and control messages delivered
   failure = 4,     // failures, notices, replacements
-  protocol = 8,    // protocol decisions (checkpoints, recoveries, plans)
-  run = 16,        // start and end of the run
+  protocol = 8,    // protocol phases and decisions (checkpoints, recoveries, plans)
+  run = 16,        // the end of the run
 };
 inline constexpr std::uint32_t kAllLogCategories = 31;
 
@@ -24,17 +26,18 @@ inline constexpr std::uint32_t kAllLogCategories = 31;
 bool parse_log_categories(std::string_view text, std::uint32_t& mask, std::string& unknown);
 const char* to_string(LogCategory category);
 
-class EventLog {
+class EventLog final : public RecordSink {
 public:
-  EventLog() = default;
-  EventLog(const std::string& path, std::uint32_t categories);
-  bool enabled(LogCategory category) const { return (mask_ & static_cast<std::uint32_t>(category)) != 0; }
-  // `process` is a node id, or the number of nodes for the coordinator, or -1 for the driver.
-  void write(double time, LogCategory category, long process, std::string_view text);
-  void close() { out_.close(); }
+  EventLog(const std::string& path, std::uint32_t categories, const graphs::TaskGraph& graph);
+  void record(const Record& record) override;
+  void close() override { out_.close(); }
 
 private:
-  std::uint32_t mask_ = 0;
+  bool enabled(LogCategory category) const { return (mask_ & static_cast<std::uint32_t>(category)) != 0; }
+  void write(double time, LogCategory category, long process, std::string_view text);
+
+  std::uint32_t mask_;
+  const graphs::TaskGraph& graph_;
   std::ofstream out_;
 };
 

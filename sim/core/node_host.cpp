@@ -60,8 +60,12 @@ void NodeHost::start_task(TaskId task) {
     free_cores_.pop_back();
   }
   running_.push_back({task, now(), core});
-  if (env_.log().enabled(LogCategory::task)) {
-    env_.log().write(now(), LogCategory::task, node_, "start " + setup_.graph.task_name(task) + " on core " + std::to_string(core));
+  if (env_.recorder().active()) {
+    Record r{RecordKind::task_start, now()};
+    r.process = node_;
+    r.core = core;
+    r.task = task;
+    env_.recorder().record(r);
   }
   env_.start_task(node_, task, task_seconds(task));
 }
@@ -125,12 +129,13 @@ void NodeHost::on_task_finished(TaskId task) {
   const bool reexecution = env_.observe_execution(task);
   if (reexecution) ++metrics_.reexecutions;
   metrics_.busy_seconds += now() - start;
-  if (TraceWriter* t = env_.trace()) {
-    const auto& graph = setup_.graph;
-    t->task(node_, core, graph.task_name(task), graph.kernel_name(graph.kernel(task)), start, now(), reexecution);
-  }
-  if (env_.log().enabled(LogCategory::task)) {
-    env_.log().write(now(), LogCategory::task, node_, "end " + setup_.graph.task_name(task) + (reexecution ? " (again)" : ""));
+  if (env_.recorder().active()) {
+    Record r{RecordKind::task_end, now(), start};
+    r.process = node_;
+    r.core = core;
+    r.task = task;
+    r.again = reexecution;
+    env_.recorder().record(r);
   }
   runtime_->on_task_finished(task);
 }
@@ -257,6 +262,22 @@ void NodeHost::on_storage_done(std::uint64_t token, const Bytes* content) {
 }
 
 void NodeHost::on_failure_notice(const FailureNotice& notice) { protocol_->on_failure_notice(*this, notice); }
+
+void NodeHost::note(std::string_view text, const char* trace_category) {
+  Record r{RecordKind::note, now()};
+  r.process = node_;
+  r.text = text;
+  r.category = trace_category;
+  env_.recorder().record(r);
+}
+
+void NodeHost::record_span(std::string_view name, const char* category, double start) {
+  Record r{RecordKind::span, now(), start};
+  r.process = node_;
+  r.text = name;
+  r.category = category;
+  env_.recorder().record(r);
+}
 
 void NodeHost::account_peaks() {
   if (accounted_) return;  // once per incarnation

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "graphs/cost_model.hpp"
-#include "sim/core/event_log.hpp"
 #include "sim/core/protocol_context.hpp"
 
 namespace ftsim::core {
@@ -44,8 +43,8 @@ public:
   virtual void record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) = 0;
   virtual void record_recovered(const FailureNotice& failure) = 0;
   virtual void record_checkpoint(const CheckpointRecord& record) = 0;
-  virtual TraceWriter* trace() = 0;
-  virtual EventLog& log() = 0;
+  // Where the typed records of the run go (its exporters: trace, event log).
+  virtual Recorder& recorder() = 0;
   virtual void fail_run(const std::string& reason) = 0;
   virtual void check_completion() = 0;
 };
@@ -126,9 +125,9 @@ public:
   }
   void record_recovered(const FailureNotice& failure) override { env_.record_recovered(failure); }
   void record_checkpoint(const CheckpointRecord& record) override { env_.record_checkpoint(record); }
-  TraceWriter* trace() override { return env_.trace(); }
-  bool logging() const override { return env_.log().enabled(LogCategory::protocol); }
-  void log(std::string_view text) override { env_.log().write(now(), LogCategory::protocol, node_, text); }
+  bool recording() const override { return env_.recorder().active(); }
+  void note(std::string_view text, const char* trace_category) override;
+  void record_span(std::string_view name, const char* category, double start) override;
   void fail_run(const std::string& reason) override { env_.fail_run(reason); }
   void check_completion() override { env_.check_completion(); }
 

@@ -18,7 +18,7 @@
 #include "sim/core/protocol_store.hpp"
 #include "sim/core/run_metrics.hpp"
 #include "sim/core/runtime_index.hpp"
-#include "sim/core/trace_writer.hpp"
+#include "sim/core/run_record.hpp"
 
 namespace ftsim::core {
 
@@ -80,11 +80,13 @@ public:
   virtual void record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) = 0;
   virtual void record_recovered(const FailureNotice& failure) = 0;
   virtual void record_checkpoint(const CheckpointRecord& record) = 0;
-  virtual TraceWriter* trace() = 0;
-  // The event log's protocol category (ftsim run --log protocol): one line per decision. Build
-  // the text only if logging() is true.
-  virtual bool logging() const = 0;
-  virtual void log(std::string_view text) = 0;
+  // Records of the protocol's phases and decisions, for the trace and the event log (ftsim run
+  // --trace, --log protocol). Build their text only if recording() is true.
+  virtual bool recording() const = 0;
+  // A decision (one line of the event log; also a marker in the trace if `trace_category` is set).
+  virtual void note(std::string_view text, const char* trace_category = "") = 0;
+  // A phase of the protocol on this process, from `start` to now (a span in the trace).
+  virtual void record_span(std::string_view name, const char* category, double start) = 0;
   // Aborts the whole job (MPI_Abort): the run fails (exit code 1) with this reason.
   virtual void fail_run(const std::string& reason) = 0;
   // The protocol's own work may have ended: let the driver re-examine whether the run is over.

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <numeric>
 
+#include "sim/core/event_log.hpp"
 #include "sim/core/test_faults.hpp"
+#include "sim/core/trace_writer.hpp"
 
 namespace ftsim::core {
 
@@ -58,10 +60,11 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   unlimited_spares_ = config.platform.unlimited_spares;
   spares_left_ = config.platform.spares;
   if (!options_.trace_file.empty()) {
-    trace_ = std::make_unique<TraceWriter>(options_.trace_file, graph.node_count(), config.platform.cores_per_node,
-                                           "coordinator");
+    recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator"));
   }
-  if (options_.log_categories != 0 && !options_.log_file.empty()) log_ = EventLog(options_.log_file, options_.log_categories);
+  if (options_.log_categories != 0 && !options_.log_file.empty()) {
+    recorder_.add(std::make_unique<EventLog>(options_.log_file, options_.log_categories, graph));
+  }
   for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
 }
 
@@ -177,18 +180,11 @@ void Simulation::deliver(const Message& m) {
   NodeHost* destination = hosts_[m.destination].get();
   if (!destination) return;
   if (m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination]) return;
-  if (log_.enabled(LogCategory::message)) {
-    log_.write(now(), LogCategory::message, m.destination,
-               (m.is_data ? "data " + graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
-                          : "control type " + std::to_string(m.control_type)) +
-                   " from " + std::to_string(m.source) + " (" + to_string(m.traffic) + ", " + std::to_string(m.bytes) +
-                   " B, epoch " + std::to_string(m.epoch) + ")");
-  }
-  if (trace_ && m.source != m.destination) {
-    trace_->message(m.source, m.destination,
-                    m.is_data ? graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
-                              : "control " + std::to_string(m.control_type),
-                    to_string(m.traffic), m.sent_at, now(), m.bytes);
+  if (recorder_.active()) {
+    Record r{RecordKind::message, now()};
+    r.process = m.destination;
+    r.message = &m;
+    recorder_.record(r);
   }
   destination->deliver(m);
 }
@@ -325,9 +321,11 @@ void Simulation::inject_failure(NodeId node) {
   failure_of_[node][failed_incarnation] = metrics_.failures.size();
   metrics_.failures.push_back(record);
   ++unrecovered_failures_;
-  if (trace_) trace_->marker(node, "failure of node " + std::to_string(node), now());
-  if (log_.enabled(LogCategory::failure)) {
-    log_.write(now(), LogCategory::failure, -1, "node " + std::to_string(node) + " fails (incarnation " + std::to_string(failed_incarnation) + ")");
+  if (recorder_.active()) {
+    Record r{RecordKind::failure, now()};
+    r.peer = node;
+    r.incarnation = failed_incarnation;
+    recorder_.record(r);
   }
   add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
   replacement_scheduled_[node] = unlimited_spares_ || spares_left_ > 0;
@@ -352,9 +350,12 @@ void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
   }
   // Every live process hears of it, a replacement already up included, in a total order.
   const FailureNotice notice{failed, incarnation, ++detections_};
-  if (log_.enabled(LogCategory::failure)) {
-    log_.write(now(), LogCategory::failure, -1, "notice " + std::to_string(notice.sequence) + ": node " + std::to_string(failed) +
-                                                     " incarnation " + std::to_string(incarnation) + " failed");
+  if (recorder_.active()) {
+    Record r{RecordKind::notice, now()};
+    r.peer = failed;
+    r.incarnation = incarnation;
+    r.sequence = notice.sequence;
+    recorder_.record(r);
   }
   for (NodeId n = 0; n < hosts_.size() && !halted_; ++n) {
     if (hosts_[n]) hosts_[n]->on_failure_notice(notice);
@@ -367,9 +368,11 @@ void Simulation::replace(NodeId node) {
   backend_.replace_node(node);
   ++process_metrics_[node].restarts;
   if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
-  if (trace_) trace_->marker(node, "replacement of node " + std::to_string(node), now());
-  if (log_.enabled(LogCategory::failure)) {
-    log_.write(now(), LogCategory::failure, -1, "a spare takes node " + std::to_string(node) + " (incarnation " + std::to_string(incarnation_[node]) + ")");
+  if (recorder_.active()) {
+    Record r{RecordKind::replacement, now()};
+    r.peer = node;
+    r.incarnation = incarnation_[node];
+    recorder_.record(r);
   }
   // Renewal failure models: the new incarnation has its own time to failure.
   if (auto next = failures_.next_after(node, now())) add_timer(*next, Timer::Kind::failure, node, 0);
@@ -438,13 +441,14 @@ void Simulation::halt() {
   halted_ = true;
   backend_.halt();
   finalize_metrics();
-  if (trace_) trace_->close();
-  if (log_.enabled(LogCategory::run)) {
-    log_.write(now(), LogCategory::run, -1,
-               metrics_.complete ? std::string("complete, oracle ") + (metrics_.oracle_ok ? "ok" : "failed")
-                                 : "failed: " + metrics_.failure_reason);
+  if (recorder_.active()) {
+    const std::string text = metrics_.complete ? std::string("complete, oracle ") + (metrics_.oracle_ok ? "ok" : "failed")
+                                               : "failed: " + metrics_.failure_reason;
+    Record r{RecordKind::run_end, now()};
+    r.text = text;
+    recorder_.record(r);
   }
-  log_.close();
+  recorder_.close();
 }
 
 void Simulation::finalize_metrics() {

@@ -19,12 +19,11 @@
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
 #include "sim/core/backend.hpp"
-#include "sim/core/event_log.hpp"
 #include "sim/core/failure_schedule.hpp"
 #include "sim/core/node_host.hpp"
 #include "sim/core/run_metrics.hpp"
 #include "sim/core/runtime_index.hpp"
-#include "sim/core/trace_writer.hpp"
+#include "sim/core/run_record.hpp"
 
 namespace ftsim::core {
 
@@ -81,8 +80,7 @@ private:
   void record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) override;
   void record_recovered(const FailureNotice& failure) override;
   void record_checkpoint(const CheckpointRecord& record) override;
-  TraceWriter* trace() override { return trace_.get(); }
-  EventLog& log() override { return log_; }
+  Recorder& recorder() override { return recorder_; }
   void fail_run(const std::string& reason) override;
   void check_completion() override;
 
@@ -151,8 +149,7 @@ private:
   std::size_t unrecovered_failures_ = 0;
   std::vector<std::vector<std::uint8_t>> lost_done_;  // per node, per local task: done by a dead incarnation, not redone yet
   std::vector<std::size_t> lost_failure_;            // per node: the failure those belong to
-  std::unique_ptr<TraceWriter> trace_;
-  EventLog log_;
+  Recorder recorder_;  // the exporters of the run's records (trace, event log)
   std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
   std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;

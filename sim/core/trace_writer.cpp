@@ -16,10 +16,11 @@ std::string micros(double seconds) {
 }
 }  // namespace
 
-TraceWriter::TraceWriter(const std::string& path, std::uint32_t nodes, std::uint32_t cores,
+TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph, std::uint32_t cores,
                          const std::string& coordinator_name)
-    : out_(path) {
+    : graph_(graph), out_(path) {
   if (!out_) throw std::runtime_error("cannot write the trace file " + path);
+  const std::uint32_t nodes = graph.node_count();
   out_ << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   for (std::uint32_t n = 0; n <= nodes; ++n) {
     const std::string name = n == nodes ? coordinator_name : "node " + std::to_string(n);
@@ -72,6 +73,33 @@ void TraceWriter::span(std::uint32_t node, const std::string& name, const char* 
 void TraceWriter::marker(std::uint32_t node, const std::string& name, double time) {
   event("{\"ph\":\"i\",\"s\":\"g\",\"name\":" + quote(name) + ",\"pid\":" + std::to_string(node) + ",\"tid\":" +
         std::to_string(kProtocolLane) + ",\"ts\":" + micros(time) + "}");
+}
+
+void TraceWriter::record(const Record& r) {
+  const auto process = static_cast<std::uint32_t>(r.process < 0 ? r.peer : r.process);
+  switch (r.kind) {
+    case RecordKind::task_end:
+      task(process, r.core, graph_.task_name(r.task), graph_.kernel_name(graph_.kernel(r.task)), r.start, r.time, r.again);
+      break;
+    case RecordKind::message: {
+      const Message& m = *r.message;
+      if (m.source == m.destination) break;
+      message(m.source, m.destination,
+              m.is_data ? graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
+                        : "control " + std::to_string(m.control_type),
+              to_string(m.traffic), m.sent_at, r.time, m.bytes);
+      break;
+    }
+    case RecordKind::failure: marker(r.peer, "failure of node " + std::to_string(r.peer), r.time); break;
+    case RecordKind::replacement: marker(r.peer, "replacement of node " + std::to_string(r.peer), r.time); break;
+    case RecordKind::span: span(process, std::string(r.text), r.category, r.start, r.time); break;
+    case RecordKind::note:
+      if (r.category[0] != '\0') marker(process, std::string(r.text), r.time);  // notes meant for the trace
+      break;
+    case RecordKind::task_start:
+    case RecordKind::notice:
+    case RecordKind::run_end: break;
+  }
 }
 
 void TraceWriter::close() {

@@ -155,9 +155,8 @@ struct FakeEnvironment : core::HostEnvironment {
   void record_failure_effect(const core::FailureNotice&, const core::FailureEffect&) override {}
   void record_recovered(const core::FailureNotice&) override {}
   void record_checkpoint(const core::CheckpointRecord&) override {}
-  core::TraceWriter* trace() override { return nullptr; }
-  core::EventLog event_log;
-  core::EventLog& log() override { return event_log; }
+  core::Recorder records;
+  core::Recorder& recorder() override { return records; }
   void fail_run(const std::string& reason) override { failure = reason; }
   void check_completion() override {}
 };
