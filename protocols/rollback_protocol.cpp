@@ -103,13 +103,47 @@ constexpr std::uint64_t kReadTokenBit = 1ull << 62;
 
 }  // namespace
 
-std::shared_ptr<const RollbackOptions> make_rollback_options(const config::Config& config, const graphs::TaskGraph& graph) {
+RollbackConfig read_rollback_options(const config::Config& config, config::JsonReader block) {
+  RollbackConfig options;
+  block.expect_object();
+  const std::string id = block.at("type").as_string();
+  if (id == "global") {
+    options.checkpoints = true;
+    const std::string when = block.one_of({"period", "at"});
+    if (when == "period") {
+      options.period = block.at("period").as_positive_seconds();
+    } else {
+      auto at = block.at("at");
+      at.as_choice({"cuts"});
+      if (config.checkpoints.empty()) at.fail("checkpoints at graph cuts need /checkpoints (which cuts, e.g. {\"count\": 4})");
+      if (config.checkpoints.size() > 1) {
+        config::JsonReader(config.document, config.file).at("checkpoints").fail(
+            "the global protocol at cuts takes one checkpoint placement, got " + std::to_string(config.checkpoints.size()));
+      }
+      options.at_cuts = true;
+    }
+    const std::uint32_t servers = config.platform.storage.hosts;
+    if (auto storage = block.find("storage")) {
+      options.stable_storage = storage->as_choice({"stable", "buddy"}) == "stable";
+      if (options.stable_storage && servers == 0) {
+        storage->fail("\"stable\" storage needs servers: set /platform/storage/hosts to 1 or more");
+      }
+      if (!options.stable_storage && config.platform.nodes < 2) {
+        storage->fail("\"buddy\" storage needs at least 2 nodes (a node cannot be its own buddy)");
+      }
+    } else if (servers == 0) {
+      block.fail("the global protocol saves to \"storage\": \"stable\" (needs /platform/storage) or \"buddy\"");
+    }
+    if (auto cost = block.find("restart_cost")) options.restart_cost = cost->as_seconds();
+  }
+  block.finish();
+  return options;
+}
+
+std::shared_ptr<const RollbackOptions> make_rollback_options(const config::Config& config, config::JsonReader block,
+                                                             const graphs::TaskGraph& graph) {
   auto options = std::make_shared<RollbackOptions>();
-  const auto& protocol = config.protocol;
-  options->checkpoints = protocol.type == config::ProtocolType::global;
-  options->period = protocol.period.value_or(0);
-  options->at_cuts = protocol.at_cuts;
-  options->stable_storage = protocol.storage == config::CheckpointStorage::stable;
+  static_cast<RollbackConfig&>(*options) = read_rollback_options(config, block);
   if (options->checkpoints && (options->at_cuts || !options->stable_storage)) {
     const config::CheckpointConfig placement =
         config.checkpoints.empty() ? config::CheckpointConfig{} : config.checkpoints.front();
@@ -280,7 +314,7 @@ void RollbackProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo&
   ctx.set_epoch(info.last_sequence);
   ctx.runtime().pause();
   recovery_began_ = ctx.now();
-  const double cost = ctx.config().protocol.restart_cost;
+  const double cost = options_->restart_cost;
   if (cost > 0) {
     restarting_ = true;
     ctx.set_timer(cost, kRestartDelayToken);

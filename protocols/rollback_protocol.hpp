@@ -34,17 +34,27 @@ using core::NodeId;
 using core::ProtocolContext;
 using core::TaskId;
 
-// The protocol's options, derived from the job's config (the same for every process).
-struct RollbackOptions {
-  bool checkpoints = false;                 // false: the `none` protocol
+// The protocol's options: its config block (/protocol), read and checked by the protocol itself.
+//   none:   {"type": "none"}
+//   global: {"type": "global", "period": DURATION | "at": "cuts", "storage": "stable" | "buddy",
+//            "restart_cost": DURATION}
+struct RollbackConfig {
+  bool checkpoints = false;  // false: the `none` protocol
   bool at_cuts = false;
   double period = 0;
   bool stable_storage = true;
-  std::vector<TaskId> cut_positions;        // at_cuts: position of checkpoint k at [k - 1]
+  double restart_cost = 0;   // seconds a restarted process needs before it can restore
+};
+RollbackConfig read_rollback_options(const config::Config& config, config::JsonReader block);
+
+// What every process of the run uses: the block plus what it implies on this graph.
+struct RollbackOptions : RollbackConfig {
+  std::vector<TaskId> cut_positions;  // at_cuts: position of checkpoint k at [k - 1]
   std::optional<graphs::BuddyMapping> buddies;
 };
 
-std::shared_ptr<const RollbackOptions> make_rollback_options(const config::Config& config, const graphs::TaskGraph& graph);
+std::shared_ptr<const RollbackOptions> make_rollback_options(const config::Config& config, config::JsonReader block,
+                                                             const graphs::TaskGraph& graph);
 
 class RollbackProtocol final : public core::Protocol {
 public:

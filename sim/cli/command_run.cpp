@@ -9,6 +9,7 @@
 
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
+#include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/table.hpp"
 #include "sim/config/config.hpp"
@@ -29,19 +30,10 @@ struct RunOptions {
   std::string log;
 };
 
-const char* protocol_name(config::ProtocolType type) {
-  switch (type) {
-    case config::ProtocolType::none: return "none";
-    case config::ProtocolType::global: return "global";
-    case config::ProtocolType::lineage: return "lineage";
-  }
-  return "?";
-}
-
 void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& m,
                    const std::optional<core::RunMetrics>& reference, double wall, std::ostream& out) {
   out << fmt::format("{}: {} on {} nodes x {} cores, protocol {}, {} tasks\n", cfg.name, to_string(cfg.application.type),
-                     graph.node_count(), cfg.platform.cores_per_node, protocol_name(cfg.protocol.type), graph.task_count());
+                     graph.node_count(), cfg.platform.cores_per_node, cfg.protocol.type, graph.task_count());
   // The factors SimGrid applies to the configured network explain a makespan: say them.
   out << "network model " << simgrid_backend::describe_network_model(cfg.platform.network.model) << "\n";
   Table summary({"metric", "value"});
@@ -103,7 +95,7 @@ Command add_run_command(CLI::App& app) {
                       "Also write events.log: one line per event of these categories, comma-separated: task, message, "
                       "failure, protocol, run, or all");
   return [options] {
-    const config::Config cfg = config::load_config(options->config);
+    const config::Config cfg = protocols::load_config(options->config);
     const graphs::TaskGraph graph = graphs::build_application(cfg);
     const graphs::CostModel cost(cfg, graph);
     if (!cost.has_speeds()) {
@@ -154,7 +146,7 @@ Command add_run_command(CLI::App& app) {
     results["config_file"] = cfg.file;
     results["config"] = cfg.document;
     results["seed"] = cfg.seed;
-    results["protocol"] = protocol_name(cfg.protocol.type);
+    results["protocol"] = cfg.protocol.type;
     results["graph"] = {{"tasks", graph.task_count()},
                         {"edges", graph.edge_count()},
                         {"handles", graph.handle_count()},

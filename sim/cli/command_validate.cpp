@@ -5,6 +5,7 @@
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "graphs/cut_selection.hpp"
+#include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/config/config.hpp"
 
@@ -15,7 +16,7 @@ Command add_validate_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   command->add_option("CONFIG", *path, "JSON config file")->required();
   return [path] {
-    const config::Config cfg = config::load_config(*path);
+    const config::Config cfg = protocols::load_config(*path);
     if (cfg.application.type == config::ApplicationType::json) {
       // A user's graph file is checked too: its syntax, its kernels' speeds, its cuts.
       const graphs::TaskGraph graph = graphs::build_application(cfg);

@@ -458,15 +458,7 @@ Config load_config_json(const Json& document, const std::string& origin) {
         "contention penalties; use \"SMPI\" (the same factors, no contention penalties)");
   }
   if (auto protocol = root.find("protocol")) {
-    config.protocol = read_protocol(*protocol, !config.checkpoints.empty(), config.platform.storage.hosts);
-    if (config.protocol.type == ProtocolType::global && config.protocol.storage == CheckpointStorage::buddy &&
-        config.platform.nodes < 2) {
-      protocol->at("storage").fail("\"buddy\" storage needs at least 2 nodes (a node cannot be its own buddy)");
-    }
-    if (config.protocol.at_cuts && config.checkpoints.size() > 1) {
-      root.at("checkpoints").fail("the global protocol at cuts takes one checkpoint placement, got " +
-                                  std::to_string(config.checkpoints.size()));
-    }
+    config.protocol = read_protocol(*protocol);
   }
   if (auto run = root.find("run")) config.run = read_run(*run);
   config.document = document;

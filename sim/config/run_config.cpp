@@ -173,32 +173,12 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::s
   return f;
 }
 
-ProtocolConfig read_protocol(JsonReader reader, bool has_checkpoints, std::uint32_t storage_hosts) {
-  ProtocolConfig p;
+ProtocolConfig read_protocol(JsonReader reader) {
+  // The block's keys belong to the protocol named by "type" (see protocols/registry.hpp).
   reader.expect_object();
-  const std::string type = reader.at("type").as_choice({"none", "global", "lineage"});
-  p.type = type == "none" ? ProtocolType::none : type == "global" ? ProtocolType::global : ProtocolType::lineage;
-  if (p.type == ProtocolType::global) {
-    const std::string when = reader.one_of({"period", "at"});
-    if (when == "period") {
-      p.period = reader.at("period").as_positive_seconds();
-    } else {
-      auto at = reader.at("at");
-      at.as_choice({"cuts"});
-      if (!has_checkpoints) at.fail("checkpoints at graph cuts need /checkpoints (which cuts, e.g. {\"count\": 4})");
-      p.at_cuts = true;
-    }
-    if (auto storage = reader.find("storage")) {
-      p.storage = storage->as_choice({"stable", "buddy"}) == "stable" ? CheckpointStorage::stable : CheckpointStorage::buddy;
-      if (p.storage == CheckpointStorage::stable && storage_hosts == 0) {
-        storage->fail("\"stable\" storage needs servers: set /platform/storage/hosts to 1 or more");
-      }
-    } else if (storage_hosts == 0) {
-      reader.fail("the global protocol saves to \"storage\": \"stable\" (needs /platform/storage) or \"buddy\"");
-    }
-    if (auto cost = reader.find("restart_cost")) p.restart_cost = cost->as_seconds();
-  }
-  reader.finish();
+  ProtocolConfig p;
+  p.type = reader.at("type").as_string();
+  p.block = reader.json();
   return p;
 }
 

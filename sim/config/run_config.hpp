@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "json_reader.hpp"
+
 namespace ftsim::config {
 
 enum class Topology { star, cluster, fat_tree, torus };
@@ -52,16 +54,11 @@ struct FailureConfig {
   std::uint32_t max_failures = 1000000;  // stop injecting after this many
 };
 
-enum class ProtocolType { none, global, lineage };
-enum class CheckpointStorage { stable, buddy };
-
+// /protocol: its id and its block as written. Each protocol owns its block: it reads, validates
+// and documents its own keys (protocols/registry.hpp: load_config checks the block).
 struct ProtocolConfig {
-  ProtocolType type = ProtocolType::none;
-  // global: a checkpoint every `period` seconds, or at the graph cuts of /checkpoints
-  std::optional<double> period;
-  bool at_cuts = false;
-  CheckpointStorage storage = CheckpointStorage::stable;
-  double restart_cost = 0;  // seconds a restarted process needs before it can work
+  std::string type = "none";
+  Json block = Json{{"type", "none"}};
 };
 
 struct RunConfig {
@@ -80,7 +77,7 @@ NetworkConfig read_network(JsonReader reader);
 StorageConfig read_storage(JsonReader reader);
 FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::string& config_file);
 struct CheckpointConfig;
-ProtocolConfig read_protocol(JsonReader reader, bool has_checkpoints, std::uint32_t storage_hosts);
+ProtocolConfig read_protocol(JsonReader reader);
 RunConfig read_run(JsonReader reader);
 
 }  // namespace ftsim::config

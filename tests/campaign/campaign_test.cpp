@@ -13,6 +13,7 @@
 
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
+#include "protocols/registry.hpp"
 #include "sim/core/test_faults.hpp"
 #include "sim/simgrid/simulate.hpp"
 
@@ -48,7 +49,7 @@ config::Json base_config(const std::string& app) {
 }
 
 core::RunMetrics run(const config::Json& document, const std::string& origin) {
-  const config::Config cfg = config::load_config_json(document, origin);
+  const config::Config cfg = protocols::load_config_json(document, origin);
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   core::SimulationOptions options;

@@ -27,7 +27,7 @@ config::Json cholesky_config(const config::Json& protocol, const config::Json& f
 }
 
 core::RunMetrics run(const config::Json& document, core::ProtocolFactory factory = {}) {
-  const config::Config cfg = config::load_config_json(document, "engine test");
+  const config::Config cfg = protocols::load_config_json(document, "engine test");
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   testing::QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts);
@@ -165,7 +165,7 @@ struct FakeEnvironment : core::HostEnvironment {
 
 TEST_CASE("node host: a replacement knows nothing and learns what to restore from messages", "[core][host]") {
   const config::Json global = {{"type", "global"}, {"period", "1ms"}, {"storage", "buddy"}};
-  const config::Config cfg = config::load_config_json(cholesky_config(global, nullptr), "host test");
+  const config::Config cfg = protocols::load_config_json(cholesky_config(global, nullptr), "host test");
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   const core::RuntimeIndex index(graph);

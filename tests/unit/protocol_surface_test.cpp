@@ -5,6 +5,7 @@
 
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
+#include "protocols/registry.hpp"
 #include "sim/core/protocol_context.hpp"
 #include "sim/core/simulation.hpp"
 #include "tests/support/queue_backend.hpp"
@@ -70,7 +71,7 @@ Outcome run(Probe::Mode mode) {
   const config::Json document = {
       {"application", {{"type", "cholesky"}, {"tiles", 5}, {"tile_size", 64}}},
       {"platform", {{"nodes", 4}, {"cores_per_node", 2}, {"core_gflops", 2}}}};
-  const config::Config cfg = config::load_config_json(document, "surface test");
+  const config::Config cfg = protocols::load_config_json(document, "surface test");
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   testing::QueueBackend backend(graph.node_count(), 0);
