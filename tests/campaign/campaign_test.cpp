@@ -1,10 +1,12 @@
 // Failure campaign (issue acceptance): for each protocol (none, global, lineage) and each
 // application (cholesky, stencil, cg), many seeded random failure scenarios (one to three
 // failures at random times and nodes, some simultaneous, random or zero downtime and detection
-// latency, for global a random period or the graph cuts and a random storage). Every run must terminate, and either complete with the oracle holding
-// (every handle's final version exists where it belongs, every task done) or, for global with
-// buddy storage, report an unrecoverable double failure with its reason. Never a stall, a time
-// limit or a crash.
+// latency, for global a random period or the graph cuts and a random storage). Every run must
+// terminate, and either complete with the digest oracle holding (every handle's final version
+// held where it belongs with the failure-free digest, every task done, no task started without
+// its input) or, for global with buddy storage, report an unrecoverable double failure with its
+// reason. Never a stall, a time limit or a crash. Plus the seeds that once gave wrong results, and
+// a mutation check of the oracle itself.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
