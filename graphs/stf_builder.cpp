@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "sim/config/stop_request.hpp"
+
 namespace ftsim::graphs {
 
 namespace {
@@ -115,6 +117,8 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
   }
   if (graph_.task_kernel_.size() >= kNone - 1) throw GraphError("too many tasks");
   const auto task_id = static_cast<TaskId>(graph_.task_kernel_.size());
+  // Building a graph of millions of tasks takes seconds: honour a stop request meanwhile.
+  if ((task_id & 0xffff) == 0 && stop_requested()) throw Interrupted("interrupted while building the task graph");
   const double task_flops = flops ? *flops : graph_.kernel_flops_[kernel];
   if (!(task_flops >= 0)) throw GraphError("task flops must be non-negative");
 

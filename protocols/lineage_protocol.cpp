@@ -23,16 +23,14 @@ enum MessageType : std::uint32_t {
   kInventoryRequest = 1,  // coordinator -> node: report your state for round r
   kInventory,             // node -> coordinator: task states and versions held
   kPlan,                  // coordinator -> node: what to re-execute, re-send, reload
+  kApplied,               // node -> coordinator: plan r applied (its re-executions counted)
+  kGo,                    // coordinator -> nodes: every node applied plan r: re-send
   kRecomputed,            // node -> coordinator: the re-executions of round r have run
 };
 
 enum TaskState : std::uint8_t { kNeverRan = 0, kTaskDone = 1, kToRunAgain = 2 };
 
-struct Send {
-  HandleId handle;
-  Version version;
-  NodeId to;
-};
+using Send = LineageSend;
 
 // A node's part of a recovery plan.
 struct Plan {
@@ -112,6 +110,7 @@ void LineageProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::
 
 void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t round) {
   release_inventory_pins(ctx);
+  inventory_round_ = std::max(inventory_round_, round);
   core::NodeRuntime& runtime = ctx.runtime();
   Bytes out;
   WireWriter w(out);
@@ -156,7 +155,12 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
   core::NodeRuntime& runtime = ctx.runtime();
   const graphs::TaskGraph& graph = ctx.graph();
   if (plan.replacement) {
-    // Everything this node did before is gone; only what the plan lists must run again.
+    // The planner counts this node as holding nothing (it failed, or reported itself fresh):
+    // what an earlier plan gave it is superseded; only what this plan lists must run.
+    for (auto& [task, pins] : reexecuting_) {
+      for (std::uint64_t key : pins) runtime.store().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+    }
+    reexecuting_.clear();
     for (TaskId t : ctx.index().tasks_of(ctx.node())) runtime.mark_done(t);
     fresh_ = false;
   }
@@ -174,10 +178,19 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
       pins.push_back(core::VersionStore::key(a.handle, v));
     }
   }
-  for (const Send& s : plan.sends) runtime.subscribe(s.handle, s.version, s.to, core::Traffic::recovery);
-  release_inventory_pins(ctx);
+  // The re-sends wait for every node to have applied its plan: a version that arrived before its
+  // receiver marked the tasks that read it again would be dropped as needed by nobody.
+  pending_sends_ = plan.sends;
   runtime.resume();
   runtime.rebuild();
+  ctx.send_control(ctx.coordinator(), kApplied, round_message(plan_round_));
+}
+
+void LineageProtocol::start_sends(core::ProtocolContext& ctx) {
+  core::NodeRuntime& runtime = ctx.runtime();
+  for (const Send& s : pending_sends_) runtime.subscribe(s.handle, s.version, s.to, core::Traffic::recovery);
+  pending_sends_.clear();
+  release_inventory_pins(ctx);  // what the plan needs from here is sent or subscribed to now
   done_sent_ = false;
   maybe_done(ctx);
 }
@@ -209,6 +222,11 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
     switch (m.control_type) {
       case kInventoryRequest: report_inventory(ctx, round_of(m)); break;
       case kPlan: apply_plan(ctx, m); break;
+      case kGo:
+        // Only for the plan in force: after reporting for a newer round, this node's pins belong
+        // to that round's planner.
+        if (round_of(m) == plan_round_ && inventory_round_ <= plan_round_ && !fresh_) start_sends(ctx);
+        break;
       default: break;
     }
     return;
@@ -233,6 +251,11 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
       if (--waiting_ == 0) plan(ctx);
       break;
     }
+    case kApplied:
+      if (round_of(m) == planned_round_ && !gathering_ && applied_waiting_ > 0 && --applied_waiting_ == 0) {
+        for (NodeId d = 0; d < ctx.node_count(); ++d) ctx.send_control(d, kGo, round_message(planned_round_));
+      }
+      break;
     case kRecomputed:
       if (round_of(m) == planned_round_ && done_waiting_ > 0 && --done_waiting_ == 0) {
         for (const core::FailureNotice& notice : unrecovered_) ctx.record_recovered(notice);
@@ -389,6 +412,7 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
   }
   // 4. Tell every node its part; each answers DONE once its re-executions have run.
   planned_round_ = round_;
+  applied_waiting_ = nodes;
   done_waiting_ = nodes;
   for (NodeId d = 0; d < nodes; ++d) {
     plans[d].round = round_;

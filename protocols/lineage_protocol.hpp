@@ -10,8 +10,10 @@
 //     recursively through that task's own inputs; versions still held are re-sent; initial
 //     values are read again. A failed node's replacement runs only the tasks the plan needs;
 //     its other tasks count as done.
-//  3. It sends each node its PLAN; a node applies it on arrival, and answers DONE once the
-//     re-executions it was given have run. The failure is recovered when every node is DONE.
+//  3. It sends each node its PLAN; a node applies it on arrival and answers APPLIED; once all
+//     have, GO: only then are versions re-sent (one arriving before its receiver marked its
+//     readers again would be dropped). A node answers DONE once the re-executions it was given
+//     have run. The failure is recovered when every node is DONE.
 // Survivors keep computing throughout.
 #include <memory>
 #include <unordered_map>
@@ -21,6 +23,13 @@
 #include "sim/core/protocol_context.hpp"
 
 namespace ftsim::protocols {
+
+// A recovery re-send: version (handle, version) to node `to`.
+struct LineageSend {
+  graphs::HandleId handle;
+  graphs::Version version;
+  core::NodeId to;
+};
 
 class LineageProtocol final : public core::Protocol {
 public:
@@ -37,6 +46,7 @@ private:
   void report_inventory(core::ProtocolContext& ctx, std::uint32_t round);
   void apply_plan(core::ProtocolContext& ctx, const core::Message& message);
   void release_inventory_pins(core::ProtocolContext& ctx);
+  void start_sends(core::ProtocolContext& ctx);
   void maybe_done(core::ProtocolContext& ctx);
   // --- coordinator side ---
   void gather(core::ProtocolContext& ctx);
@@ -48,6 +58,8 @@ private:
   std::vector<std::uint64_t> inventory_pins_;            // versions pinned for the planner
   std::unordered_map<core::TaskId, std::vector<std::uint64_t>> reexecuting_;  // task -> inputs pinned
   std::uint32_t plan_round_ = 0;
+  std::uint32_t inventory_round_ = 0;                    // the latest round it reported for
+  std::vector<LineageSend> pending_sends_;                      // the plan's re-sends, until GO
   bool done_sent_ = true;
   // coordinator side
   struct Inventory {
@@ -62,6 +74,7 @@ private:
   std::uint32_t waiting_ = 0;           // inventories still to come
   bool gathering_ = false;
   std::uint32_t planned_round_ = 0;
+  std::uint32_t applied_waiting_ = 0;   // APPLIED answers still to come for planned_round_
   std::uint32_t done_waiting_ = 0;      // DONE answers still to come for planned_round_
   std::vector<core::FailureNotice> unrecovered_;
 };

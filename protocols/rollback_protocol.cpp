@@ -236,7 +236,7 @@ void RollbackProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
   saved_bytes_ = bytes;
   if (ctx.recording()) {
     ctx.note("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
-            (options_->stable_storage ? std::string("stable storage") : "buddy node " + std::to_string(options_->buddies->first_buddy(ctx.node()))));
+             (options_->stable_storage ? std::string("stable storage") : buddy_list(ctx.node())));
   }
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
@@ -244,11 +244,22 @@ void RollbackProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
     ctx.storage_write(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), checkpoint),
                       std::move(content), bytes, checkpoint);
   } else {
+    // Every buddy keeps a copy (several buddies replicate it); saved once all acknowledged.
     Control data = with(checkpoint, ctx.epoch());
     data.count = bytes;
     data.snapshot = std::move(content);
-    send(ctx, options_->buddies->first_buddy(ctx.node()), kCheckpointData, data, core::Traffic::checkpoint, bytes);
+    const auto buddies = options_->buddies->buddies(ctx.node());
+    acks_missing_ = static_cast<std::uint32_t>(buddies.size());
+    for (NodeId buddy : buddies) send(ctx, buddy, kCheckpointData, data, core::Traffic::checkpoint, bytes);
   }
+}
+
+std::string RollbackProtocol::buddy_list(NodeId node) const {
+  std::string text = "buddy node";
+  const auto buddies = options_->buddies->buddies(node);
+  if (buddies.size() > 1) text += "s";
+  for (std::size_t i = 0; i < buddies.size(); ++i) text += (i == 0 ? " " : ", ") + std::to_string(buddies[i]);
+  return text;
 }
 
 void RollbackProtocol::saved(ProtocolContext& ctx) {
@@ -314,6 +325,9 @@ void RollbackProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo&
   ctx.set_epoch(info.last_sequence);
   ctx.runtime().pause();
   recovery_began_ = ctx.now();
+  // It has no state to save: no checkpoint may commit before it has restored one (its failure
+  // may not even be detected yet).
+  unrestored_ = true;
   const double cost = options_->restart_cost;
   if (cost > 0) {
     restarting_ = true;
@@ -344,15 +358,16 @@ void RollbackProtocol::recover(ProtocolContext& ctx, std::uint32_t epoch, std::u
   }
   if (ctx.recording()) {
     ctx.note("epoch " + std::to_string(epoch) + ": fetch checkpoint " + std::to_string(checkpoint) + " from " +
-            (options_->stable_storage ? std::string("stable storage") : "buddy node " + std::to_string(options_->buddies->first_buddy(ctx.node()))));
+            (options_->stable_storage ? std::string("stable storage") : buddy_list(ctx.node())));
   }
-  // A replacement lost its local copy: fetch the one on stable storage or at its buddy.
+  // A replacement lost its local copy: fetch the one on stable storage or at its buddies, in turn.
   restoring_ = checkpoint;
+  asked_buddy_ = 0;
   if (options_->stable_storage) {
     ctx.storage_read(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), checkpoint),
                      kReadTokenBit | epoch);
   } else {
-    send(ctx, options_->buddies->first_buddy(ctx.node()), kRestoreRequest, with(checkpoint, epoch));
+    send(ctx, options_->buddies->buddies(ctx.node())[0], kRestoreRequest, with(checkpoint, epoch));
   }
 }
 
@@ -372,6 +387,7 @@ void RollbackProtocol::restore(ProtocolContext& ctx, const core::NodeSnapshot& s
   ctx.record_failure_effect(cause_, effect);
   runtime.restore(snapshot);
   restoring_ = 0;
+  unrestored_ = false;
   sent_.clear();
   received_ = 0;
   // Copies older than the restored checkpoint are of no use any more.
@@ -391,14 +407,14 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
   const Control c = Control::decode(m);
   switch (m.control_type) {
     case kRequest:
-      if (c.epoch != ctx.epoch()) return;
+      if (c.epoch != ctx.epoch() || unrestored_) return;
       checkpoint_began_ = ctx.now();
       ctx.runtime().pause();
       ready_for_ = c.checkpoint;
       try_ready(ctx);
       break;
     case kSave:
-      if (c.epoch != ctx.epoch()) return;
+      if (c.epoch != ctx.epoch() || unrestored_) return;
       save_for_ = c.checkpoint;
       expected_received_ = c.count;
       maybe_save(ctx);
@@ -445,7 +461,7 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
       break;
     }
     case kCheckpointAck:
-      if (c.checkpoint == saving_ && c.epoch == ctx.epoch()) saved(ctx);
+      if (c.checkpoint == saving_ && c.epoch == ctx.epoch() && --acks_missing_ == 0) saved(ctx);
       break;
     case kRestoreRequest: {
       const core::ProtocolStore::Entry* copy = ctx.checkpoint_store().find(checkpoint_key(m.source, c.checkpoint));
@@ -466,12 +482,18 @@ void RollbackProtocol::on_control(ProtocolContext& ctx, const Message& m) {
       restore(ctx, snapshot);
       break;
     }
-    case kNotHeld:
+    case kNotHeld: {
       if (c.epoch != ctx.epoch() || c.checkpoint != restoring_) return;
-      ctx.fail_run("unrecoverable: node " + std::to_string(ctx.node()) + " and its buddy node " +
-                   std::to_string(m.source) + " both lost checkpoint " + std::to_string(c.checkpoint) +
-                   " (a double failure that buddy checkpointing cannot survive)");
+      const auto buddies = options_->buddies->buddies(ctx.node());
+      if (++asked_buddy_ < buddies.size()) {  // another buddy may still hold a replica
+        send(ctx, buddies[asked_buddy_], kRestoreRequest, with(c.checkpoint, c.epoch));
+        return;
+      }
+      ctx.fail_run("unrecoverable: node " + std::to_string(ctx.node()) + " and its " + buddy_list(ctx.node()) +
+                   (buddies.size() > 1 ? " all" : " both") + " lost checkpoint " + std::to_string(c.checkpoint) +
+                   " (more failures than buddy checkpointing can survive)");
       break;
+    }
     default: break;
   }
 }

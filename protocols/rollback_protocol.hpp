@@ -79,6 +79,7 @@ private:
   void maybe_save(ProtocolContext& ctx);
   void save(ProtocolContext& ctx, std::uint32_t checkpoint);
   void saved(ProtocolContext& ctx);
+  std::string buddy_list(NodeId node) const;
   void recover(ProtocolContext& ctx, std::uint32_t epoch, std::uint32_t checkpoint, const FailureNotice& cause);
   void restore(ProtocolContext& ctx, const core::NodeSnapshot& snapshot);
   void apply_task_limit(ProtocolContext& ctx);
@@ -99,12 +100,15 @@ private:
   std::uint64_t expected_received_ = 0;
   std::uint32_t saving_ = 0;                          // saved, waiting for the acknowledgement
   std::uint64_t saved_bytes_ = 0;
+  std::uint32_t acks_missing_ = 0;                    // buddy acknowledgements still to come
+  std::size_t asked_buddy_ = 0;                       // restoring: which buddy was asked last
   std::map<NodeId, std::uint64_t> sent_;              // data messages sent in this epoch, per node
   std::uint64_t received_ = 0;                        // data messages received in this epoch
   std::uint32_t restored_from_ = 0;
   std::uint32_t restoring_ = 0;                       // checkpoint being fetched (replacement)
   FailureNotice cause_{};                             // the failure the current recovery repairs
   bool restarting_ = false;                           // a replacement paying its restart cost
+  bool unrestored_ = false;                           // a replacement that has restored nothing yet
   std::optional<Message> deferred_recover_;           // RECOVER received while restarting
   double checkpoint_began_ = -1;                      // for the trace spans
   double recovery_began_ = -1;

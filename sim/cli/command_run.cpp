@@ -13,6 +13,7 @@
 #include "sim/cli/commands.hpp"
 #include "sim/cli/table.hpp"
 #include "sim/config/config.hpp"
+#include "sim/config/stop_request.hpp"
 #include "sim/core/event_log.hpp"
 #include "sim/config/units.hpp"
 #include "sim/core/run_metrics_json.hpp"
@@ -95,21 +96,13 @@ Command add_run_command(CLI::App& app) {
                       "Also write events.log: one line per event of these categories, comma-separated: task, message, "
                       "failure, protocol, run, or all");
   return [options] {
+    // From the first instruction: a signal only asks to stop; what is done so far is reported.
+    simgrid_backend::install_stop_handlers();
     const config::Config cfg = protocols::load_config(options->config);
-    const graphs::TaskGraph graph = graphs::build_application(cfg);
-    const graphs::CostModel cost(cfg, graph);
-    if (!cost.has_speeds()) {
-      throw config::ConfigError(cfg.file, "/platform", "a timed run needs kernel speeds: add \"core_gflops\"");
-    }
     const std::filesystem::path dir = options->output_dir.empty() ? std::filesystem::path("out") / cfg.name
                                                                   : std::filesystem::path(options->output_dir);
-    std::error_code error;
-    std::filesystem::create_directories(dir, error);
-    if (error) throw config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
-
     core::SimulationOptions sim_options;
     sim_options.progress = true;
-    sim_options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
     if (options->trace) sim_options.trace_file = (dir / "trace.json").string();
     if (!options->log.empty()) {
       std::string unknown;
@@ -119,11 +112,33 @@ Command add_run_command(CLI::App& app) {
       }
       sim_options.log_file = (dir / "events.log").string();
     }
-    const auto result = simgrid_backend::simulate(cfg, graph, cost, sim_options);
+    std::error_code error;
+    std::filesystem::create_directories(dir, error);
+    if (error) throw config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
+
+    graphs::TaskGraph graph;
+    simgrid_backend::SimulationResult result;
+    try {
+      graph = graphs::build_application(cfg);
+    } catch (const Interrupted&) {
+      graph = graphs::TaskGraph{};
+    }
+    if (stop_requested()) {
+      // Stopped before the simulation started: an empty result that says so.
+      result.metrics.failure_reason = "interrupted before the simulation started (while loading and building the graph)";
+    } else {
+      const graphs::CostModel cost(cfg, graph);
+      if (!cost.has_speeds()) {
+        throw config::ConfigError(cfg.file, "/platform", "a timed run needs kernel speeds: add \"core_gflops\"");
+      }
+      sim_options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
+      result = simgrid_backend::simulate(cfg, graph, cost, sim_options);
+    }
 
     std::optional<core::RunMetrics> reference;
     double reference_wall = 0;
-    if (cfg.run.reference) {
+    if (cfg.run.reference && !stop_requested()) {  // an interrupted run skips its reference
+      const graphs::CostModel cost(cfg, graph);
       config::Config failure_free = cfg;
       failure_free.protocol = config::ProtocolConfig{};
       failure_free.failures = config::FailureConfig{};

@@ -187,6 +187,7 @@ RunConfig read_run(JsonReader reader) {
   reader.expect_object();
   if (auto reference = reader.find("reference")) r.reference = reference->as_bool();
   if (auto limit = reader.find("time_limit")) r.time_limit = limit->as_positive_seconds();
+  if (auto limit = reader.find("wall_limit")) r.wall_limit = limit->as_seconds();
   reader.finish();
   return r;
 }

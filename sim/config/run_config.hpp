@@ -64,6 +64,7 @@ struct ProtocolConfig {
 struct RunConfig {
   bool reference = false;            // also run failure-free with protocol none, report overheads
   std::optional<double> time_limit;  // simulated seconds; default: derived from the graph
+  double wall_limit = 3600;          // wall-clock seconds of a simulation; 0: none
 };
 
 }  // namespace ftsim::config

@@ -11,13 +11,6 @@
 
 namespace ftsim::core {
 
-namespace {
-std::atomic<bool> stop_flag{false};
-}  // namespace
-
-void request_stop() { stop_flag.store(true); }
-bool stop_requested() { return stop_flag.load(); }
-
 std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph) {
   // In submission order every read sees the current version of its handle (STF semantics).
   std::vector<Digest> current(graph.handle_count());
@@ -101,6 +94,7 @@ void Simulation::start() {
 
 bool Simulation::observe_execution(TaskId task) {
   ++metrics_.events;
+  if (executions_[task] == 0) failures_since_progress_ = 0;  // a task completed for the first time
   // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
   // reported by their protocols, which know what they undo).
   const NodeId node = graph_.node(task);
@@ -191,6 +185,8 @@ void Simulation::deliver(const Message& m) {
 
 void Simulation::on_message_lost(const Message& m) {
   if (halted_) return;
+  count_event();
+  if (halted_) return;
   release_sender(m);
 }
 
@@ -249,6 +245,7 @@ void Simulation::storage_erase(std::uint32_t server, std::uint64_t key) {
 
 void Simulation::on_storage_done(NodeId, std::uint64_t id) {
   if (halted_ || id >= storage_operations_.size()) return;
+  count_event();
   StorageOperation op = std::move(storage_operations_[id]);
   free_storage_operations_.push_back(static_cast<std::uint32_t>(id));
   NodeHost* host = hosts_[op.node].get();
@@ -277,6 +274,8 @@ void Simulation::cancel_timer(std::uint64_t id) {
 
 void Simulation::on_timer(std::uint64_t id) {
   if (halted_ || id >= timers_.size() || timers_[id].cancelled) return;
+  count_event();
+  if (halted_) return;
   const Timer timer = timers_[id];
   switch (timer.kind) {
     case Timer::Kind::failure: inject_failure(timer.node); break;
@@ -298,6 +297,14 @@ void Simulation::on_timer(std::uint64_t id) {
 void Simulation::inject_failure(NodeId node) {
   if (!hosts_[node] || failures_injected_ >= config_.failures.max_failures) return;
   ++failures_injected_;
+  // Failures faster than anything can progress: stop rather than loop for ever.
+  if (++failures_since_progress_ > kFailuresWithoutProgress) {
+    report_stall();
+    fail_run("no progress: " + std::to_string(kFailuresWithoutProgress) +
+             " failures in a row without any task completing for the first time (the failures are faster than the "
+             "protocol can recover: /failures)");
+    return;
+  }
   FailureRecord record;
   record.time = now();
   record.node = node;
@@ -532,11 +539,22 @@ void Simulation::report_stall() {
   }
 }
 
+void Simulation::count_event() {
+  if (++events_since_check_ >= 4096) periodic_checks();
+}
+
 void Simulation::periodic_checks() {
   events_since_check_ = 0;
   if (stop_requested()) {
     report_stall();
     fail_run("interrupted at " + std::to_string(now()) + " s of simulated time (the results so far are kept)");
+    return;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  if (config_.run.wall_limit > 0 && wall > config_.run.wall_limit) {
+    report_stall();
+    fail_run("wall time limit reached: " + std::to_string(wall) + " s of wall time at " + std::to_string(now()) +
+             " s of simulated time (/run/wall_limit)");
     return;
   }
   if (options_.progress) report_progress();

@@ -18,6 +18,7 @@
 #include "graphs/cost_model.hpp"
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
+#include "sim/config/stop_request.hpp"
 #include "sim/core/backend.hpp"
 #include "sim/core/failure_schedule.hpp"
 #include "sim/core/node_host.hpp"
@@ -36,9 +37,9 @@ struct SimulationOptions {
 };
 
 // Asks a running simulation to stop soon and report what it has (safe from a signal handler):
-// the run fails with "interrupted" and its results are still written.
-void request_stop();
-bool stop_requested();
+// the run fails with "interrupted" and its results are still written (sim/config/stop_request.hpp).
+using ftsim::request_stop;
+using ftsim::stop_requested;
 
 // The digest every handle's final version has in a failure-free run (see digest.hpp).
 std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph);
@@ -126,6 +127,7 @@ private:
   std::uint32_t add_storage_operation(StorageOperation op);
   FailureRecord* failure_record(NodeId node, std::uint32_t incarnation);
   void halt();
+  void count_event();
   void periodic_checks();
   void report_progress();
   void check_oracle();
@@ -161,6 +163,8 @@ private:
   std::vector<Timer> timers_;
   FailureSchedule failures_;
   std::uint32_t failures_injected_ = 0;
+  static constexpr std::uint32_t kFailuresWithoutProgress = 10000;
+  std::uint32_t failures_since_progress_ = 0;
   std::uint32_t detections_ = 0;
   std::uint32_t spares_left_ = 0;
   bool unlimited_spares_ = true;

@@ -26,6 +26,8 @@ public:
   ~SimgridBackend() override;
 
   void set_events(core::BackendEvents* events) { events_ = events; }
+  // Runs `action` in maestro at simulated `time` unless the run has halted.
+  void at(double time, std::function<void()> action);
   // Runs the engine until no event is left.
   void run();
 
@@ -53,8 +55,6 @@ private:
   void bury(simgrid::s4u::ActivityPtr activity);
   void cancel(simgrid::s4u::ActivityPtr activity);
   void cancel_everything();
-  // Runs `action` in maestro at simulated `time` unless the run has halted.
-  void at(double time, std::function<void()> action);
   std::uint32_t store_message(core::Message message, simgrid::s4u::CommPtr comm);
 
   const config::Config& config_;

@@ -17,14 +17,24 @@
 
 namespace ftsim::simgrid_backend {
 
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = [](int) { request_stop(); };
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // every signal, the second one too, only asks to stop
+  ::sigaction(SIGINT, &action, nullptr);
+  ::sigaction(SIGTERM, &action, nullptr);
+}
+
 SimulationResult simulate_in_process(const config::Config& config, const graphs::TaskGraph& graph,
                                      const graphs::CostModel& cost, const core::SimulationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   SimgridBackend backend(config);
   // Ctrl-C or a batch system's SIGTERM: stop the simulation and still report its results. Set
-  // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits.
-  std::signal(SIGINT, [](int) { core::request_stop(); });
-  std::signal(SIGTERM, [](int) { core::request_stop(); });
+  // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits, and
+  // again at the first instant of the simulation, in case the engine installs it when it starts.
+  install_stop_handlers();
+  backend.at(0, install_stop_handlers);
   core::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend, options);
   backend.set_events(&simulation);
   simulation.start();
@@ -85,6 +95,7 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
   // the signals meant for it on to the child (a terminal's Ctrl-C reaches both: harmless).
   running_child = child;
   auto forward = [](int signal) {
+    request_stop();  // this process stops too: no reference run after an interrupted one
     if (running_child > 0) ::kill(running_child, signal);
   };
   auto previous_int = std::signal(SIGINT, forward);

@@ -21,6 +21,10 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
 
 // Runs in a forked child process (SimGrid state never leaks between runs), so that one process
 // may run any number of simulations. Bad input found while simulating is rethrown as ConfigError.
+// SIGINT and SIGTERM only ask the process to stop (ftsim::request_stop): long work polls it and
+// reports what it has. Every signal, the second one too.
+void install_stop_handlers();
+
 SimulationResult simulate(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                           const core::SimulationOptions& options);
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 
 #include "graphs/application.hpp"
@@ -123,6 +124,14 @@ bool check_scenario(const std::string& protocol, const std::string& app, std::ui
   for (const auto& line : m.stall_report) INFO("stall: " << line);
   for (const auto& line : m.oracle_missing) INFO("oracle missing: " << line);
   for (const auto& line : m.oracle_wrong) INFO("oracle wrong: " << line);
+  const bool expected = m.complete ? m.oracle_ok && inputs_missing(m) == 0
+                                    : buddy && m.failure_reason.find("unrecoverable") != std::string::npos;
+  if (!expected) {
+    // FTSIM_CAMPAIGN_DUMP=DIR keeps the config of every failing scenario, to rerun with ftsim run.
+    if (const char* dir = std::getenv("FTSIM_CAMPAIGN_DUMP")) {
+      std::ofstream(std::string(dir) + "/" + protocol + "-" + app + "-" + std::to_string(seed) + ".json") << document.dump(2);
+    }
+  }
   if (m.complete) {
     CHECK(m.oracle_ok);
     CHECK(inputs_missing(m) == 0);

@@ -1,8 +1,16 @@
-"""Ctrl-C (SIGINT) or SIGTERM during a long `ftsim run` stops the simulation and keeps what it has:
-results.json is written with the run marked failed ("interrupted") and exit code 1."""
+"""Ctrl-C (SIGINT) or SIGTERM during a long `ftsim run` stops it and keeps what it has, from the
+first instruction to the last: results.json is written with the run marked failed ("interrupted")
+and exit code 1."""
 import json
+import os
 import signal
 import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(os.environ.get("FTSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 
 
 def test_sigint_keeps_the_results_so_far(ftsim_binary, tmp_path):
@@ -28,3 +36,35 @@ def test_sigint_keeps_the_results_so_far(ftsim_binary, tmp_path):
     assert "interrupted" in results["failure_reason"]
     assert 0 < results["executions"] < 160 * 161 * 162 // 6
     assert "interrupted" in out
+
+
+def lion2020_platform(tmp_path, reference):
+    config = json.loads((SOURCE / "configs" / "papers" / "lion2020-platform.json").read_text())
+    config.pop("$schema", None)
+    config.setdefault("run", {})["reference"] = reference
+    path = tmp_path / "lion2020-platform.json"
+    path.write_text(json.dumps(config))
+    return path
+
+
+@pytest.mark.parametrize("delay", [0.1, 2.0, 10.0])
+@pytest.mark.parametrize("reference", [False, True])
+def test_sigterm_at_any_time_gives_results_within_3_seconds(ftsim_binary, tmp_path, delay, reference):
+    # Start-up (config, a 9-million-task graph), simulation or reference: whenever SIGTERM comes,
+    # the run stops, skips its reference, writes results.json and exits 1, quickly. A second
+    # signal changes nothing.
+    process = subprocess.Popen([str(ftsim_binary), "run", str(lion2020_platform(tmp_path, reference)), "-o",
+                                str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    time.sleep(0.05)
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 3.0
+    assert process.returncode == 1, out + err
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["complete"] is False
+    assert "interrupted" in results["failure_reason"]
+    assert results["reference"] is None
