@@ -1,5 +1,7 @@
 #include "sim/core/runtime_index.hpp"
 
+#include "sim/config/stop_request.hpp"
+
 namespace ftsim::core {
 
 namespace {
@@ -30,6 +32,8 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
     return version_slot_[a.handle] + read;
   };
   for (TaskId t = 0; t < graph.task_count(); ++t) {
+    // Millions of tasks take seconds: honour a stop request meanwhile.
+    if ((t & 0xfffff) == 0 && stop_requested()) throw Interrupted("interrupted while indexing the task graph");
     for (const auto& a : graph.accesses(t)) {
       if (graphs::reads(a.mode)) ++reader_offset_[read_slot(a) + 1];
     }

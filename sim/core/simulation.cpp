@@ -16,6 +16,7 @@ std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph) {
   std::vector<Digest> current(graph.handle_count());
   for (HandleId h = 0; h < graph.handle_count(); ++h) current[h] = initial_digest(h);
   for (TaskId t = 0; t < graph.task_count(); ++t) {
+    if ((t & 0xfffff) == 0 && stop_requested()) throw Interrupted("interrupted while computing the expected digests");
     Digest digest = task_seed(graph.kernel(t), t);
     for (const graphs::Access& a : graph.accesses(t)) {
       if (graphs::reads(a.mode)) digest = combine_digest(digest, current[a.handle]);
@@ -88,6 +89,7 @@ void Simulation::start() {
   for (auto& host : hosts_) host->send_initial_values();
   for (auto& host : hosts_) host->schedule();
   check_completion();
+  if (stop_requested()) periodic_checks();  // a stop asked during the start-up
 }
 
 // ----------------------------------------------------------------------------- tasks

@@ -66,7 +66,13 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
                           const core::SimulationOptions& options) {
   // FTSIM_NO_FORK=1 runs in this process (for debuggers); only one simulation per process then.
   if (const char* no_fork = std::getenv("FTSIM_NO_FORK"); no_fork && std::string(no_fork) == "1") {
-    return simulate_in_process(config, graph, cost, options);
+    try {
+      return simulate_in_process(config, graph, cost, options);
+    } catch (const Interrupted& e) {
+      SimulationResult result;
+      result.metrics.failure_reason = std::string(e.what()) + ", before the simulation started";
+      return result;
+    }
   }
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -80,6 +86,10 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
     try {
       SimulationResult result = simulate_in_process(config, graph, cost, options);
       answer = {{"metrics", core::to_json(result.metrics)}, {"wall_seconds", result.wall_seconds}};
+    } catch (const Interrupted& e) {
+      core::RunMetrics metrics;
+      metrics.failure_reason = std::string(e.what()) + ", before the simulation started";
+      answer = {{"metrics", core::to_json(metrics)}, {"wall_seconds", 0.0}};
     } catch (const config::ConfigError& e) {
       answer = {{"config_error", {{"file", e.file()}, {"pointer", e.pointer()}, {"message", e.message()}}}};
     } catch (const std::exception& e) {
