@@ -1,0 +1,39 @@
+"""Every run ends in bounded wall time, with results.json and exit code 1 when it cannot complete."""
+import json
+import time
+
+import pytest
+
+SMALL = {"application": {"type": "cholesky", "tiles": 6, "tile_size": 128},
+         "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": 2, "storage": {"hosts": 1}}}
+
+
+def run_config(ftsim, tmp_path, config):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    start = time.monotonic()
+    result = ftsim("run", path, "-o", tmp_path / "out", timeout=60)
+    return result, time.monotonic() - start, json.loads((tmp_path / "out" / "results.json").read_text())
+
+
+@pytest.mark.parametrize("protocol", [{"type": "none"}, {"type": "lineage"},
+                                      {"type": "global", "period": "2ms", "storage": "buddy"}])
+def test_failures_faster_than_any_progress_stop_the_run(ftsim, tmp_path, protocol):
+    # The docs' own example of a run that never ends: a failure every millisecond.
+    config = dict(SMALL, protocol=protocol, failures={"model": "exponential", "mtbf": "1ms"})
+    result, wall, results = run_config(ftsim, tmp_path, config)
+    assert wall < 10
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert results["complete"] is False
+    assert "no progress" in results["failure_reason"] or "time limit" in results["failure_reason"]
+
+
+def test_the_wall_limit_stops_a_long_simulation(ftsim, tmp_path):
+    config = {"application": {"type": "cholesky", "tiles": 100, "tile_size": 320, "precision": "single"},
+              "platform": {"nodes": 16, "cores_per_node": 8, "core_gflops": 50},
+              "run": {"wall_limit": "0.2s"}}
+    result, wall, results = run_config(ftsim, tmp_path, config)
+    assert wall < 10
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "wall time limit reached" in results["failure_reason"]
+    assert "/run/wall_limit" in results["failure_reason"]
