@@ -178,19 +178,25 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
       pins.push_back(core::VersionStore::key(a.handle, v));
     }
   }
-  // The re-sends wait for every node to have applied its plan: a version that arrived before its
-  // receiver marked the tasks that read it again would be dropped as needed by nobody.
-  pending_sends_ = plan.sends;
+  // The re-sends leave once every node has applied its plan (GO): a version that arrived before
+  // its receiver marked the tasks that read it again would be dropped as needed by nobody. They
+  // are taken now (or when produced) and held (on_send), so that a later writer cannot take away
+  // a version the plan counted on.
+  holding_recovery_sends_ = true;
+  for (const Send& s : plan.sends) runtime.subscribe(s.handle, s.version, s.to, core::Traffic::recovery);
+  release_inventory_pins(ctx);
   runtime.resume();
   runtime.rebuild();
   ctx.send_control(ctx.coordinator(), kApplied, round_message(plan_round_));
 }
 
+core::SendVerdict LineageProtocol::on_send(core::ProtocolContext&, core::Message& m) {
+  return holding_recovery_sends_ && m.traffic == core::Traffic::recovery ? core::SendVerdict::hold : core::SendVerdict::send;
+}
+
 void LineageProtocol::start_sends(core::ProtocolContext& ctx) {
-  core::NodeRuntime& runtime = ctx.runtime();
-  for (const Send& s : pending_sends_) runtime.subscribe(s.handle, s.version, s.to, core::Traffic::recovery);
-  pending_sends_.clear();
-  release_inventory_pins(ctx);  // what the plan needs from here is sent or subscribed to now
+  holding_recovery_sends_ = false;
+  ctx.release_held_sends();
   done_sent_ = false;
   maybe_done(ctx);
 }

@@ -37,6 +37,7 @@ public:
 
   void on_task_completed(core::ProtocolContext& ctx, core::TaskId task, bool first_execution) override;
   void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
+  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
   void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(core::ProtocolContext& ctx) override;
@@ -59,7 +60,7 @@ private:
   std::unordered_map<core::TaskId, std::vector<std::uint64_t>> reexecuting_;  // task -> inputs pinned
   std::uint32_t plan_round_ = 0;
   std::uint32_t inventory_round_ = 0;                    // the latest round it reported for
-  std::vector<LineageSend> pending_sends_;                      // the plan's re-sends, until GO
+  bool holding_recovery_sends_ = false;                  // between a plan and its GO
   bool done_sent_ = true;
   // coordinator side
   struct Inventory {

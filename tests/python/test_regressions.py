@@ -2,7 +2,7 @@
 every one must now complete with the digest oracle holding.
 - global_commit_before_detection_*: a replacement that had restored nothing took part in a checkpoint
   before its failure was detected, which then committed an empty state (a livelock of empty checkpoints).
-- lineage_*: re-sent versions that arrived before their receiver applied its plan were dropped; a GO of an
+- lineage_* and campaign-lineage-*: re-sent versions that arrived before their receiver applied its plan were dropped; a GO of an
   older round released the pins of a newer inventory; a node counted twice as a replacement kept waiting
   for re-executions a later plan had superseded (deadlocks ending at the time limit).
 - global_buddy_multi_buddy_unrecoverable: the extra buddies of an explicit list got no replica."""
