@@ -123,6 +123,14 @@ void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t
       const bool done = runtime.status(t) == TaskStatus::done;
       w.u8(done ? kTaskDone : runtime.executed_once(t) ? kToRunAgain : kNeverRan);
     }
+    // Versions that re-executions still to run will produce: the planner counts on them too, and a
+    // later re-execution could overwrite one before the plan arrives. Kept when produced.
+    for (TaskId t : local) {
+      if (runtime.status(t) == TaskStatus::done || !runtime.executed_once(t)) continue;
+      for (const Access& a : ctx.graph().accesses(t)) {
+        if (graphs::writes(a.mode)) keep_outputs_.insert(core::VersionStore::key(a.handle, a.version));
+      }
+    }
     const core::NodeInventory inventory = runtime.inventory();
     w.u64(inventory.held.size());
     for (std::uint64_t key : inventory.held) {
@@ -140,6 +148,7 @@ void LineageProtocol::release_inventory_pins(core::ProtocolContext& ctx) {
     ctx.runtime().store().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
   }
   inventory_pins_.clear();
+  keep_outputs_.clear();
 }
 
 void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
@@ -208,6 +217,13 @@ void LineageProtocol::maybe_done(core::ProtocolContext& ctx) {
 }
 
 void LineageProtocol::on_task_completed(core::ProtocolContext& ctx, TaskId task, bool) {
+  if (!keep_outputs_.empty()) {
+    for (const Access& a : ctx.graph().accesses(task)) {
+      if (!graphs::writes(a.mode) || keep_outputs_.erase(core::VersionStore::key(a.handle, a.version)) == 0) continue;
+      ctx.runtime().store().pin(a.handle, a.version);
+      inventory_pins_.push_back(core::VersionStore::key(a.handle, a.version));
+    }
+  }
   if (reexecuting_.empty()) return;
   auto it = reexecuting_.find(task);
   if (it == reexecuting_.end()) return;

@@ -17,6 +17,7 @@
 // Survivors keep computing throughout.
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/core/protocol.hpp"
@@ -57,6 +58,7 @@ private:
   // node side
   bool fresh_ = false;                                   // a replacement not yet given its plan
   std::vector<std::uint64_t> inventory_pins_;            // versions pinned for the planner
+  std::unordered_set<std::uint64_t> keep_outputs_;       // versions to pin when produced, until the plan
   std::unordered_map<core::TaskId, std::vector<std::uint64_t>> reexecuting_;  // task -> inputs pinned
   std::uint32_t plan_round_ = 0;
   std::uint32_t inventory_round_ = 0;                    // the latest round it reported for
