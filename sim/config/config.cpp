@@ -4,7 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
-#include <sstream>
+
+#include "input_file.hpp"
 
 namespace ftsim::config {
 
@@ -128,8 +129,8 @@ ApplicationConfig read_application(JsonReader reader, const std::string& config_
     if (resolved.is_relative() && !config_file.empty()) {
       resolved = std::filesystem::path(config_file).parent_path() / resolved;
     }
-    if (!std::filesystem::is_regular_file(resolved)) {
-      file.fail("graph file \"" + resolved.string() + "\" does not exist or is not a regular file");
+    if (auto problem = input_file_problem(resolved.string(), kMaxGraphFileBytes)) {
+      file.fail("graph file \"" + resolved.string() + "\": " + *problem);
     }
     app.json.file = resolved.string();
   }
