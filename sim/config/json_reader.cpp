@@ -315,9 +315,7 @@ std::int64_t JsonReader::as_int(std::int64_t min, std::int64_t max) const {
 double JsonReader::as_number(double min, double max) const {
   if (!value_->is_number()) fail_expected("a number");
   double value = value_->get<double>();
-  if (value < min || value > max) {
-    fail_expected("a number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
+  if (value < min || value > max) fail_expected("a number in [" + format_number(min) + ", " + format_number(max) + "]");
   return value;
 }
 
@@ -343,6 +341,7 @@ double JsonReader::as_seconds() const {
   if (value_->is_string()) seconds = parse_duration_seconds(value_->get<std::string>());
   if (!seconds) fail_expected(kDurationUnitsHelp);
   if (*seconds < 0) fail_expected("a non-negative duration");
+  if (!(*seconds <= kMaxSeconds)) fail_expected("a duration of at most " + format_number(kMaxSeconds) + " s (about 32 million years)");
   return *seconds;
 }
 
@@ -357,7 +356,10 @@ double JsonReader::as_bandwidth() const {
   if (value_->is_number()) bandwidth = value_->get<double>();
   if (value_->is_string()) bandwidth = parse_bandwidth_bytes_per_second(value_->get<std::string>());
   if (!bandwidth) fail_expected(kBandwidthUnitsHelp);
-  if (!(*bandwidth > 0)) fail_expected("a positive bandwidth");
+  if (!(*bandwidth >= kMinBandwidth && *bandwidth <= kMaxBandwidth)) {
+    fail_expected("a bandwidth from 1 KB/s to 1 EB/s (" + format_number(kMinBandwidth) + " to " + format_number(kMaxBandwidth) +
+                  " bytes per second)");
+  }
   return *bandwidth;
 }
 

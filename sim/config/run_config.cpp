@@ -134,7 +134,15 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::s
   } else if (model == "exponential" || model == "weibull") {
     f.model = model == "exponential" ? FailureModel::exponential : FailureModel::weibull;
     f.mtbf = reader.at("mtbf").as_positive_seconds();
-    if (f.model == FailureModel::weibull) f.shape = reader.at("shape").as_positive_number();
+    if (f.model == FailureModel::weibull) {
+      // Measured shapes of HPC failures are 0.5 to 1. Below 0.1 nearly every draw is 0 (a node
+      // fails as soon as it starts) and below 0.006 the scale's Gamma(1 + 1/k) overflows.
+      auto shape = reader.at("shape");
+      f.shape = shape.as_number();
+      if (!(f.shape >= kMinWeibullShape && f.shape <= kMaxWeibullShape)) {
+        shape.fail_expected("a Weibull shape in [" + format_number(kMinWeibullShape) + ", " + format_number(kMaxWeibullShape) + "]");
+      }
+    }
   } else {
     f.model = FailureModel::trace;
     auto file = reader.at("file");

@@ -29,6 +29,9 @@ struct StorageConfig {
 
 enum class FailureModel { none, list, exponential, weibull, trace };
 
+inline constexpr double kMinWeibullShape = 0.1;
+inline constexpr double kMaxWeibullShape = 100;
+
 struct FailureEvent {
   double time = 0;
   std::uint32_t node = 0;

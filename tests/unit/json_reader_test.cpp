@@ -293,7 +293,23 @@ TEST_CASE("quantities with units report what they expected", "[config][json_read
   CHECK(reader(gbps).as_bandwidth() == Approx(5e9));
   CHECK(error_of([&] { reader(gbs).as_bandwidth(); }).message() ==
         std::string("expected ") + kBandwidthUnitsHelp + ", got \"40Gbs\"");
-  CHECK(error_of([&] { reader(zero_bw).as_bandwidth(); }).message() == "expected a positive bandwidth, got \"0GB/s\"");
+  const std::string bandwidth_range = "expected a bandwidth from 1 KB/s to 1 EB/s (1000 to 1e+18 bytes per second), got ";
+  CHECK(error_of([&] { reader(zero_bw).as_bandwidth(); }).message() == bandwidth_range + "\"0GB/s\"");
+  // Outside that range SimGrid aborts (too slow) or the unit overflows to +inf.
+  const Json slow = parse("1e-300"), overflow = parse("\"1e308TB/s\""), slowest = parse("\"8Kbps\"");
+  CHECK(error_of([&] { reader(slow).as_bandwidth(); }).message() == bandwidth_range + "1e-300");
+  CHECK(error_of([&] { reader(overflow).as_bandwidth(); }).message() == bandwidth_range + "\"1e308TB/s\"");
+  CHECK(reader(slowest).as_bandwidth() == 1000.0);
+
+  // A finite number times its unit may overflow: "1e308d" is +inf seconds, beyond the horizon.
+  const Json forever = parse("\"1e308d\""), horizon = parse("1e15"), beyond = parse("1.1e15");
+  CHECK(std::isinf(*parse_duration_seconds("1e308d")));
+  CHECK(error_of([&] { reader(forever).as_seconds(); }).message() ==
+        "expected a duration of at most 1e+15 s (about 32 million years), got \"1e308d\"");
+  CHECK(reader(horizon).as_seconds() == 1e15);
+  CHECK_THROWS_AS(reader(beyond).as_positive_seconds(), ConfigError);
+  const Json too_many_bytes = parse("\"1e308TB\"");
+  CHECK(error_of([&] { reader(too_many_bytes).as_bytes(); }).message() == "expected a size below 16 EiB, got \"1e308TB\"");
 }
 
 TEST_CASE("syntax errors report line and column", "[config][json_reader]") {
@@ -401,7 +417,11 @@ TEST_CASE("the schema's unit patterns accept what JsonReader accepts", "[config]
     CHECK(std::regex_search(text, size) == accepts([&] { reader.as_bytes(); }));
     CHECK(std::regex_search(text, duration) == accepts([&] { reader.as_seconds(); }));
     CHECK(std::regex_search(text, positive_duration) == accepts([&] { reader.as_positive_seconds(); }));
-    CHECK(std::regex_search(text, bandwidth) == accepts([&] { reader.as_bandwidth(); }));
+    // A pattern cannot compare a quantity in any unit with [1 KB/s, 1 EB/s]: the schema checks
+    // the syntax and the sign of bandwidth strings (and the range of plain numbers).
+    const auto parsed = parse_bandwidth_bytes_per_second(text);
+    CHECK(std::regex_search(text, bandwidth) == (parsed && *parsed > 0));
+    if (parsed && *parsed >= kMinBandwidth && *parsed <= kMaxBandwidth) CHECK(accepts([&] { reader.as_bandwidth(); }));
   }
 }
 #endif
