@@ -1,10 +1,10 @@
 #include "run_config.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "input_file.hpp"
 #include "units.hpp"
 
 namespace ftsim::config {
@@ -83,11 +83,35 @@ StorageConfig read_storage(JsonReader reader) {
 
 namespace {
 
+// At most `limit` characters of a line, control and non-ASCII bytes escaped, for messages: a
+// trace line may hold a CR, a NUL or megabytes of junk.
+std::string printable_excerpt(const std::string& line, std::size_t limit = 60) {
+  std::string text;
+  for (std::size_t i = 0; i < line.size() && text.size() < limit; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) == 0xB5) {
+      text += "\u00b5";  // the micro sign of "µs"
+      ++i;
+    } else if (c >= 0x20 && c < 0x7F) {
+      text += static_cast<char>(c);
+    } else {
+      static const char* const kHex = "0123456789abcdef";
+      text += c == '\r' ? std::string("\\r") : c == '\t' ? std::string("\\t") : std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    }
+  }
+  if (text.size() >= limit && text.size() < line.size()) text += "...";
+  return text;
+}
+
 std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::string& path, std::uint32_t nodes) {
-  std::ifstream input(path);
-  // A directory opens (and reads as empty) on Linux: it would silently give no failures.
-  if (!input || !std::filesystem::is_regular_file(path)) file_reader.fail("cannot open failure trace \"" + path + "\"");
+  if (auto problem = input_file_problem(path, kMaxTraceFileBytes)) {
+    file_reader.fail("cannot open failure trace \"" + path + "\": " + *problem);
+  }
+  std::string contents = read_input_file(path, kMaxTraceFileBytes);
+  // A UTF-8 byte order mark, as some editors write, is not part of the first line.
+  if (contents.rfind("\xEF\xBB\xBF", 0) == 0) contents.erase(0, 3);
   std::vector<FailureEvent> events;
+  std::istringstream input(contents);
   std::string line;
   std::size_t number = 0;
   while (std::getline(input, line)) {
@@ -100,11 +124,12 @@ std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::str
     long long node = -1;
     std::string extra;
     fields >> time_text >> node;
+    // A time that does not fit the simulated horizon (e.g. "1e308d", +inf seconds) is an error.
     auto time = parse_duration_seconds(time_text);
-    if (!time || *time < 0 || fields.fail() || node < 0 || node >= nodes || (fields >> extra)) {
+    if (!time || !(*time >= 0 && *time <= kMaxSeconds) || fields.fail() || node < 0 || node >= nodes || (fields >> extra)) {
       throw ConfigError(path + ":" + std::to_string(number), "",
-                        "expected \"TIME NODE\" (a non-negative duration and a node in [0, " + std::to_string(nodes - 1) +
-                            "]), got \"" + line + "\"");
+                        "expected \"TIME NODE\" (a duration in [0, " + format_number(kMaxSeconds) + "] s and a node in [0, " +
+                            std::to_string(nodes - 1) + "]), got \"" + printable_excerpt(line) + "\"");
     }
     events.push_back({*time, static_cast<std::uint32_t>(node)});
   }
