@@ -71,6 +71,61 @@ NetworkConfig read_network(JsonReader reader) {
   return n;
 }
 
+namespace {
+std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
+  constexpr std::uint64_t kCap = std::uint64_t(1) << 62;
+  return a == 0 || b <= kCap / a ? std::min(a * b, kCap) : kCap;
+}
+
+std::vector<std::uint64_t> fat_tree_numbers(const std::string& part) {
+  std::vector<std::uint64_t> numbers;
+  std::stringstream items(part);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    // Digits only (read_network checked); a number too long for 64 bits saturates.
+    numbers.push_back(item.size() > 18 ? std::uint64_t(1) << 62 : std::stoull(item));
+  }
+  return numbers;
+}
+}  // namespace
+
+TopologySize topology_size(const NetworkConfig& network, std::uint64_t hosts) {
+  TopologySize size;
+  if (network.topology == Topology::torus) {
+    size.places = 1;
+    for (std::uint32_t d : network.torus) size.places = saturating_product(size.places, d);
+    size.links = saturating_product(size.places, 2 * network.torus.size());
+  } else if (network.topology == Topology::fat_tree) {
+    // "levels;down;up;count": level 0 holds the product of the down numbers (the leaves); level l
+    // holds the product of the down numbers above l times the up numbers up to l; each node of
+    // level l - 1 has up[l] x count[l] links up.
+    std::vector<std::string> parts;
+    std::stringstream stream(network.fat_tree);
+    std::string part;
+    while (std::getline(stream, part, ';')) parts.push_back(part);
+    if (parts.size() != 4) return size;
+    const auto down = fat_tree_numbers(parts[1]), up = fat_tree_numbers(parts[2]), count = fat_tree_numbers(parts[3]);
+    const std::size_t levels = std::min({down.size(), up.size(), count.size()});
+    for (std::size_t level = 0; level <= levels; ++level) {
+      std::uint64_t nodes = 1;
+      for (std::size_t i = level; i < levels; ++i) nodes = saturating_product(nodes, down[i]);
+      for (std::size_t i = 0; i < level; ++i) nodes = saturating_product(nodes, up[i]);
+      if (level == 0) {
+        size.places = nodes;
+      } else {
+        size.switches = std::min(size.switches + nodes, std::uint64_t(1) << 62);
+      }
+      if (level < levels) {
+        size.links = std::min(size.links + saturating_product(nodes, saturating_product(up[level], count[level])), std::uint64_t(1) << 62);
+      }
+    }
+  } else {
+    size.places = hosts;
+    size.links = 2 * hosts + 1;  // an up and a down link per host, a backbone
+  }
+  return size;
+}
+
 StorageConfig read_storage(JsonReader reader) {
   StorageConfig s;
   reader.expect_object();
