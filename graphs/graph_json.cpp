@@ -10,7 +10,7 @@ namespace ftsim::graphs {
 using config::JsonReader;
 
 TaskGraph load_graph_json(const std::string& path, NodeId nodes) {
-  return graph_from_json(config::read_json_file(path), path, nodes);
+  return graph_from_json(config::read_json_file(path, config::kMaxGraphFileBytes), path, nodes);
 }
 
 TaskGraph graph_from_json(const config::Json& document, const std::string& origin, NodeId nodes) {

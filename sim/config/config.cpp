@@ -4,7 +4,8 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
-#include <sstream>
+
+#include "input_file.hpp"
 
 namespace ftsim::config {
 
@@ -128,8 +129,8 @@ ApplicationConfig read_application(JsonReader reader, const std::string& config_
     if (resolved.is_relative() && !config_file.empty()) {
       resolved = std::filesystem::path(config_file).parent_path() / resolved;
     }
-    if (!std::filesystem::is_regular_file(resolved)) {
-      file.fail("graph file \"" + resolved.string() + "\" does not exist or is not a regular file");
+    if (auto problem = input_file_problem(resolved.string(), kMaxGraphFileBytes)) {
+      file.fail("graph file \"" + resolved.string() + "\": " + *problem);
     }
     app.json.file = resolved.string();
   }
@@ -221,8 +222,17 @@ DistributionConfig read_distribution(std::optional<JsonReader> reader, const App
 PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
   PlatformConfig p;
   reader.expect_object();
-  p.nodes = read_count(reader.at("nodes"));
-  if (auto cores = reader.find("cores_per_node")) p.cores_per_node = read_count(*cores);
+  auto nodes = reader.at("nodes");
+  p.nodes = read_count(nodes);
+  if (p.nodes > kMaxNodes) {
+    nodes.fail_expected("at most " + std::to_string(kMaxNodes) + " nodes (the largest machines have about 160000)");
+  }
+  if (auto cores = reader.find("cores_per_node")) {
+    p.cores_per_node = read_count(*cores);
+    if (p.cores_per_node > kMaxCoresPerNode) {
+      cores->fail_expected("at most " + std::to_string(kMaxCoresPerNode) + " cores per node (each core has its runtime state)");
+    }
+  }
   if (auto network = reader.find("network")) p.network = read_network(*network);
   if (auto storage = reader.find("storage")) p.storage = read_storage(*storage);
   if (auto spares = reader.find("spares")) {
@@ -327,31 +337,25 @@ BuddyConfig read_buddy(JsonReader reader, const DistributionConfig& distribution
   return b;
 }
 
-// Fat-tree and torus zones have a fixed number of places: every host must find one.
+// Fat-tree and torus zones have a fixed number of places: every host must find one, and the
+// zone must not be so large that building it exhausts the machine.
 void check_topology_size(JsonReader& root, const PlatformConfig& p) {
   if (!p.xml.empty()) return;
+  if (p.network.topology != Topology::torus && p.network.topology != Topology::fat_tree) return;
   const std::uint64_t hosts = std::uint64_t(p.nodes) + (p.unlimited_spares ? 0 : p.spares) + p.storage.hosts + 1;
-  std::uint64_t places = 0;
-  std::string key;
-  if (p.network.topology == Topology::torus) {
-    key = "torus";
-    places = 1;
-    for (std::uint32_t d : p.network.torus) places = std::min<std::uint64_t>(places * d, UINT64_C(1) << 40);
-  } else if (p.network.topology == Topology::fat_tree) {
-    key = "fat_tree";
-    places = 1;
-    const std::string& text = p.network.fat_tree;
-    const auto first = text.find(';'), second = text.find(';', first + 1);
-    std::stringstream down(text.substr(first + 1, second - first - 1));
-    std::string item;
-    while (std::getline(down, item, ',')) places = std::min<std::uint64_t>(places * std::stoull(item), UINT64_C(1) << 40);
-  } else {
-    return;
+  const bool torus = p.network.topology == Topology::torus;
+  JsonReader key = root.at("platform").at("network").at(torus ? "torus" : "fat_tree");
+  const TopologySize size = topology_size(p.network, hosts);
+  if (size.places < hosts) {
+    key.fail("the topology has " + std::to_string(size.places) + " places for " + std::to_string(hosts) +
+             " hosts (nodes + spares + storage servers + 1 coordinator)");
   }
-  if (places < hosts) {
-    root.at("platform").at("network").at(key).fail(
-        "the topology has " + std::to_string(places) + " places for " + std::to_string(hosts) +
-        " hosts (nodes + spares + storage servers + 1 coordinator)");
+  if (size.places > kMaxTopologyPlaces || size.switches > kMaxTopologyPlaces) {
+    key.fail("expected at most " + std::to_string(kMaxTopologyPlaces) + " " + (torus ? "places" : "leaves and switches") +
+             " (each is a SimGrid object; ftsim needs one place per host, here " + std::to_string(hosts) + "), got " +
+             (size.places > kMaxTopologyPlaces ? std::to_string(size.places) + (torus ? " places" : " leaves")
+                                               : std::to_string(size.switches) + " switches") +
+             (size.places >= (std::uint64_t(1) << 62) || size.switches >= (std::uint64_t(1) << 62) ? " or more" : ""));
   }
 }
 

@@ -82,6 +82,11 @@ struct DistributionConfig {
 
 // --- Platform ---------------------------------------------------------------------------
 
+// Far beyond any machine (the largest have about 160000 nodes of at most a few hundred cores)
+// yet bounded: every node is a SimGrid host and every core has its runtime state.
+inline constexpr std::uint32_t kMaxNodes = 1 << 20;
+inline constexpr std::uint32_t kMaxCoresPerNode = 1 << 16;
+
 struct PlatformConfig {
   std::uint32_t nodes = 0;
   std::uint32_t cores_per_node = 1;

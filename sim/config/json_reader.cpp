@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <set>
+#include <utility>
 
+#include "input_file.hpp"
 #include "units.hpp"
 
 namespace ftsim::config {
@@ -68,9 +68,147 @@ std::optional<std::string> closest_match(std::string_view word,
   return std::nullopt;
 }
 
+namespace {
+
+// Thrown while building the document; becomes a ConfigError naming the document.
+struct StructureError {
+  std::string pointer;
+  std::string message;
+};
+
+// A SAX handler that builds the document as nlohmann's parser does and knows the JSON pointer of
+// each value: it rejects a key given twice in an object (nlohmann keeps the last one silently)
+// and nesting deeper than kMaxJsonDepth (copies and dumps of a document recurse: 10^6 levels
+// overflow the stack). nlohmann's parser callback could do the same but is quadratic in the
+// length of an array of objects (it rescans the array after each object).
+class DocumentBuilder {
+public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  explicit DocumentBuilder(Json& root) : root_(root) {}
+
+  bool null() { return add(nullptr); }
+  bool boolean(bool value) { return add(value); }
+  bool number_integer(number_integer_t value) { return add(value); }
+  bool number_unsigned(number_unsigned_t value) { return add(value); }
+  bool number_float(number_float_t value, const string_t& /*text*/) { return add(value); }
+  bool string(string_t& value) { return add(std::move(value)); }
+  bool binary(binary_t& value) { return add(Json::binary(std::move(value))); }
+
+  bool start_object(std::size_t /*size*/) { return open(Json::object(), false); }
+  bool start_array(std::size_t /*size*/) { return open(Json::array(), true); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(string_t& name) {
+    Frame& object = frames_.back();
+    object.key = name;
+    if (!object.add_key(name)) {
+      throw StructureError{pointer(), "duplicate key \"" + name + "\" (JSON would silently keep the last value)"};
+    }
+    object_member_ = &(*object.value)[name];
+    return true;
+  }
+
+  // Syntax errors: rethrown with their own type (parse_error, out_of_range) and position.
+  template <class Exception>
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/, const Exception& error) {
+    throw error;
+  }
+
+private:
+  struct Frame {
+    Json* value;
+    bool array;
+    std::size_t index = 0;  // arrays: the element being parsed
+    std::string key;        // objects: the member being parsed
+    // Objects: the keys so far; most objects have a few, a set takes over beyond that.
+    std::vector<std::string> few_keys;
+    std::set<std::string> many_keys;
+
+    bool add_key(const std::string& name) {
+      if (!many_keys.empty()) return many_keys.insert(name).second;
+      if (std::find(few_keys.begin(), few_keys.end(), name) != few_keys.end()) return false;
+      few_keys.push_back(name);
+      if (few_keys.size() > 16) {
+        many_keys.insert(few_keys.begin(), few_keys.end());
+        few_keys.clear();
+      }
+      return true;
+    }
+  };
+
+  // Places a value where the parser is: the root, the next element of an array or the member
+  // of an object whose key was just read.
+  template <class Value>
+  Json* place(Value&& value) {
+    if (frames_.empty()) {
+      root_ = Json(std::forward<Value>(value));
+      return &root_;
+    }
+    Frame& parent = frames_.back();
+    if (parent.array) {
+      parent.value->emplace_back(std::forward<Value>(value));
+      return &parent.value->back();
+    }
+    *object_member_ = Json(std::forward<Value>(value));
+    return object_member_;
+  }
+
+  template <class Value>
+  bool add(Value&& value) {
+    place(std::forward<Value>(value));
+    element_done();
+    return true;
+  }
+
+  bool open(Json&& empty, bool array) {
+    if (frames_.size() >= kMaxJsonDepth) {
+      throw StructureError{pointer(), "expected at most " + std::to_string(kMaxJsonDepth) +
+                                          " levels of nested objects and arrays, got more"};
+    }
+    Json* value = place(std::move(empty));
+    frames_.push_back(Frame{value, array, 0, {}, {}, {}});
+    return true;
+  }
+
+  bool close() {
+    frames_.pop_back();
+    element_done();
+    return true;
+  }
+
+  void element_done() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+
+  std::string pointer() const {
+    std::string text;
+    for (const Frame& frame : frames_) {
+      text += "/" + (frame.array ? std::to_string(frame.index) : escape_pointer_token(frame.key));
+    }
+    return text.empty() ? "/" : text;
+  }
+
+  Json& root_;
+  std::vector<Frame> frames_;
+  Json* object_member_ = nullptr;
+};
+
+}  // namespace
+
 Json parse_json_text(const std::string& text, const std::string& origin) {
   try {
-    return Json::parse(text);
+    Json document;
+    DocumentBuilder builder(document);
+    Json::sax_parse(text, &builder);
+    return document;
+  } catch (const StructureError& error) {
+    throw ConfigError(origin, error.pointer, error.message);
   } catch (const Json::parse_error& error) {
     auto [line, column] = line_column(text, error.byte == 0 ? 0 : error.byte - 1);
     std::string what = error.what();
@@ -99,14 +237,8 @@ Json parse_json_text(const std::string& text, const std::string& origin) {
   }
 }
 
-Json read_json_file(const std::string& path) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) throw ConfigError(path, "", "is a directory, not a JSON file");
-  std::ifstream input(path, std::ios::binary);
-  if (!input) throw ConfigError(path, "", "cannot open file (does it exist and is it readable?)");
-  std::stringstream buffer;
-  buffer << input.rdbuf();
-  return parse_json_text(buffer.str(), path);
+Json read_json_file(const std::string& path, std::uint64_t max_bytes) {
+  return parse_json_text(read_input_file(path, max_bytes), path);
 }
 
 std::string escape_pointer_token(std::string_view token) {
@@ -183,9 +315,7 @@ std::int64_t JsonReader::as_int(std::int64_t min, std::int64_t max) const {
 double JsonReader::as_number(double min, double max) const {
   if (!value_->is_number()) fail_expected("a number");
   double value = value_->get<double>();
-  if (value < min || value > max) {
-    fail_expected("a number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
+  if (value < min || value > max) fail_expected("a number in [" + format_number(min) + ", " + format_number(max) + "]");
   return value;
 }
 
@@ -211,6 +341,7 @@ double JsonReader::as_seconds() const {
   if (value_->is_string()) seconds = parse_duration_seconds(value_->get<std::string>());
   if (!seconds) fail_expected(kDurationUnitsHelp);
   if (*seconds < 0) fail_expected("a non-negative duration");
+  if (!(*seconds <= kMaxSeconds)) fail_expected("a duration of at most " + format_number(kMaxSeconds) + " s (about 32 million years)");
   return *seconds;
 }
 
@@ -225,7 +356,10 @@ double JsonReader::as_bandwidth() const {
   if (value_->is_number()) bandwidth = value_->get<double>();
   if (value_->is_string()) bandwidth = parse_bandwidth_bytes_per_second(value_->get<std::string>());
   if (!bandwidth) fail_expected(kBandwidthUnitsHelp);
-  if (!(*bandwidth > 0)) fail_expected("a positive bandwidth");
+  if (!(*bandwidth >= kMinBandwidth && *bandwidth <= kMaxBandwidth)) {
+    fail_expected("a bandwidth from 1 KB/s to 1 EB/s (" + format_number(kMinBandwidth) + " to " + format_number(kMaxBandwidth) +
+                  " bytes per second)");
+  }
   return *bandwidth;
 }
 

@@ -15,13 +15,19 @@
 #include <nlohmann/json.hpp>
 
 #include "config_error.hpp"
+#include "input_file.hpp"
 
 namespace ftsim::config {
 
 using Json = nlohmann::json;
 
-// Parses a JSON file; syntax errors become ConfigError with line and column.
-Json read_json_file(const std::string& path);
+// Objects and arrays nest at most this deep (a config or a graph file needs 6 levels).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+// Parses a JSON file (a regular file of at most max_bytes, see input_file.hpp); syntax errors
+// become ConfigError with line and column, a key given twice or nesting deeper than
+// kMaxJsonDepth a ConfigError with the JSON pointer. A UTF-8 byte order mark is skipped.
+Json read_json_file(const std::string& path, std::uint64_t max_bytes = kMaxConfigFileBytes);
 Json parse_json_text(const std::string& text, const std::string& origin);
 
 // The closest candidate by edit distance, if it is close enough to be a plausible typo.

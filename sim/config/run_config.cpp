@@ -1,10 +1,10 @@
 #include "run_config.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "input_file.hpp"
 #include "units.hpp"
 
 namespace ftsim::config {
@@ -94,6 +94,61 @@ NetworkConfig read_network(JsonReader reader) {
   return n;
 }
 
+namespace {
+std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
+  constexpr std::uint64_t kCap = std::uint64_t(1) << 62;
+  return a == 0 || b <= kCap / a ? std::min(a * b, kCap) : kCap;
+}
+
+std::vector<std::uint64_t> fat_tree_numbers(const std::string& part) {
+  std::vector<std::uint64_t> numbers;
+  std::stringstream items(part);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    // Digits only (read_network checked); a number too long for 64 bits saturates.
+    numbers.push_back(item.size() > 18 ? std::uint64_t(1) << 62 : std::stoull(item));
+  }
+  return numbers;
+}
+}  // namespace
+
+TopologySize topology_size(const NetworkConfig& network, std::uint64_t hosts) {
+  TopologySize size;
+  if (network.topology == Topology::torus) {
+    size.places = 1;
+    for (std::uint32_t d : network.torus) size.places = saturating_product(size.places, d);
+    size.links = saturating_product(size.places, 2 * network.torus.size());
+  } else if (network.topology == Topology::fat_tree) {
+    // "levels;down;up;count": level 0 holds the product of the down numbers (the leaves); level l
+    // holds the product of the down numbers above l times the up numbers up to l; each node of
+    // level l - 1 has up[l] x count[l] links up.
+    std::vector<std::string> parts;
+    std::stringstream stream(network.fat_tree);
+    std::string part;
+    while (std::getline(stream, part, ';')) parts.push_back(part);
+    if (parts.size() != 4) return size;
+    const auto down = fat_tree_numbers(parts[1]), up = fat_tree_numbers(parts[2]), count = fat_tree_numbers(parts[3]);
+    const std::size_t levels = std::min({down.size(), up.size(), count.size()});
+    for (std::size_t level = 0; level <= levels; ++level) {
+      std::uint64_t nodes = 1;
+      for (std::size_t i = level; i < levels; ++i) nodes = saturating_product(nodes, down[i]);
+      for (std::size_t i = 0; i < level; ++i) nodes = saturating_product(nodes, up[i]);
+      if (level == 0) {
+        size.places = nodes;
+      } else {
+        size.switches = std::min(size.switches + nodes, std::uint64_t(1) << 62);
+      }
+      if (level < levels) {
+        size.links = std::min(size.links + saturating_product(nodes, saturating_product(up[level], count[level])), std::uint64_t(1) << 62);
+      }
+    }
+  } else {
+    size.places = hosts;
+    size.links = 2 * hosts + 1;  // an up and a down link per host, a backbone
+  }
+  return size;
+}
+
 StorageConfig read_storage(JsonReader reader) {
   StorageConfig s;
   reader.expect_object();
@@ -106,11 +161,35 @@ StorageConfig read_storage(JsonReader reader) {
 
 namespace {
 
+// At most `limit` characters of a line, control and non-ASCII bytes escaped, for messages: a
+// trace line may hold a CR, a NUL or megabytes of junk.
+std::string printable_excerpt(const std::string& line, std::size_t limit = 60) {
+  std::string text;
+  for (std::size_t i = 0; i < line.size() && text.size() < limit; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) == 0xB5) {
+      text += "\u00b5";  // the micro sign of "µs"
+      ++i;
+    } else if (c >= 0x20 && c < 0x7F) {
+      text += static_cast<char>(c);
+    } else {
+      static const char* const kHex = "0123456789abcdef";
+      text += c == '\r' ? std::string("\\r") : c == '\t' ? std::string("\\t") : std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    }
+  }
+  if (text.size() >= limit && text.size() < line.size()) text += "...";
+  return text;
+}
+
 std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::string& path, std::uint32_t nodes) {
-  std::ifstream input(path);
-  // A directory opens (and reads as empty) on Linux: it would silently give no failures.
-  if (!input || !std::filesystem::is_regular_file(path)) file_reader.fail("cannot open failure trace \"" + path + "\"");
+  if (auto problem = input_file_problem(path, kMaxTraceFileBytes)) {
+    file_reader.fail("cannot open failure trace \"" + path + "\": " + *problem);
+  }
+  std::string contents = read_input_file(path, kMaxTraceFileBytes);
+  // A UTF-8 byte order mark, as some editors write, is not part of the first line.
+  if (contents.rfind("\xEF\xBB\xBF", 0) == 0) contents.erase(0, 3);
   std::vector<FailureEvent> events;
+  std::istringstream input(contents);
   std::string line;
   std::size_t number = 0;
   while (std::getline(input, line)) {
@@ -123,11 +202,12 @@ std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::str
     long long node = -1;
     std::string extra;
     fields >> time_text >> node;
+    // A time that does not fit the simulated horizon (e.g. "1e308d", +inf seconds) is an error.
     auto time = parse_duration_seconds(time_text);
-    if (!time || *time < 0 || fields.fail() || node < 0 || node >= nodes || (fields >> extra)) {
+    if (!time || !(*time >= 0 && *time <= kMaxSeconds) || fields.fail() || node < 0 || node >= nodes || (fields >> extra)) {
       throw ConfigError(path + ":" + std::to_string(number), "",
-                        "expected \"TIME NODE\" (a non-negative duration and a node in [0, " + std::to_string(nodes - 1) +
-                            "]), got \"" + line + "\"");
+                        "expected \"TIME NODE\" (a duration in [0, " + format_number(kMaxSeconds) + "] s and a node in [0, " +
+                            std::to_string(nodes - 1) + "]), got \"" + printable_excerpt(line) + "\"");
     }
     events.push_back({*time, static_cast<std::uint32_t>(node)});
   }
@@ -157,7 +237,15 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::s
   } else if (model == "exponential" || model == "weibull") {
     f.model = model == "exponential" ? FailureModel::exponential : FailureModel::weibull;
     f.mtbf = reader.at("mtbf").as_positive_seconds();
-    if (f.model == FailureModel::weibull) f.shape = reader.at("shape").as_positive_number();
+    if (f.model == FailureModel::weibull) {
+      // Measured shapes of HPC failures are 0.5 to 1. Below 0.1 nearly every draw is 0 (a node
+      // fails as soon as it starts) and below 0.006 the scale's Gamma(1 + 1/k) overflows.
+      auto shape = reader.at("shape");
+      f.shape = shape.as_number();
+      if (!(f.shape >= kMinWeibullShape && f.shape <= kMaxWeibullShape)) {
+        shape.fail_expected("a Weibull shape in [" + format_number(kMinWeibullShape) + ", " + format_number(kMaxWeibullShape) + "]");
+      }
+    }
   } else {
     f.model = FailureModel::trace;
     auto file = reader.at("file");

@@ -30,6 +30,18 @@ struct NetworkConfig {
 
 const char* to_string(NetworkModel model);  // SimGrid's name: "LV08", "CM02", "SMPI", "IB"
 
+// The size of a generated network: host places (fat-tree leaves, torus positions; a place
+// without a host of ours gets an idle filler host), switches and links, each a SimGrid object.
+// Saturates at 2^62 instead of overflowing.
+struct TopologySize {
+  std::uint64_t places = 0, switches = 0, links = 0;
+};
+TopologySize topology_size(const NetworkConfig& network, std::uint64_t hosts);
+
+// Fat-tree and torus places, leaves and switches: at most 4 Mi each (every one a SimGrid object
+// of a few KB; ftsim needs one per host).
+inline constexpr std::uint64_t kMaxTopologyPlaces = std::uint64_t(1) << 22;
+
 struct StorageConfig {
   std::uint32_t hosts = 0;    // stable-storage servers (0: none)
   double bandwidth = 1e9;     // bytes/s per server
@@ -37,6 +49,9 @@ struct StorageConfig {
 };
 
 enum class FailureModel { none, list, exponential, weibull, trace };
+
+inline constexpr double kMinWeibullShape = 0.1;
+inline constexpr double kMaxWeibullShape = 100;
 
 struct FailureEvent {
   double time = 0;

@@ -104,6 +104,12 @@ std::string format_bytes(double bytes) {
   return buffer;
 }
 
+std::string format_number(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%g", value);
+  return buffer;
+}
+
 std::string format_seconds(double seconds) {
   char buffer[64];
   if (seconds < 1e-3) {

@@ -31,10 +31,8 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
   const auto start = std::chrono::steady_clock::now();
   SimgridBackend backend(config);
   // Ctrl-C or a batch system's SIGTERM: stop the simulation and still report its results. Set
-  // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits, and
-  // again at the first instant of the simulation, in case the engine installs it when it starts.
+  // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits.
   install_stop_handlers();
-  backend.at(0, install_stop_handlers);
   core::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend, options);
   backend.set_events(&simulation);
   simulation.start();

@@ -2,6 +2,9 @@
 // the offending value and what was expected (sim/config/json_reader.hpp).
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -290,7 +293,23 @@ TEST_CASE("quantities with units report what they expected", "[config][json_read
   CHECK(reader(gbps).as_bandwidth() == Approx(5e9));
   CHECK(error_of([&] { reader(gbs).as_bandwidth(); }).message() ==
         std::string("expected ") + kBandwidthUnitsHelp + ", got \"40Gbs\"");
-  CHECK(error_of([&] { reader(zero_bw).as_bandwidth(); }).message() == "expected a positive bandwidth, got \"0GB/s\"");
+  const std::string bandwidth_range = "expected a bandwidth from 1 KB/s to 1 EB/s (1000 to 1e+18 bytes per second), got ";
+  CHECK(error_of([&] { reader(zero_bw).as_bandwidth(); }).message() == bandwidth_range + "\"0GB/s\"");
+  // Outside that range SimGrid aborts (too slow) or the unit overflows to +inf.
+  const Json slow = parse("1e-300"), overflow = parse("\"1e308TB/s\""), slowest = parse("\"8Kbps\"");
+  CHECK(error_of([&] { reader(slow).as_bandwidth(); }).message() == bandwidth_range + "1e-300");
+  CHECK(error_of([&] { reader(overflow).as_bandwidth(); }).message() == bandwidth_range + "\"1e308TB/s\"");
+  CHECK(reader(slowest).as_bandwidth() == 1000.0);
+
+  // A finite number times its unit may overflow: "1e308d" is +inf seconds, beyond the horizon.
+  const Json forever = parse("\"1e308d\""), horizon = parse("1e15"), beyond = parse("1.1e15");
+  CHECK(std::isinf(*parse_duration_seconds("1e308d")));
+  CHECK(error_of([&] { reader(forever).as_seconds(); }).message() ==
+        "expected a duration of at most 1e+15 s (about 32 million years), got \"1e308d\"");
+  CHECK(reader(horizon).as_seconds() == 1e15);
+  CHECK_THROWS_AS(reader(beyond).as_positive_seconds(), ConfigError);
+  const Json too_many_bytes = parse("\"1e308TB\"");
+  CHECK(error_of([&] { reader(too_many_bytes).as_bytes(); }).message() == "expected a size below 16 EiB, got \"1e308TB\"");
 }
 
 TEST_CASE("syntax errors report line and column", "[config][json_reader]") {
@@ -315,6 +334,26 @@ TEST_CASE("syntax errors report line and column", "[config][json_reader]") {
   CHECK(parse_json_text("{\"a\": [1, 2]}", "ok.json")["a"].size() == 2);
 }
 
+TEST_CASE("documents have unique keys, bounded nesting, an optional byte order mark", "[config][json_reader]") {
+  // nlohmann keeps the last of two equal keys: a silently ignored value.
+  ConfigError error = error_of([] { parse_json_text(R"({"a": [1, {"b": 1, "c": 2, "b": 3}]})", "dup.json"); });
+  CHECK(error.pointer() == "/a/1/b");
+  CHECK(error.message() == "duplicate key \"b\" (JSON would silently keep the last value)");
+  error = error_of([] { parse_json_text(R"({"x": 1, "x": 1})", "dup.json"); });
+  CHECK(error.pointer() == "/x");
+  CHECK(parse_json_text(R"({"a": {"x": 1}, "b": {"x": 2}})", "ok.json")["b"]["x"] == 2);
+
+  // Copies and dumps recurse: a document 10^6 levels deep would overflow the stack.
+  const std::string deep = "{\"a\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}";
+  error = error_of([&] { parse_json_text(deep, "deep.json"); });
+  CHECK(error.message() == "expected at most 64 levels of nested objects and arrays, got more");
+  CHECK(error.pointer().rfind("/a/0/0/", 0) == 0);
+  const std::string deepest_allowed = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  CHECK(parse_json_text(deepest_allowed, "ok.json").is_array());
+
+  CHECK(parse_json_text("\xEF\xBB\xBF{\"a\": 1}", "bom.json")["a"] == 1);
+}
+
 TEST_CASE("read_json_file reports unreadable files", "[config][json_reader]") {
   const auto dir = std::filesystem::temp_directory_path() / "ftsim_json_reader_test";
   std::filesystem::create_directories(dir);
@@ -322,10 +361,21 @@ TEST_CASE("read_json_file reports unreadable files", "[config][json_reader]") {
   std::filesystem::remove(missing);
   ConfigError error = error_of([&] { read_json_file(missing); });
   CHECK(error.file() == missing);
-  CHECK(error.message() == "cannot open file (does it exist and is it readable?)");
+  CHECK(error.message() == "cannot open file (No such file or directory)");
 
   error = error_of([&] { read_json_file(dir.string()); });
-  CHECK(error.message() == "is a directory, not a JSON file");
+  CHECK(error.message() == "is a directory, not a regular file");
+
+  // A FIFO would block the open forever, a device be read until memory runs out.
+  const auto fifo = (dir / "fifo.json").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(error_of([&] { read_json_file(fifo); }).message() == "is a FIFO, not a regular file");
+  CHECK(error_of([&] { read_json_file("/dev/zero"); }).message() == "is a character device, not a regular file");
+
+  const auto large = (dir / "large.json").string();
+  std::ofstream(large) << std::string(2000, ' ') << "{}";
+  CHECK(error_of([&] { read_json_file(large, 1000); }).message() ==
+        "is 2002 bytes, more than the 1000 bytes that ftsim reads from such a file");
 
   const auto good = (dir / "good.json").string();
   std::ofstream(good) << "{\"x\": 1}\n";
@@ -367,7 +417,11 @@ TEST_CASE("the schema's unit patterns accept what JsonReader accepts", "[config]
     CHECK(std::regex_search(text, size) == accepts([&] { reader.as_bytes(); }));
     CHECK(std::regex_search(text, duration) == accepts([&] { reader.as_seconds(); }));
     CHECK(std::regex_search(text, positive_duration) == accepts([&] { reader.as_positive_seconds(); }));
-    CHECK(std::regex_search(text, bandwidth) == accepts([&] { reader.as_bandwidth(); }));
+    // A pattern cannot compare a quantity in any unit with [1 KB/s, 1 EB/s]: the schema checks
+    // the syntax and the sign of bandwidth strings (and the range of plain numbers).
+    const auto parsed = parse_bandwidth_bytes_per_second(text);
+    CHECK(std::regex_search(text, bandwidth) == (parsed && *parsed > 0));
+    if (parsed && *parsed >= kMinBandwidth && *parsed <= kMaxBandwidth) CHECK(accepts([&] { reader.as_bandwidth(); }));
   }
 }
 #endif

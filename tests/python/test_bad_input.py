@@ -1,0 +1,78 @@
+"""Bad input that is not a config of the malformed corpus (tests/configs/malformed/): special files,
+huge or deeply nested documents, failure traces with invisible bytes, platform files, graphs too
+large for the machine. Every case must end quickly with exit code 2 and one error line naming the
+file (and the JSON pointer), never hang or crash."""
+import copy
+import json
+import os
+
+import pytest
+
+TIMEOUT = 10  # seconds: every case is refused before any work
+
+BASE = {
+    "application": {"type": "cholesky", "tiles": 6, "tile_size": 128},
+    "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": 2, "storage": {"hosts": 1}},
+}
+
+
+def config(**sections):
+    document = copy.deepcopy(BASE)
+    document.update(copy.deepcopy(sections))
+    return document
+
+
+def write(path, document):
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def assert_bad_input(result, *fragments):
+    assert result.returncode == 2, f"exit code {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    assert result.stderr.startswith("error: "), result.stderr
+    assert result.stderr.count("\n") == 1, f"one error line expected:\n{result.stderr[:2000]}"
+    for fragment in fragments:
+        assert fragment in result.stderr, result.stderr
+
+
+@pytest.fixture(params=["validate", "run"])
+def verb(request):
+    return request.param
+
+
+def check(ftsim, verb, path, tmp_path):
+    """`ftsim validate PATH` or `ftsim run PATH`, which must not write results."""
+    if verb == "run":
+        result = ftsim("run", path, "-o", tmp_path / "out", timeout=TIMEOUT)
+        assert not (tmp_path / "out" / "results.json").exists()
+        return result
+    return ftsim("validate", path, timeout=TIMEOUT)
+
+
+# ----------------------------------------------------------------------------------- failure traces
+
+
+def trace_config(tmp_path, text):
+    (tmp_path / "trace.txt").write_bytes(text)
+    return write(tmp_path / "c.json", config(failures={"model": "trace", "file": "trace.txt"}))
+
+
+def test_trace_with_a_byte_order_mark_is_read(ftsim, tmp_path):
+    path = trace_config(tmp_path, b"\xef\xbb\xbf6ms 1\r\n13ms 3\r\n")
+    result = ftsim("validate", path, timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr
+
+
+def test_trace_errors_quote_a_short_printable_excerpt(ftsim, tmp_path, verb):
+    path = trace_config(tmp_path, b"6ms 1\n7ms\x00 2\r\n")
+    assert_bad_input(check(ftsim, verb, path, tmp_path), f"{tmp_path / 'trace.txt'}:2: ", 'got "7ms\\x00 2\\r"')
+    path = trace_config(tmp_path, b"6ms 1\n" + b"x" * 2_000_000 + b"\n")
+    result = check(ftsim, verb, path, tmp_path)
+    assert_bad_input(result, f"{tmp_path / 'trace.txt'}:2: ", 'got "' + "x" * 60 + '..."')
+    assert len(result.stderr) < 300
+
+
+def test_trace_that_is_a_fifo_is_refused(ftsim, tmp_path, verb):
+    os.mkfifo(tmp_path / "trace.txt")
+    path = write(tmp_path / "c.json", config(failures={"model": "trace", "file": "trace.txt"}))
+    assert_bad_input(check(ftsim, verb, path, tmp_path), "/failures/file: ", "is a FIFO, not a regular file")
