@@ -37,3 +37,16 @@ def test_the_wall_limit_stops_a_long_simulation(ftsim, tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "wall time limit reached" in results["failure_reason"]
     assert "/run/wall_limit" in results["failure_reason"]
+
+
+def test_a_failure_detected_after_a_billion_seconds_ends_at_the_time_limit(ftsim, tmp_path):
+    # Once: checkpoints committed for ever without the failed node (152 s, a 224 MB results.json).
+    # Now no checkpoint can commit while a rank is missing, and the run stops at its time limit.
+    config = dict(SMALL, protocol={"type": "global", "period": "2ms", "storage": "buddy"},
+                  failures={"model": "list", "events": [{"time": "5ms", "node": 1}], "detection": "1e9s"})
+    result, wall, results = run_config(ftsim, tmp_path, config)
+    assert wall < 10
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "time limit reached" in results["failure_reason"]
+    assert len(results["checkpoints"]) < 10
+    assert (tmp_path / "out" / "results.json").stat().st_size < 1_000_000
