@@ -76,3 +76,22 @@ def test_trace_that_is_a_fifo_is_refused(ftsim, tmp_path, verb):
     os.mkfifo(tmp_path / "trace.txt")
     path = write(tmp_path / "c.json", config(failures={"model": "trace", "file": "trace.txt"}))
     assert_bad_input(check(ftsim, verb, path, tmp_path), "/failures/file: ", "is a FIFO, not a regular file")
+
+
+# ------------------------------------------------------------------------------ sizes and memory
+
+
+def physical_memory():
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(physical_memory() > 100e9, reason="the machine could hold this graph")
+@pytest.mark.parametrize("command", ["validate", "graph", "volumes", "run"])
+def test_graph_larger_than_memory_is_refused_before_building(ftsim, tmp_path, command):
+    """6.8e8 tasks, about 140 GB: refused at once, with the estimate, by every command."""
+    document = config(application={"type": "cholesky", "tiles": 1600, "tile_size": 128}, checkpoints={"count": 4})
+    path = write(tmp_path / "c.json", document)
+    extra = ["-o", tmp_path / "out"] if command == "run" else []
+    result = ftsim(command, path, *extra, timeout=TIMEOUT)
+    assert_bad_input(result, f"{path}: /application/tiles: expected a simulation that fits in memory, got a graph of about "
+                             "6.84e+08 tasks", "of physical memory")
