@@ -49,6 +49,59 @@ def check(ftsim, verb, path, tmp_path):
     return ftsim("validate", path, timeout=TIMEOUT)
 
 
+# ------------------------------------------------------------------------- special and huge files
+
+
+def test_config_that_is_a_fifo_is_refused_at_once(ftsim, tmp_path, verb):
+    os.mkfifo(tmp_path / "c.json")  # nobody writes: opening it for reading used to block forever
+    assert_bad_input(check(ftsim, verb, tmp_path / "c.json", tmp_path), f"{tmp_path / 'c.json'}: is a FIFO, not a regular file")
+
+
+def test_config_that_is_a_device_is_refused_at_once(ftsim, tmp_path, verb):
+    # /dev/zero used to be read until memory ran out.
+    assert_bad_input(check(ftsim, verb, "/dev/zero", tmp_path), "/dev/zero: is a character device, not a regular file")
+
+
+def test_graph_file_that_is_a_fifo_is_refused(ftsim, tmp_path, verb):
+    os.mkfifo(tmp_path / "g.json")
+    path = write(tmp_path / "c.json", {"application": {"type": "json", "file": "g.json"},
+                                       "platform": {"nodes": 2, "core_gflops": 1}})
+    assert_bad_input(check(ftsim, verb, path, tmp_path), "/application/file: ", "is a FIFO, not a regular file")
+
+
+def test_config_larger_than_64_mib_is_refused(ftsim, tmp_path, verb):
+    path = tmp_path / "c.json"
+    with open(path, "w") as out:
+        out.write('{"description": "')
+        out.truncate(65 << 20)  # a sparse file: no 65 MiB written to disk
+    assert_bad_input(check(ftsim, verb, path, tmp_path), f"{path}: is 68157440 bytes, more than the 64 MiB")
+
+
+@pytest.mark.parametrize("kind", ["config", "graph"])
+def test_json_nested_a_million_levels_is_refused(ftsim, tmp_path, verb, kind):
+    """Copies and dumps of such a document overflowed the stack."""
+    deep = "[" * 1_000_000 + "]" * 1_000_000
+    if kind == "config":
+        path = tmp_path / "c.json"
+        path.write_text('{"application": {"type": "cholesky", "tiles": 6, "tile_size": ' + deep + "}}")
+        named, pointer = path, "/application/tile_size/0/0/"
+    else:
+        (tmp_path / "g.json").write_text('{"format": "ftsim-graph", "kernels": ' + deep + "}")
+        path = write(tmp_path / "c.json", {"application": {"type": "json", "file": "g.json"},
+                                           "platform": {"nodes": 2, "core_gflops": 1}})
+        named, pointer = tmp_path / "g.json", "/kernels/0/0/"
+    assert_bad_input(check(ftsim, verb, path, tmp_path), f"{named}: {pointer}",
+                     ": expected at most 64 levels of nested objects and arrays, got more")
+
+
+def test_duplicate_key_in_a_graph_file_is_refused(ftsim, tmp_path, verb):
+    (tmp_path / "g.json").write_text('{"format": "ftsim-graph", "kernels": [{"name": "f", "flops": 1, "flops": 2}], '
+                                     '"data": [], "submission": []}')
+    path = write(tmp_path / "c.json", {"application": {"type": "json", "file": "g.json"},
+                                       "platform": {"nodes": 2, "core_gflops": 1}})
+    assert_bad_input(check(ftsim, verb, path, tmp_path), f"{tmp_path / 'g.json'}: /kernels/0/flops: duplicate key \"flops\"")
+
+
 # ----------------------------------------------------------------------------------- failure traces
 
 
