@@ -148,3 +148,23 @@ def test_graph_larger_than_memory_is_refused_before_building(ftsim, tmp_path, co
     result = ftsim(command, path, *extra, timeout=TIMEOUT)
     assert_bad_input(result, f"{path}: /application/tiles: expected a simulation that fits in memory, got a graph of about "
                              "6.84e+08 tasks", "of physical memory")
+
+
+# ---------------------------------------------------------------------------------- platform files
+
+HOSTS = ["node-0", "node-1", "node-2", "node-3", "storage-0", "manager"]
+
+
+def test_platform_routes_across_zones_are_checked_by_run(ftsim, tmp_path):
+    """Two zones and no zoneRoute between them: ftsim validate cannot see it (only routes within
+    a zone are checked without SimGrid); ftsim run asks SimGrid for every route before simulating."""
+    def zone(name, hosts):
+        routes = "".join(f'<route src="{a}" dst="{b}"><link_ctn id="l-{name}"/></route>'
+                         for i, a in enumerate(hosts) for b in hosts[i + 1:])
+        return (f'<zone id="{name}" routing="Full">' + "".join(f'<host id="{h}" speed="1Gf"/>' for h in hosts) +
+                f'<link id="l-{name}" bandwidth="1GBps" latency="1us"/>{routes}</zone>')
+    (tmp_path / "p.xml").write_text('<?xml version="1.0"?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+                                    '<platform version="4.1"><zone id="top" routing="Full">' + zone("a", HOSTS[:3]) +
+                                    zone("b", HOSTS[3:]) + "</zone></platform>\n")
+    path = write(tmp_path / "c.json", config(platform={**BASE["platform"], "xml": "p.xml"}))
+    assert_bad_input(check(ftsim, "run", path, tmp_path), f"{path}: /platform/xml: platform file", "node-0", "node-3")
