@@ -168,3 +168,20 @@ def test_platform_routes_across_zones_are_checked_by_run(ftsim, tmp_path):
                                     zone("b", HOSTS[3:]) + "</zone></platform>\n")
     path = write(tmp_path / "c.json", config(platform={**BASE["platform"], "xml": "p.xml"}))
     assert_bad_input(check(ftsim, "run", path, tmp_path), f"{path}: /platform/xml: platform file", "node-0", "node-3")
+
+
+# ------------------------------------------------------------------------------------- DOT export
+
+
+def test_dot_export_escapes_names_of_graph_files(ftsim, tmp_path):
+    """A kernel name with a quote, a backslash and a line break used to give invalid DOT."""
+    name = 'say "hi"\\\nnow'
+    (tmp_path / "g.json").write_text(json.dumps({
+        "format": "ftsim-graph", "version": 1, "nodes": 1, "kernels": [{"name": name, "flops": 1}],
+        "data": [{"name": "A", "bytes": 8, "owner": 0}],
+        "submission": [{"kernel": name, "node": 0, "access": [["W", "A"]]}]}))
+    path = write(tmp_path / "c.json", {"application": {"type": "json", "file": "g.json"}, "platform": {"nodes": 1}})
+    result = ftsim("graph", path, "--dot", tmp_path / "g.dot", timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in (tmp_path / "g.dot").read_text().splitlines() if line.startswith("  t0 ")]
+    assert lines == ['  t0 [label="say \\"hi\\"\\\\\\nnow#0\\nnode 0", fillcolor="#8dd3c7"];'], lines
