@@ -2,10 +2,12 @@
 
 #include "graphs/apps/applications.hpp"
 #include "graphs/graph_json.hpp"
+#include "graphs/size_check.hpp"
 
 namespace ftsim::graphs {
 
 TaskGraph build_application(const config::Config& config) {
+  check_application_size(config);
   const auto& app = config.application;
   if (app.type == config::ApplicationType::json) {
     return load_graph_json(app.json.file, config.platform.nodes);

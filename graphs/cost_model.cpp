@@ -1,6 +1,18 @@
 #include "graphs/cost_model.hpp"
 
+#include "sim/config/units.hpp"
+
 namespace ftsim::graphs {
+
+std::string speed_pointer(const config::Config& config, const std::string& kernel) {
+  const auto& document = config.document;
+  if (document.contains("platform") && document["platform"].contains("core_gflops") &&
+      document["platform"]["core_gflops"].is_number()) {
+    return "/platform/core_gflops";
+  }
+  const bool own = config.platform.core_gflops.count(kernel) > 0;
+  return "/platform/core_gflops/" + (own ? config::escape_pointer_token(kernel) : std::string("default"));
+}
 
 CostModel::CostModel(const config::Config& config, const TaskGraph& graph) {
   const auto& platform = config.platform;
@@ -16,6 +28,18 @@ CostModel::CostModel(const config::Config& config, const TaskGraph& graph) {
                                 "no speed for kernel \"" + graph.kernel_name(k) +
                                     "\" of the graph and no \"default\"");
     }
+  }
+  // A task that lasts longer than the horizon (e.g. 1e308 flops of a graph file) would make the
+  // simulated times infinite.
+  for (TaskId t = 0; t < graph.task_count(); ++t) {
+    const double duration = seconds(graph, t);
+    if (duration <= config::kMaxSeconds) continue;
+    const std::string& kernel = graph.kernel_name(graph.kernel(t));
+    throw config::ConfigError(config.file, speed_pointer(config, kernel),
+                              "expected core speeds with which every task lasts at most " + config::format_number(config::kMaxSeconds) +
+                                  " s, got " + config::format_number(flops_per_second_[graph.kernel(t)] / 1e9) + " GFlop/s for task " +
+                                  graph.task_name(t) + " of " + config::format_number(graph.flops(t)) + " flops: " +
+                                  config::format_number(duration) + " s");
   }
   for (const auto& [name, speed] : platform.core_gflops) {
     bool used = false;

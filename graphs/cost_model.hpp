@@ -1,8 +1,10 @@
 #pragma once
 // The cost model: seconds of a task on one core = its flops / (core GFlop/s of its kernel).
 // Kernel speeds come from /platform/core_gflops; a kernel without a speed and no "default" is a
-// config error naming that path.
+// config error naming that path. A task longer than config::kMaxSeconds is a config error too
+// (its kernel's speed is too low for its flops).
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "graphs/task_graph.hpp"
@@ -25,5 +27,9 @@ public:
 private:
   std::vector<double> flops_per_second_;
 };
+
+// The JSON pointer of the speed that applies to `kernel`: /platform/core_gflops (one number),
+// /platform/core_gflops/<kernel> or /platform/core_gflops/default.
+std::string speed_pointer(const config::Config& config, const std::string& kernel);
 
 }  // namespace ftsim::graphs

@@ -164,6 +164,24 @@ void write_graph_json(const TaskGraph& graph, std::ostream& out) {
   out << "\n  ]\n}\n";
 }
 
+namespace {
+// A DOT string body: names come from graph files and may hold quotes, backslashes or line breaks.
+std::string dot_escape(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      escaped += '\\';
+      escaped += c;
+    } else if (c == '\n' || c == '\r') {
+      escaped += "\\n";
+    } else {
+      escaped += c;
+    }
+  }
+  return escaped;
+}
+}  // namespace
+
 void write_graph_dot(const TaskGraph& graph, std::ostream& out, std::size_t max_tasks) {
   if (graph.task_count() > max_tasks) {
     throw GraphError("the graph has " + std::to_string(graph.task_count()) +
@@ -180,7 +198,7 @@ void write_graph_dot(const TaskGraph& graph, std::ostream& out, std::size_t max_
       out << "  // checkpoint cut " << next_cut << "\n";
       ++next_cut;
     }
-    out << "  t" << t << " [label=\"" << graph.task_name(t) << "\\nnode " << graph.node(t)
+    out << "  t" << t << " [label=\"" << dot_escape(graph.task_name(t)) << "\\nnode " << graph.node(t)
         << "\", fillcolor=\"" << kColors[graph.node(t) % std::size(kColors)] << "\"];\n";
   }
   for (TaskId t = 0; t < graph.task_count(); ++t) {

@@ -33,6 +33,14 @@ struct EdgeIterator {
 };
 }  // namespace
 
+std::uint64_t checked_product(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) {
+    throw GraphError("a data size of " + std::to_string(a) + " x " + std::to_string(b) + " bytes does not fit 64 bits");
+  }
+  return product;
+}
+
 const char* to_string(AccessMode mode) {
   switch (mode) {
     case AccessMode::R: return "R";
@@ -104,6 +112,8 @@ void StfBuilder::add_edge(TaskId from, TaskId to) {
   for (std::size_t e = task_edge_begin_; e < edge_source_.size(); ++e) {
     if (edge_source_[e] == from) return;
   }
+  // The dependency graph indexes its edges with 32 bits.
+  if (edge_source_.size() >= kNone - 1) throw GraphError("too many dependencies (4294967294 at most)");
   edge_source_.push_back(from);
   edge_target_.push_back(to);
 }
@@ -139,6 +149,8 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
     }
   }
 
+  // Access offsets and the reader lists are 32-bit.
+  if (graph_.accesses_.size() + merged_.size() >= kNone - 1) throw GraphError("too many data accesses (4294967294 at most)");
   task_edge_begin_ = edge_source_.size();
   auto& plan = graph_.transfers_;
   for (const AccessSpec& spec : merged_) {

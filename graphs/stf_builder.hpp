@@ -27,6 +27,9 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+// a x b for data sizes; throws GraphError rather than wrapping around 2^64.
+std::uint64_t checked_product(std::uint64_t a, std::uint64_t b);
+
 class StfBuilder {
 public:
   explicit StfBuilder(NodeId node_count);

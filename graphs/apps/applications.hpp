@@ -1,8 +1,10 @@
 #pragma once
 // The built-in applications. Each submits its tasks to a StfBuilder in STF order, owner
 // computes, and calls checkpoint() after every outer iteration (the candidate cuts from which
-// a checkpoint placement picks).
+// a checkpoint placement picks). Each also estimates its graph from its parameters alone, in
+// floating point, so that a graph too large to build is refused before anything is allocated.
 #include "graphs/distribution.hpp"
+#include "graphs/graph_estimate.hpp"
 #include "graphs/stf_builder.hpp"
 #include "sim/config/config.hpp"
 
@@ -13,19 +15,23 @@ namespace ftsim::graphs {
 // (triangle order).
 void submit_cholesky(const config::CholeskyConfig& cholesky, const Distribution& distribution,
                      StfBuilder& builder);
+GraphEstimate estimate_cholesky(const config::CholeskyConfig& cholesky, std::uint32_t nodes);
 
 // 2D Jacobi on a tile grid with a 5-point halo: per iteration a JACOBI task per tile (reads the
 // neighbours' halo strips) then a HALO task per tile (extracts its strips for the next one).
 void submit_stencil(const config::StencilConfig& stencil, const Distribution& distribution,
                     StfBuilder& builder);
+GraphEstimate estimate_stencil(const config::StencilConfig& stencil);
 
 // Conjugate gradient on the 2D Poisson matrix (5-point Laplacian on a grid x grid mesh), split in
 // block rows: SpMV with the neighbour blocks, dot products reduced on node 0, axpy updates.
 void submit_cg(const config::CgConfig& cg, const Distribution& distribution, StfBuilder& builder);
+GraphEstimate estimate_cg(const config::CgConfig& cg, std::uint32_t nodes);
 
 // SPMD iterations on one rank per node: COMPUTE on the rank's state with the messages of the
 // previous iteration, then PACK of the messages of a pattern (ring, halo2d, alltoall, tree).
 void submit_spmd(const config::SpmdConfig& spmd, const Distribution& distribution,
                  StfBuilder& builder);
+GraphEstimate estimate_spmd(const config::SpmdConfig& spmd, std::uint32_t nodes);
 
 }  // namespace ftsim::graphs

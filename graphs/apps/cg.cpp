@@ -3,12 +3,35 @@
 // Block row i of the matrix couples only to vector blocks i-1, i, i+1. The matrix is read-only
 // data that is never sent; dot products are partial dots per block reduced by a task on the
 // owner of block 0, whose scalar result every node then reads (one transfer per node).
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "graphs/apps/applications.hpp"
 
 namespace ftsim::graphs {
+
+GraphEstimate estimate_cg(const config::CgConfig& cg, std::uint32_t nodes) {
+  const double blocks = cg.blocks, n = cg.grid, iterations = cg.iterations;
+  const double element = config::bytes_per_element(cg.precision);
+  const double rows = std::ceil(n / blocks) * n;  // unknowns of the largest block row
+  GraphEstimate e;
+  // Prologue: COPY and DOT per block and a REDUCE; per iteration: SPMV, DOT, AXPY (2), DOT and
+  // XPAY per block and two REDUCEs.
+  e.tasks = 2 * blocks + 1 + iterations * (6 * blocks + 2);
+  e.accesses = 5 * blocks + 1 + iterations * (21 * blocks + 4);
+  e.edges = 2 * e.accesses;
+  e.handles = 7 * blocks + 3;
+  // SpMV neighbours, partial dots to the root, scalars back to every node.
+  e.transfers = iterations * (4 * blocks + 3 * double(nodes));
+  e.cuts = iterations;
+  // CSR of the 5-point Laplacian: a value and a column index per nonzero, a row pointer per row.
+  e.largest_handle = 5 * rows * (element + 4) + (rows + 1) * 4;
+  // 5 n^2 - 4 n nonzeros (no neighbour beyond the mesh's borders); x, r, p, q; partial dots and scalars.
+  e.data_bytes = (5 * n * n - 4 * n) * (element + 4) + (n * n + blocks) * 4 + 4 * n * n * element + (2 * blocks + 3) * element;
+  e.kernels = {{"COPY", rows}, {"SPMV", 2 * 5 * rows}, {"DOT", 2 * rows}, {"REDUCE", blocks}, {"AXPY", 2 * rows}, {"XPAY", 2 * rows}};
+  return e;
+}
 
 void submit_cg(const config::CgConfig& cg, const Distribution& distribution, StfBuilder& builder) {
   const std::uint32_t blocks = cg.blocks, n = cg.grid;
@@ -43,11 +66,12 @@ void submit_cg(const config::CgConfig& cg, const Distribution& distribution, Stf
     node[i] = distribution.owner(std::uint64_t(i), std::uint64_t(blocks));
     const Label l{static_cast<std::int32_t>(i)};
     // CSR block: values and column indices per nonzero, row pointers.
-    A[i] = builder.data(nonzeros(i) * (element + 4) + (rows(i) + 1) * 4, node[i], "A", l);
-    x[i] = builder.data(rows(i) * element, node[i], "x", l);
-    r[i] = builder.data(rows(i) * element, node[i], "r", l);
-    p[i] = builder.data(rows(i) * element, node[i], "p", l);
-    q[i] = builder.data(rows(i) * element, node[i], "q", l);
+    const std::uint64_t vector_bytes = checked_product(rows(i), element);
+    A[i] = builder.data(checked_product(nonzeros(i), element + 4) + checked_product(rows(i) + 1, 4), node[i], "A", l);
+    x[i] = builder.data(vector_bytes, node[i], "x", l);
+    r[i] = builder.data(vector_bytes, node[i], "r", l);
+    p[i] = builder.data(vector_bytes, node[i], "p", l);
+    q[i] = builder.data(vector_bytes, node[i], "q", l);
     pq_part[i] = builder.data(element, node[i], "pq_part", l);
     rr_part[i] = builder.data(element, node[i], "rr_part", l);
   }

@@ -1,24 +1,51 @@
 // Tiled Cholesky factorization A = L L^T, lower triangle, in the two STF submission orders of
 // Lion & Thibault 2020 §VI-B: Algorithm 1 (triangle-wise, right-looking) and Algorithm 2
 // (column-wise, left-looking). Both produce the same task graph in a different order.
+#include <algorithm>
 #include <vector>
 
 #include "graphs/apps/applications.hpp"
 
 namespace ftsim::graphs {
 
+namespace {
+// Leading-order flop counts of the LAPACK/BLAS kernels on b x b tiles.
+struct CholeskyFlops {
+  double potrf, trsm, syrk, gemm;
+};
+CholeskyFlops cholesky_flops(double b) { return {b * b * b / 3.0, b * b * b, b * b * b, 2.0 * b * b * b}; }
+}  // namespace
+
+GraphEstimate estimate_cholesky(const config::CholeskyConfig& cholesky, std::uint32_t nodes) {
+  const double n = cholesky.tiles, b = cholesky.tile_size;
+  const double pairs = n * (n - 1) / 2, triples = n * (n - 1) * (n - 2) / 6;  // TRSM or SYRK, GEMM
+  GraphEstimate e;
+  e.tasks = n + 2 * pairs + triples;
+  e.accesses = n + 4 * pairs + 3 * triples;
+  e.edges = e.accesses;  // about one dependency per access
+  e.handles = n * (n + 1) / 2;
+  // A tile's factored version goes to each other node that reads it, at most once per node.
+  e.transfers = std::min(2 * pairs + 2 * triples, e.handles * std::min(double(nodes) - 1, 2 * n));
+  e.cuts = n;
+  e.largest_handle = b * b * config::bytes_per_element(cholesky.precision);
+  e.data_bytes = e.handles * e.largest_handle;
+  const CholeskyFlops flops = cholesky_flops(b);
+  e.kernels = {{"POTRF", flops.potrf}, {"TRSM", flops.trsm}, {"SYRK", flops.syrk}, {"GEMM", flops.gemm}};
+  return e;
+}
+
 void submit_cholesky(const config::CholeskyConfig& cholesky, const Distribution& distribution,
                      StfBuilder& builder) {
   const std::uint32_t nt = cholesky.tiles;
   const double b = cholesky.tile_size;
   const std::uint64_t tile_bytes =
-      std::uint64_t(cholesky.tile_size) * cholesky.tile_size * config::bytes_per_element(cholesky.precision);
+      checked_product(std::uint64_t(cholesky.tile_size) * cholesky.tile_size, config::bytes_per_element(cholesky.precision));
 
-  // Leading-order flop counts of the LAPACK/BLAS kernels on b x b tiles.
-  const KernelId potrf = builder.kernel("POTRF", b * b * b / 3.0);
-  const KernelId trsm = builder.kernel("TRSM", b * b * b);
-  const KernelId syrk = builder.kernel("SYRK", b * b * b);
-  const KernelId gemm = builder.kernel("GEMM", 2.0 * b * b * b);
+  const CholeskyFlops flops = cholesky_flops(b);
+  const KernelId potrf = builder.kernel("POTRF", flops.potrf);
+  const KernelId trsm = builder.kernel("TRSM", flops.trsm);
+  const KernelId syrk = builder.kernel("SYRK", flops.syrk);
+  const KernelId gemm = builder.kernel("GEMM", flops.gemm);
 
   const std::uint64_t n64 = nt;
   const std::uint64_t tasks = n64 + n64 * (n64 - 1) + n64 * (n64 - 1) * (n64 > 1 ? n64 - 2 : 0) / 6;

@@ -3,6 +3,7 @@
 // its outgoing messages. Message m(s -> d) of iteration t is read by d's COMPUTE of t + 1.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "graphs/apps/applications.hpp"
@@ -10,6 +11,16 @@
 namespace ftsim::graphs {
 
 namespace {
+
+// The most square P x Q process grid of the halo2d pattern.
+std::pair<std::uint32_t, std::uint32_t> halo_grid(std::uint32_t ranks) {
+  std::uint32_t p = static_cast<std::uint32_t>(std::sqrt(double(ranks)));
+  while (p > 1 && ranks % p != 0) --p;
+  return {p, ranks / p};
+}
+
+// Packing copies the outgoing bytes: one operation per 8 bytes.
+double pack_flops(std::uint64_t message_bytes, double messages) { return double(message_bytes) / 8.0 * messages; }
 
 // Destinations of each rank under a pattern.
 std::vector<std::vector<std::uint32_t>> pattern_edges(config::SpmdPattern pattern, std::uint32_t ranks) {
@@ -21,9 +32,7 @@ std::vector<std::vector<std::uint32_t>> pattern_edges(config::SpmdPattern patter
       break;
     case config::SpmdPattern::halo2d: {
       // The most square P x Q process grid, 4 neighbours, not periodic.
-      std::uint32_t p = static_cast<std::uint32_t>(std::sqrt(double(ranks)));
-      while (p > 1 && ranks % p != 0) --p;
-      const std::uint32_t q = ranks / p;
+      const auto [p, q] = halo_grid(ranks);
       for (std::uint32_t r = 0; r < ranks; ++r) {
         const std::uint32_t i = r / q, j = r % q;
         if (i > 0) out[r].push_back(r - q);
@@ -55,13 +64,40 @@ std::vector<std::vector<std::uint32_t>> pattern_edges(config::SpmdPattern patter
 
 }  // namespace
 
+GraphEstimate estimate_spmd(const config::SpmdConfig& spmd, std::uint32_t nodes) {
+  const double ranks = nodes, iterations = spmd.iterations;
+  double messages = 0, out_degree = 0;  // all messages of an iteration; the most of one rank
+  if (nodes >= 2) {
+    switch (spmd.pattern) {
+      case config::SpmdPattern::ring: messages = ranks, out_degree = 1; break;
+      case config::SpmdPattern::halo2d: {
+        const auto [p, q] = halo_grid(nodes);
+        messages = 2.0 * ((p - 1.0) * q + p * (q - 1.0)), out_degree = 4;
+        break;
+      }
+      case config::SpmdPattern::alltoall: messages = ranks * (ranks - 1), out_degree = ranks - 1; break;
+      case config::SpmdPattern::tree: messages = 2 * (ranks - 1), out_degree = 3; break;
+    }
+  }
+  GraphEstimate e;
+  e.tasks = iterations * (messages > 0 ? 2 * ranks : ranks);
+  e.accesses = iterations * (messages > 0 ? 2 : 1) * (ranks + messages);
+  e.edges = 1.5 * e.accesses;
+  e.handles = ranks + messages;
+  e.transfers = iterations * messages;  // one rank per node: every message crosses
+  e.cuts = iterations;
+  e.largest_handle = double(std::max(spmd.state_bytes, spmd.message_bytes));
+  e.data_bytes = ranks * double(spmd.state_bytes) + messages * double(spmd.message_bytes);
+  e.kernels = {{"COMPUTE", spmd.flops, "/application/flops"}, {"PACK", pack_flops(spmd.message_bytes, out_degree)}};
+  return e;
+}
+
 void submit_spmd(const config::SpmdConfig& spmd, const Distribution& distribution, StfBuilder& builder) {
   const std::uint32_t ranks = distribution.nodes();
   const auto out = pattern_edges(spmd.pattern, ranks);
 
   const KernelId compute = builder.kernel("COMPUTE", spmd.flops);
-  // Packing copies the outgoing bytes: one operation per 8 bytes.
-  const KernelId pack = builder.kernel("PACK", 0);
+  const KernelId pack = builder.kernel("PACK", 0);  // each task gives its own flops
 
   std::vector<NodeId> node(ranks);
   std::vector<HandleId> state(ranks);
@@ -93,7 +129,7 @@ void submit_spmd(const config::SpmdConfig& spmd, const Distribution& distributio
       accesses.assign({R(state[r])});
       for (HandleId m : message[r]) accesses.push_back(W(m));
       builder.task(pack, accesses, node[r], 1, {static_cast<std::int32_t>(r), st},
-                   double(spmd.message_bytes) / 8.0 * double(message[r].size()));
+                   pack_flops(spmd.message_bytes, double(message[r].size())));
     }
     builder.checkpoint();
   }

@@ -15,7 +15,31 @@ namespace {
 constexpr std::array<int, 4> kDi{-1, 1, 0, 0};
 constexpr std::array<int, 4> kDj{0, 0, -1, 1};
 constexpr std::array<int, 4> kOpposite{1, 0, 3, 2};
+// 5-point update: 4 additions and 1 multiplication per element. The halo copy is counted as
+// one operation per element copied.
+double jacobi_flops(double sx, double sy) { return 5.0 * sx * sy; }
+double halo_flops(double sx, double sy) { return 2.0 * (sx + sy); }
+
 }  // namespace
+
+GraphEstimate estimate_stencil(const config::StencilConfig& stencil) {
+  const double nx = stencil.tiles_x, ny = stencil.tiles_y, iterations = stencil.iterations;
+  const double sx = stencil.tile_size_x, sy = stencil.tile_size_y;
+  const double element = config::bytes_per_element(stencil.precision);
+  const double tiles = nx * ny;
+  const double strips = 2 * ((nx - 1) * ny + nx * (ny - 1));  // one per tile and neighbour
+  GraphEstimate e;
+  e.tasks = iterations * (tiles > 1 ? 2 * tiles : 1);  // a single tile has no HALO task
+  e.accesses = iterations * (tiles > 1 ? 2 : 1) * (tiles + strips);
+  e.edges = 1.25 * e.accesses;
+  e.handles = tiles + strips;
+  e.transfers = iterations * strips;  // at most every strip crosses nodes
+  e.cuts = iterations;
+  e.largest_handle = sx * sy * element;
+  e.data_bytes = tiles * e.largest_handle + (2 * (nx - 1) * ny * sy + 2 * nx * (ny - 1) * sx) * element;
+  e.kernels = {{"JACOBI", jacobi_flops(sx, sy)}, {"HALO", halo_flops(sx, sy)}};
+  return e;
+}
 
 void submit_stencil(const config::StencilConfig& stencil, const Distribution& distribution,
                     StfBuilder& builder) {
@@ -23,10 +47,10 @@ void submit_stencil(const config::StencilConfig& stencil, const Distribution& di
   const std::uint64_t element = config::bytes_per_element(stencil.precision);
   const double sx = stencil.tile_size_x, sy = stencil.tile_size_y;
 
-  // 5-point update: 4 additions and 1 multiplication per element. The halo copy is counted as
-  // one operation per element copied.
-  const KernelId jacobi = builder.kernel("JACOBI", 5.0 * sx * sy);
-  const KernelId halo = builder.kernel("HALO", 2.0 * (sx + sy));
+  const KernelId jacobi = builder.kernel("JACOBI", jacobi_flops(sx, sy));
+  const KernelId halo = builder.kernel("HALO", halo_flops(sx, sy));
+  const std::uint64_t block_bytes =
+      checked_product(checked_product(stencil.tile_size_x, stencil.tile_size_y), element);
 
   auto node_of = [&](std::uint32_t i, std::uint32_t j) { return distribution.owner(i, j, nx, ny); };
   auto index = [&](std::uint32_t i, std::uint32_t j) { return std::size_t(i) * ny + j; };
@@ -41,7 +65,7 @@ void submit_stencil(const config::StencilConfig& stencil, const Distribution& di
     for (std::uint32_t j = 0; j < ny; ++j) {
       const NodeId owner = node_of(i, j);
       const auto si = static_cast<std::int32_t>(i), sj = static_cast<std::int32_t>(j);
-      block[index(i, j)] = builder.data(std::uint64_t(sx * sy) * element, owner, "block", {si, sj});
+      block[index(i, j)] = builder.data(block_bytes, owner, "block", {si, sj});
       for (int d = 0; d < 4; ++d) {
         if (!has_neighbour(i, j, d)) continue;
         // North/south strips are a row of sy elements, west/east strips a column of sx.

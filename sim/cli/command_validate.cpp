@@ -5,6 +5,7 @@
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "graphs/cut_selection.hpp"
+#include "graphs/size_check.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/config/config.hpp"
@@ -17,6 +18,8 @@ Command add_validate_command(CLI::App& app) {
   command->add_option("CONFIG", *path, "JSON config file")->required();
   return [path] {
     const config::Config cfg = protocols::load_config(*path);
+    // What ftsim graph, volumes and run would refuse before building: sizes, memory, durations.
+    graphs::check_application_size(cfg);
     if (cfg.application.type == config::ApplicationType::json) {
       // A user's graph file is checked too: its syntax, its kernels' speeds, its cuts.
       const graphs::TaskGraph graph = graphs::build_application(cfg);

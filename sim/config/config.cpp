@@ -6,6 +6,7 @@
 #include <set>
 
 #include "input_file.hpp"
+#include "platform_file.hpp"
 
 namespace ftsim::config {
 
@@ -243,8 +244,8 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
     p.xml = xml->as_string();
     std::filesystem::path path(p.xml);
     if (path.is_relative() && !reader.file().empty()) path = std::filesystem::path(reader.file()).parent_path() / path;
-    if (!std::filesystem::is_regular_file(path)) xml->fail("platform file \"" + path.string() + "\" does not exist");
     p.xml = path.string();
+    check_platform_file(*xml, p.xml, p);
   }
   if (auto speeds = reader.find("core_gflops")) {
     if (speeds->is_number()) {

@@ -55,9 +55,9 @@ public:
   double as_number(double min = -1e308, double max = 1e308) const;
   double as_positive_number() const;
   std::uint64_t as_bytes() const;      // non-negative size with optional unit
-  double as_seconds() const;           // non-negative duration with optional unit
+  double as_seconds() const;           // duration with optional unit, from 0 to kMaxSeconds
   double as_positive_seconds() const;
-  double as_bandwidth() const;         // positive bandwidth in bytes per second
+  double as_bandwidth() const;         // bytes per second, from kMinBandwidth to kMaxBandwidth
   // One of the given words; a near miss gets a hint.
   std::string as_choice(std::initializer_list<std::string_view> choices) const;
 

@@ -1,8 +1,11 @@
 #include "sim/simgrid/platform.hpp"
 
 #include <numeric>
+#include <regex>
 #include <sstream>
 #include <string>
+
+#include "sim/config/units.hpp"
 
 namespace ftsim::simgrid_backend {
 
@@ -105,6 +108,72 @@ void build_cluster_zone(const config::Config& config, const std::vector<HostSpec
   zone->seal();
 }
 
+// A platform file's errors name the config key and the file. SimGrid throws on syntax errors and
+// unknown units; what makes it abort later is checked once the platform is loaded.
+[[noreturn]] void platform_file_error(const config::Config& config, const std::string& message) {
+  // SimGrid's messages may span lines and repeat the file: one line, "line N: ...", 300 characters.
+  std::string text = std::regex_replace(message, std::regex("^Parse error at .*:([0-9]+): "), "line $1: ");
+  text = std::regex_replace(text, std::regex("\\s+"), " ");
+  if (text.size() > 300) text = text.substr(0, 297) + "...";
+  throw ConfigError(config.file, "/platform/xml", "platform file \"" + config.platform.xml + "\": " + text);
+}
+
+// Links outside ftsim's bandwidth range make SimGrid's solver abort on the first transfer.
+void check_links(const sg4::Engine& engine, const config::Config& config) {
+  for (const sg4::Link* link : engine.get_all_links()) {
+    const double bandwidth = link->get_bandwidth(), latency = link->get_latency();
+    if (!(bandwidth >= config::kMinBandwidth && bandwidth <= config::kMaxBandwidth)) {
+      platform_file_error(config, "link \"" + link->get_name() + "\": expected a bandwidth from 1 KB/s to 1 EB/s, got " +
+                                      config::format_number(bandwidth) + " bytes per second");
+    }
+    if (!(latency >= 0 && latency <= config::kMaxSeconds)) {
+      platform_file_error(config, "link \"" + link->get_name() + "\": expected a latency in [0, " +
+                                      config::format_number(config::kMaxSeconds) + "] s, got " + config::format_number(latency));
+    }
+  }
+}
+
+// Every host of the run may send to every other (data, checkpoints, control messages): SimGrid
+// aborts on the first message between two hosts without a route. Checks what its network model
+// checks, a route with a link or a latency: between every two hosts of a platform of up to
+// kAllPairsHosts hosts, else (a route lookup may cost a Dijkstra) between every host and node-0,
+// the storage servers and the manager.
+constexpr std::size_t kAllPairsHosts = 128;
+
+void check_routes(const Platform& platform, const config::Config& config) {
+  std::vector<sg4::Host*> hosts(platform.nodes);
+  hosts.insert(hosts.end(), platform.spares.begin(), platform.spares.end());
+  hosts.insert(hosts.end(), platform.storage.begin(), platform.storage.end());
+  hosts.push_back(platform.manager);
+  std::vector<sg4::Host*> hubs = hosts;
+  if (hosts.size() > kAllPairsHosts) {
+    hubs.assign(platform.storage.begin(), platform.storage.end());
+    hubs.push_back(platform.nodes.front());
+    hubs.push_back(platform.manager);
+  }
+  std::vector<sg4::Link*> links;
+  auto check = [&](const sg4::Host* from, const sg4::Host* to) {
+    if (from == to) return;
+    links.clear();
+    double latency = 0;
+    try {
+      from->route_to(to, links, &latency);
+    } catch (const std::exception& error) {  // Floyd: "No route from ..."
+      platform_file_error(config, error.what());
+    }
+    if (links.empty() && latency <= 0) {
+      platform_file_error(config, "no route from \"" + from->get_name() + "\" to \"" + to->get_name() +
+                                      "\" (every host of the run must reach every other)");
+    }
+  };
+  for (const sg4::Host* hub : hubs) {
+    for (const sg4::Host* host : hosts) {
+      check(hub, host);
+      check(host, hub);
+    }
+  }
+}
+
 }  // namespace
 
 Platform build_platform(sg4::Engine& engine, const config::Config& config) {
@@ -113,7 +182,12 @@ Platform build_platform(sg4::Engine& engine, const config::Config& config) {
   sg4::Engine::set_config(std::string("network/model:") + config::to_string(config.platform.network.model));
   const auto specs = host_specs(config);
   if (!config.platform.xml.empty()) {
-    engine.load_platform(config.platform.xml);
+    try {
+      engine.load_platform(config.platform.xml);
+    } catch (const std::exception& error) {
+      platform_file_error(config, error.what());
+    }
+    check_links(engine, config);
   } else if (config.platform.network.topology == Topology::star || config.platform.network.topology == Topology::cluster) {
     build_star(config, specs);
   } else {
@@ -134,6 +208,10 @@ Platform build_platform(sg4::Engine& engine, const config::Config& config) {
   for (std::uint32_t s = 0; s < spares; ++s) platform.spares.push_back(host("spare-" + std::to_string(s)));
   for (std::uint32_t s = 0; s < p.storage.hosts; ++s) platform.storage.push_back(host("storage-" + std::to_string(s)));
   platform.manager = host("manager");
+  if (!config.platform.xml.empty()) {
+    engine.seal_platform();  // a zone's routing table exists once sealed: route_to() needs it
+    check_routes(platform, config);
+  }
   return platform;
 }
 

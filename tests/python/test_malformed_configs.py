@@ -1,5 +1,5 @@
-"""Malformed configs (tests/configs/malformed/): `ftsim validate` rejects each with exit code 2 and a
-message naming the file, the JSON pointer and what was expected; none crashes. expected.json says,
+"""Malformed configs (tests/configs/malformed/): `ftsim validate` and `ftsim run` reject each with exit
+code 2 and a message naming the file, the JSON pointer and what was expected; none crashes. expected.json says,
 per file, the pointer, a substring of the message, and whether the JSON schemas alone reject it."""
 import json
 import math
@@ -65,6 +65,22 @@ def test_validate_rejects_with_pointer(ftsim, name):
     assert case["message"] in stderr, stderr
     assert stderr.startswith("error: "), stderr
     assert stderr.count("\n") == 1, f"one error line expected:\n{stderr}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_run_rejects_with_pointer_before_simulating(ftsim, tmp_path, name):
+    """`ftsim run` loads the same way: the same error (or, for a config without kernel speeds, that
+    one first), at once, and no results written."""
+    case = CASES[name]
+    path = MALFORMED / name
+    result = ftsim("run", path, "-o", tmp_path / "out", timeout=10)
+    assert result.returncode == 2, f"exit code {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}"
+    named = path.parent / case["file"] if "file" in case else path
+    prefix = f"{named}: " if case["pointer"] is None else f"{named}: {case['pointer']}: "
+    if f"{path}: /platform: a timed run needs kernel speeds" not in result.stderr:
+        assert prefix in result.stderr and case["message"] in result.stderr, result.stderr
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert not (tmp_path / "out" / "results.json").exists()
 
 
 def finite_float(text):

@@ -83,7 +83,11 @@ PLATFORM_FILE = """<?xml version='1.0'?>
     <host id="node-1" speed="1Gf"/>
     <host id="manager" speed="1Gf"/>
     <link id="link" bandwidth="8Gbps" latency="10us" sharing_policy="SPLITDUPLEX"/>
+    <!-- every host must reach every other; the coordinator's routes carry nothing here -->
+    <link id="control" bandwidth="8Gbps" latency="10us"/>
     <route src="node-0" dst="node-1"><link_ctn id="link" direction="UP"/></route>
+    <route src="node-0" dst="manager"><link_ctn id="control"/></route>
+    <route src="node-1" dst="manager"><link_ctn id="control"/></route>
   </zone>
 </platform>
 """
