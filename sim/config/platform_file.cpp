@@ -1,9 +1,10 @@
 #include "platform_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -138,6 +139,15 @@ public:
     const Tree& attributes = node.get_child("<xmlattr>", empty);
     const std::string id = attributes.get<std::string>("id", "");
     auto attribute = [&](const char* name) { return attributes.get_optional<std::string>(name); };
+    // SimGrid profiles change speeds, bandwidths and states over time from files SimGrid reads
+    // itself: a state profile would fail hosts behind the runtime's back (ftsim injects failures
+    // from /failures), a bandwidth profile could drop to 0, and the file could be a FIFO.
+    if (element == "trace" || element == "trace_connect") fail("<" + element + ">: SimGrid profiles are not supported; give failures in /failures");
+    for (const char* name : {"speed_file", "availability_file", "state_file", "bandwidth_file", "latency_file"}) {
+      if (auto file = attribute(name); file && !file->empty()) {
+        fail(element + " \"" + id + "\": " + name + ": SimGrid profiles are not supported; give failures in /failures");
+      }
+    }
     if (element == "link" || element == "backbone") {
       links_.insert(id);
       if (auto bandwidth = attribute("bandwidth")) check_bandwidth(element, id, "bandwidth", *bandwidth);

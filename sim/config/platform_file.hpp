@@ -18,7 +18,8 @@ inline constexpr int kMaxXmlDepth = 64;
 // Checks the file named by `xml_key` (already resolved to `path`): a regular file of at most
 // kMaxPlatformFileBytes, well-formed XML with a <platform> root, link bandwidths within
 // [kMinBandwidth, kMaxBandwidth] and latencies within [0, kMaxSeconds] (SimGrid's units), core
-// counts >= 1, known routings; when the hosts are all given by <host> elements, that ftsim's hosts
+// counts >= 1, known routings, no SimGrid profile (*_file attributes, <trace>, <trace_connect>:
+// ftsim injects failures itself); when the hosts are all given by <host> elements, that ftsim's hosts
 // exist; within a zone of Full, Floyd or Dijkstra routing, a route (or a path of routes) between
 // every two of ftsim's hosts. Throws ConfigError at the key, naming the file.
 void check_platform_file(const JsonReader& xml_key, const std::string& path, const PlatformConfig& platform);

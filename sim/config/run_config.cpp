@@ -238,8 +238,8 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::s
     f.model = model == "exponential" ? FailureModel::exponential : FailureModel::weibull;
     f.mtbf = reader.at("mtbf").as_positive_seconds();
     if (f.model == FailureModel::weibull) {
-      // Measured shapes of HPC failures are 0.5 to 1. Below 0.1 nearly every draw is 0 (a node
-      // fails as soon as it starts) and below 0.006 the scale's Gamma(1 + 1/k) overflows.
+      // Measured shapes of HPC failures are 0.5 to 1. At 0.1 the median time to failure is
+      // already 7e-9 x mtbf (nodes fail as they start); below 0.006 Gamma(1 + 1/k) overflows.
       auto shape = reader.at("shape");
       f.shape = shape.as_number();
       if (!(f.shape >= kMinWeibullShape && f.shape <= kMaxWeibullShape)) {

@@ -94,6 +94,13 @@ def test_json_nested_a_million_levels_is_refused(ftsim, tmp_path, verb, kind):
                      ": expected at most 64 levels of nested objects and arrays, got more")
 
 
+def test_config_with_a_byte_order_mark_is_read(ftsim, tmp_path):
+    path = tmp_path / "c.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(config()).encode())
+    result = ftsim("validate", path, timeout=TIMEOUT)
+    assert result.returncode == 0, result.stderr
+
+
 def test_duplicate_key_in_a_graph_file_is_refused(ftsim, tmp_path, verb):
     (tmp_path / "g.json").write_text('{"format": "ftsim-graph", "kernels": [{"name": "f", "flops": 1, "flops": 2}], '
                                      '"data": [], "submission": []}')
