@@ -1,5 +1,6 @@
 // ftsim run CONFIG [-o DIR] [--trace]: simulate the config on SimGrid; print a summary, write
 // DIR/results.json (docs/results.md) and, with --trace, DIR/trace.json (Chrome trace format).
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -137,7 +138,13 @@ Command add_run_command(CLI::App& app) {
 
     std::optional<core::RunMetrics> reference;
     double reference_wall = 0;
-    if (cfg.run.reference && !stop_requested()) {  // an interrupted run skips its reference
+    // FTSIM_NO_FORK=1 (for debuggers) runs one simulation per process: SimGrid allows one engine.
+    const char* no_fork = std::getenv("FTSIM_NO_FORK");
+    const bool one_simulation = no_fork && std::string(no_fork) == "1";
+    if (cfg.run.reference && one_simulation) {
+      std::cerr << "ftsim: /run/reference skipped: FTSIM_NO_FORK=1 runs a single simulation per process\n";
+    }
+    if (cfg.run.reference && !stop_requested() && !one_simulation) {  // an interrupted run skips its reference
       const graphs::CostModel cost(cfg, graph);
       config::Config failure_free = cfg;
       failure_free.protocol = config::ProtocolConfig{};

@@ -1,5 +1,7 @@
 """Every run ends in bounded wall time, with results.json and exit code 1 when it cannot complete."""
 import json
+import os
+import subprocess
 import time
 
 import pytest
@@ -50,3 +52,25 @@ def test_a_failure_detected_after_a_billion_seconds_ends_at_the_time_limit(ftsim
     assert "time limit reached" in results["failure_reason"]
     assert len(results["checkpoints"]) < 10
     assert (tmp_path / "out" / "results.json").stat().st_size < 1_000_000
+
+
+def test_no_fork_with_a_reference_runs_the_one_simulation_it_can(ftsim_binary, tmp_path):
+    # SimGrid allows one engine per process: with FTSIM_NO_FORK=1 the reference is skipped, said so.
+    config = dict(SMALL, run={"reference": True})
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    env = dict(os.environ, FTSIM_NO_FORK="1")
+    result = subprocess.run([str(ftsim_binary), "run", str(path), "-o", str(tmp_path / "out")], capture_output=True,
+                            text=True, timeout=60, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "/run/reference skipped" in result.stderr
+    assert json.loads((tmp_path / "out" / "results.json").read_text())["reference"] is None
+
+
+def test_failures_every_1e300_seconds_end_the_run(ftsim, tmp_path):
+    # No task or message could ever complete, and signals were ignored; now the run stops by itself.
+    config = dict(SMALL, failures={"model": "exponential", "mtbf": 1e-300})
+    result, wall, results = run_config(ftsim, tmp_path, config)
+    assert wall < 10
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "no progress" in results["failure_reason"]
