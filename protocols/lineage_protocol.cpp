@@ -30,7 +30,12 @@ enum MessageType : std::uint32_t {
 
 enum TaskState : std::uint8_t { kNeverRan = 0, kTaskDone = 1, kToRunAgain = 2 };
 
-using Send = LineageSend;
+// A recovery re-send: version (handle, version) to node `to`.
+struct Send {
+  HandleId handle;
+  Version version;
+  NodeId to;
+};
 
 // A node's part of a recovery plan.
 struct Plan {

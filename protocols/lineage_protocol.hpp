@@ -25,13 +25,6 @@
 
 namespace ftsim::protocols {
 
-// A recovery re-send: version (handle, version) to node `to`.
-struct LineageSend {
-  graphs::HandleId handle;
-  graphs::Version version;
-  core::NodeId to;
-};
-
 class LineageProtocol final : public core::Protocol {
 public:
   explicit LineageProtocol(bool coordinator) : coordinator_(coordinator) {}

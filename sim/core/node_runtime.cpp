@@ -405,8 +405,6 @@ void NodeRuntime::mark_done(TaskId task) {
 
 NodeInventory NodeRuntime::inventory() const {
   NodeInventory inventory;
-  inventory.done.assign(tasks_.status.size(), 0);
-  for (std::size_t i = 0; i < tasks_.status.size(); ++i) inventory.done[i] = tasks_.status[i] == TaskStatus::done;
   inventory.held.reserve(store_.size());
   for (const auto& [key, entry] : store_.entries()) inventory.held.push_back(key);
   std::sort(inventory.held.begin(), inventory.held.end());

@@ -47,10 +47,9 @@ struct NodeSnapshot {
   static NodeSnapshot decode(WireReader& in);
 };
 
-// What a node tells a recovery planner about itself: tasks done and versions held.
+// The versions a node holds, for a recovery planner (task states it reads with status()).
 struct NodeInventory {
-  std::vector<std::uint8_t> done;  // per task of the node, in tasks_of(node) order
-  std::vector<std::uint64_t> held; // VersionStore keys, sorted
+  std::vector<std::uint64_t> held;  // VersionStore keys, sorted
 };
 
 class NodeRuntime {

@@ -106,7 +106,7 @@ bool Simulation::observe_execution(TaskId task) {
     ++record.tasks_reexecuted;
     record.work_lost_seconds += cost_.seconds(graph_, task);
   }
-  if (++events_since_check_ >= 4096) periodic_checks();
+  count_event();
   return executions_[task]++ > 0;
 }
 
@@ -169,7 +169,7 @@ void Simulation::on_message_delivered(const Message& m) {
     ++c.next_delivery;
     deliver(next);
   }
-  if (++events_since_check_ >= 4096) periodic_checks();
+  count_event();
 }
 
 void Simulation::deliver(const Message& m) {
@@ -542,7 +542,7 @@ void Simulation::report_stall() {
 }
 
 void Simulation::count_event() {
-  if (++events_since_check_ >= 4096) periodic_checks();
+  if (++events_since_check_ >= kEventsBetweenChecks) periodic_checks();
 }
 
 void Simulation::periodic_checks() {

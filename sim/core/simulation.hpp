@@ -170,6 +170,7 @@ private:
   bool unlimited_spares_ = true;
   bool halted_ = false;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
+  static constexpr std::uint64_t kEventsBetweenChecks = 4096;  // stop request, wall limit, progress
   std::uint64_t events_since_check_ = 0;
 };
 

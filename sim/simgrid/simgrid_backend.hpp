@@ -26,8 +26,6 @@ public:
   ~SimgridBackend() override;
 
   void set_events(core::BackendEvents* events) { events_ = events; }
-  // Runs `action` in maestro at simulated `time` unless the run has halted.
-  void at(double time, std::function<void()> action);
   // Runs the engine until no event is left.
   void run();
 
@@ -56,6 +54,8 @@ private:
   void cancel(simgrid::s4u::ActivityPtr activity);
   void cancel_everything();
   std::uint32_t store_message(core::Message message, simgrid::s4u::CommPtr comm);
+  // Runs `action` in maestro at simulated `time` unless the run has halted.
+  void at(double time, std::function<void()> action);
 
   const config::Config& config_;
   core::BackendEvents* events_ = nullptr;
