@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "graphs/ids.hpp"
+#include "sim/core/content.hpp"
 #include "sim/core/digest.hpp"
 #include "sim/core/wire.hpp"
 
@@ -42,6 +43,7 @@ struct Message {
   Version version = 0;
   Digest digest = 0;
   std::uint32_t section = 0;
+  ContentRef content;  // the real buffer (MPI backend); null in a simulation
   // Control: protocol-defined type and encoded content.
   std::uint32_t control_type = 0;
   Bytes body;

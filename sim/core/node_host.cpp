@@ -177,6 +177,7 @@ void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest dig
   m.handle = handle;
   m.version = version;
   m.digest = digest;
+  m.content = runtime_->store().read_content(handle, version);
   m.section = version == 0 ? 0 : graph.section(graph.writer(handle, version));
   m.epoch = epoch_;
   const SendVerdict verdict = protocol_->on_send(*this, m);
@@ -212,7 +213,7 @@ void NodeHost::send_control(NodeId to, std::uint32_t type, Bytes body, Traffic t
   m.traffic = traffic;
   m.is_data = false;
   m.control_type = type;
-  m.bytes = body.size() + setup_.envelope_bytes + payload_bytes;
+  m.bytes = body.encoded_size() + setup_.envelope_bytes + payload_bytes;
   m.body = std::move(body);
   m.destination_incarnation = destination_incarnation;
   transmit(std::move(m));
@@ -230,7 +231,7 @@ void NodeHost::deliver(const Message& m) {
     case ReceiveVerdict::accept: break;
   }
   if (runtime_->store().holds(m.handle, m.version)) ++metrics_.duplicates_received;
-  runtime_->on_data(m.handle, m.version, m.digest);
+  runtime_->on_data(m.handle, m.version, m.digest, m.content);
   protocol_->on_stored(*this, m);
 }
 

@@ -47,6 +47,9 @@ public:
   virtual Recorder& recorder() = 0;
   virtual void fail_run(const std::string& reason) = 0;
   virtual void check_completion() = 0;
+  // Real contents, on a backend that executes for real (MPI); a simulation has none.
+  virtual ContentRef initial_content(HandleId) { return nullptr; }
+  virtual ContentRef output_content(NodeId, TaskId, HandleId) { return nullptr; }
 };
 
 inline constexpr TaskId kActivityBase = 0xf0000000u;
@@ -138,6 +141,8 @@ private:
   void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) override;
   void task_completed(TaskId task, bool first_execution) override;
   bool may_start(TaskId task) override { return protocol_->may_start(*this, task); }
+  ContentRef initial_content(HandleId h) override { return env_.initial_content(h); }
+  ContentRef output_content(TaskId task, HandleId h) override { return env_.output_content(node_, task, h); }
 
   void account(const Message& message);
   void transmit(Message message);

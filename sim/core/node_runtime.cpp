@@ -31,6 +31,7 @@ void NodeSnapshot::encode(WireWriter& out) const {
     out.u64(e.digest);
     out.u32(e.remaining_readers);
     out.u8(e.copy ? 1 : 0);
+    out.content(e.content.get());
   }
   out.u64(bytes);
 }
@@ -39,7 +40,7 @@ NodeSnapshot NodeSnapshot::decode(WireReader& in) {
   NodeSnapshot s;
   s.done.resize(in.count(1));
   for (auto& d : s.done) d = in.u8();
-  const std::uint64_t entries = in.count(29);
+  const std::uint64_t entries = in.count(37);
   for (std::uint64_t i = 0; i < entries; ++i) {
     const std::uint64_t key = in.u64();
     VersionStore::Entry e;
@@ -47,6 +48,7 @@ NodeSnapshot NodeSnapshot::decode(WireReader& in) {
     e.digest = in.u64();
     e.remaining_readers = in.u32();
     e.copy = in.u8() != 0;
+    e.content = in.content();
     s.store.emplace(key, e);
   }
   s.bytes = in.u64();
@@ -72,6 +74,7 @@ NodeSnapshot NodeRuntime::initial_snapshot() const {
     VersionStore::Entry e;
     e.bytes = graph_.bytes(h);
     e.digest = initial_digest(h);
+    e.content = services_.initial_content(h);
     s.store.emplace(VersionStore::key(h, 0), e);
     s.bytes += graph_.bytes(h);
   }
@@ -313,7 +316,8 @@ void NodeRuntime::produce_outputs(TaskId task, bool first_execution) {
   }
   for (const Access& a : graph_.accesses(task)) {
     if (!graphs::writes(a.mode)) continue;
-    store_.produce(a.handle, a.version, graph_.bytes(a.handle), output_digest(digest, a.handle));
+    store_.produce(a.handle, a.version, graph_.bytes(a.handle), output_digest(digest, a.handle),
+                   services_.output_content(task, a.handle));
     send_subscribers(a.handle, a.version);
   }
   if (!first_execution) return;
@@ -346,13 +350,15 @@ void NodeRuntime::on_task_finished(TaskId task) {
   dispatch();
 }
 
-void NodeRuntime::on_data(HandleId h, Version v, Digest digest) {
+ContentRef NodeRuntime::input_content(const Access& a) const { return store_.read_content(a.handle, version_read(a)); }
+
+void NodeRuntime::on_data(HandleId h, Version v, Digest digest, ContentRef content) {
   if (store_.holds(h, v)) return;  // a duplicate (e.g. re-sent during a recovery)
   const bool own = graph_.version_node(h, v) == node_;
   if (own) {
-    store_.add_own(h, v, graph_.bytes(h), digest);
+    store_.add_own(h, v, graph_.bytes(h), digest, std::move(content));
   } else {
-    store_.add_copy(h, v, graph_.bytes(h), local_readers_not_done(h, v), digest);
+    store_.add_copy(h, v, graph_.bytes(h), local_readers_not_done(h, v), digest, std::move(content));
   }
   const TaskId writer = v == 0 ? graphs::kNone : graph_.writer(h, v);
   const bool produced_here_later =

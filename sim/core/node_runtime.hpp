@@ -34,6 +34,10 @@ public:
   virtual void task_completed(TaskId task, bool first_execution) = 0;
   // A protocol veto on starting a task now (e.g. a checkpoint in progress); see NodeRuntime::retry().
   virtual bool may_start(TaskId task) = 0;
+  // Real contents (MPI backend; a simulation has none): a handle's initial value, as the job's
+  // input gives it, and what the execution of `task` that just finished wrote to `h`.
+  virtual ContentRef initial_content(HandleId) { return nullptr; }
+  virtual ContentRef output_content(TaskId, HandleId) { return nullptr; }
 };
 
 // What a checkpoint or a rollback keeps of a node: its finished tasks and the versions it holds
@@ -94,7 +98,7 @@ public:
 
   // --- events ---
   void on_task_finished(TaskId task);
-  void on_data(HandleId h, Version v, Digest digest);
+  void on_data(HandleId h, Version v, Digest digest, ContentRef content = nullptr);
   void on_send_done(HandleId h);
 
   // --- recovery helpers ---
@@ -108,6 +112,8 @@ public:
   // Marks a task done without running it (a recovery plan found its results are not needed).
   void mark_done(TaskId task);
   NodeInventory inventory() const;
+  // The content an access of a local task reads from memory now (see VersionStore::read_content).
+  ContentRef input_content(const graphs::Access& access) const;
 
   // --- task state (this node's tasks only) ---
   TaskStatus status(TaskId task) const { return tasks_.status[slot(task)]; }

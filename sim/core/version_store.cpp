@@ -28,7 +28,7 @@ void VersionStore::release_if_unused(std::unordered_map<std::uint64_t, Entry>::i
   if ((e.copy && e.remaining_readers == 0) || e.superseded) erase(it);
 }
 
-void VersionStore::produce(HandleId h, Version v, std::uint64_t bytes, Digest digest) {
+void VersionStore::produce(HandleId h, Version v, std::uint64_t bytes, Digest digest, ContentRef content) {
   if (v > 0) {
     auto previous = entries_.find(key(h, v - 1));
     if (previous != entries_.end()) {
@@ -39,15 +39,16 @@ void VersionStore::produce(HandleId h, Version v, std::uint64_t bytes, Digest di
       }
     }
   }
-  insert(key(h, v), Entry{bytes, digest, 0, 0, false, false});
+  insert(key(h, v), Entry{bytes, digest, 0, 0, false, false, std::move(content)});
 }
 
-void VersionStore::add_own(HandleId h, Version v, std::uint64_t bytes, Digest digest) {
-  insert(key(h, v), Entry{bytes, digest, 0, 0, false, false});
+void VersionStore::add_own(HandleId h, Version v, std::uint64_t bytes, Digest digest, ContentRef content) {
+  insert(key(h, v), Entry{bytes, digest, 0, 0, false, false, std::move(content)});
 }
 
-void VersionStore::add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers, Digest digest) {
-  insert(key(h, v), Entry{bytes, digest, readers, 0, true, false});
+void VersionStore::add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers, Digest digest,
+                            ContentRef content) {
+  insert(key(h, v), Entry{bytes, digest, readers, 0, true, false, std::move(content)});
   release_if_unused(entries_.find(key(h, v)));
 }
 
@@ -70,6 +71,19 @@ Digest VersionStore::read_digest(HandleId h, Version v) const {
     found = true;
   }
   return digest;
+}
+
+ContentRef VersionStore::read_content(HandleId h, Version v) const {
+  auto it = entries_.find(key(h, v));
+  if (it != entries_.end()) return it->second.content;
+  const Entry* newest = nullptr;
+  Version newest_version = 0;
+  for (const auto& [k, entry] : entries_) {
+    if (handle_of(k) != h || (newest && version_of(k) < newest_version)) continue;
+    newest_version = version_of(k);
+    newest = &entry;
+  }
+  return newest ? newest->content : nullptr;
 }
 
 void VersionStore::reader_done(HandleId h, Version v) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graphs/ids.hpp"
+#include "sim/core/content.hpp"
 #include "sim/core/digest.hpp"
 
 namespace ftsim::core {
@@ -25,6 +26,7 @@ public:
     std::uint32_t pins = 0;
     bool copy = false;                    // received from another node
     bool superseded = false;              // an own version overwritten while pinned
+    ContentRef content;                   // the real buffer (MPI backend); null in a simulation
   };
 
   static std::uint64_t key(HandleId h, Version v) { return (std::uint64_t(h) << 32) | v; }
@@ -34,11 +36,12 @@ public:
   bool holds(HandleId h, Version v) const { return entries_.count(key(h, v)) != 0; }
 
   // An own version produced locally: replaces the previous version of the same handle.
-  void produce(HandleId h, Version v, std::uint64_t bytes, Digest digest);
+  void produce(HandleId h, Version v, std::uint64_t bytes, Digest digest, ContentRef content = nullptr);
   // An own version restored as it was (initial value, checkpoint, re-sent own data).
-  void add_own(HandleId h, Version v, std::uint64_t bytes, Digest digest);
+  void add_own(HandleId h, Version v, std::uint64_t bytes, Digest digest, ContentRef content = nullptr);
   // A received copy needed by `readers` local tasks (dropped at once if 0 and unpinned).
-  void add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers, Digest digest);
+  void add_copy(HandleId h, Version v, std::uint64_t bytes, std::uint32_t readers, Digest digest,
+                ContentRef content = nullptr);
   // A local reader of a copy finished / a reader of it is to run again (re-execution).
   void reader_done(HandleId h, Version v);
   void reader_added(HandleId h, Version v);
@@ -46,6 +49,8 @@ public:
   // the node's buffer of h holds (its newest version), or kMissingDigest. The oracle then sees
   // the wrong input in the final digests.
   Digest read_digest(HandleId h, Version v) const;
+  // The same for the real content (null when there is none to read).
+  ContentRef read_content(HandleId h, Version v) const;
   // Test only (see test_faults.hpp): the content held for (h, v) is not that version's.
   void corrupt(HandleId h, Version v) {
     auto it = entries_.find(key(h, v));

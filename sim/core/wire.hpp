@@ -6,13 +6,25 @@
 // arrays.
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "sim/core/content.hpp"
+
 namespace ftsim::core {
 
-using Bytes = std::vector<std::uint8_t>;
+// Encoded bytes. `content_bytes` of them are the real content of versions (written by
+// WireWriter::content, only the MPI backend has any) and the framing of nested arrays: they are
+// not protocol fields, so a message's simulated size leaves them out (the protocol states the
+// size of the data a message stands for separately). Sizes are then the same on every backend.
+struct Bytes : std::vector<std::uint8_t> {
+  using std::vector<std::uint8_t>::vector;
+  std::uint64_t content_bytes = 0;
+  // What the simulated size of a message counts of these bytes.
+  std::uint64_t encoded_size() const { return size() - content_bytes; }
+};
 
 struct WireError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -27,7 +39,16 @@ public:
   void f64(double value) { put(&value, sizeof value); }
   void bytes(const Bytes& value) {
     u64(value.size());
+    u64(value.content_bytes);  // framing, not counted: see Bytes
     if (!value.empty()) put(value.data(), value.size());
+    out_.content_bytes += 8 + value.content_bytes;
+  }
+  // The real content of a version, or none (a simulation): framing and data are not counted.
+  void content(const Content* value) {
+    const std::uint64_t size = value ? value->size() : 0;
+    u64(value ? size + 1 : 0);
+    if (size > 0) put(value->data(), size);
+    out_.content_bytes += 8 + size;
   }
 
 private:
@@ -65,8 +86,20 @@ public:
   }
   Bytes bytes() {
     const std::uint64_t size = u64();
+    const std::uint64_t content_bytes = u64();
     if (size > size_ - offset_) throw WireError("control message truncated: an array of " + std::to_string(size) + " bytes");
+    if (content_bytes > size) throw WireError("control message corrupt: more content than bytes in an array");
     Bytes value(data_ + offset_, data_ + offset_ + size);
+    value.content_bytes = content_bytes;
+    offset_ += size;
+    return value;
+  }
+  ContentRef content() {
+    const std::uint64_t tag = u64();
+    if (tag == 0) return nullptr;
+    const std::uint64_t size = tag - 1;
+    if (size > size_ - offset_) throw WireError("control message truncated: a content of " + std::to_string(size) + " bytes");
+    auto value = std::make_shared<Content>(data_ + offset_, data_ + offset_ + size);
     offset_ += size;
     return value;
   }
