@@ -94,4 +94,8 @@ struct RunMetrics {
   std::uint64_t events = 0;               // task completions + deliveries, for speed figures
 };
 
+// Fills the per-node list and the run's totals (StarPU counters, protocol stores) from the
+// metrics of every process: the nodes, then the coordinator.
+void fold_process_metrics(RunMetrics& metrics, const std::vector<NodeMetrics>& processes, NodeId node_count);
+
 }  // namespace ftsim::core

@@ -464,25 +464,8 @@ void Simulation::finalize_metrics() {
   for (auto& host : hosts_) {
     if (host) host->account_peaks();
   }
-  metrics_.nodes.assign(process_metrics_.begin(), process_metrics_.begin() + node_count());
   metrics_.test_faults_fired = test_faults().fired;
-  metrics_.cp_data_normal_count = metrics_.cp_data_normal_total_size = 0;
-  metrics_.cp_data_cached_count = metrics_.cp_data_cached_size = 0;
-  metrics_.ft_service_msgs_count = metrics_.ft_service_msgs_total_size = 0;
-  metrics_.in_mem_cp_data_total = metrics_.in_mem_cp_data_max_at_t = 0;
-  metrics_.log_bytes = metrics_.log_peak_bytes = 0;
-  for (const NodeMetrics& m : process_metrics_) {
-    metrics_.cp_data_normal_count += m.counters.cp_data_normal_count;
-    metrics_.cp_data_normal_total_size += m.counters.cp_data_normal_total_size;
-    metrics_.cp_data_cached_count += m.counters.cp_data_cached_count;
-    metrics_.cp_data_cached_size += m.counters.cp_data_cached_size;
-    metrics_.ft_service_msgs_count += m.service_messages;
-    metrics_.ft_service_msgs_total_size += m.service_bytes;
-    metrics_.in_mem_cp_data_total += m.checkpoint_store_total;
-    metrics_.in_mem_cp_data_max_at_t = std::max(metrics_.in_mem_cp_data_max_at_t, m.checkpoint_store_peak);
-    metrics_.log_bytes += m.log_store_total;
-    metrics_.log_peak_bytes = std::max(metrics_.log_peak_bytes, m.log_store_peak);
-  }
+  fold_process_metrics(metrics_, process_metrics_, node_count());
 }
 
 void Simulation::check_oracle() {

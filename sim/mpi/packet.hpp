@@ -1,0 +1,50 @@
+#pragma once
+// What MPI ranks send each other, on one tag of one communicator so that MPI's non-overtaking
+// rule keeps every pair of ranks FIFO (the channel semantics of sim/core). A packet is a kind
+// byte and its fields, encoded with the same wire format as control messages; a host message
+// carries a core::Message whole, with the real content of a data version inline.
+#include <cstdint>
+
+#include "sim/core/message.hpp"
+#include "sim/core/run_metrics.hpp"
+#include "sim/core/wire.hpp"
+
+namespace ftsim::mpi {
+
+enum class PacketKind : std::uint8_t {
+  host_message,    // a message between node hosts (nodes, coordinator)
+  // driver -> rank
+  fail,            // fail-stop now: {incarnation, failure index}
+  notice,          // a failure notice: {node, incarnation, sequence}
+  replace,         // start a replacement host: {incarnation, last notice sequence}
+  storage_done,    // {incarnation, token, found, bytes, content}
+  status_query,    // {round}
+  finish,          // {complete}: stop and send the results
+  // rank -> driver
+  storage_write,   // {incarnation, server, key, bytes, token, content}
+  storage_read,    // {incarnation, server, key, token}
+  storage_erase,   // {server, key}
+  status,          // {round, finished, sent, received, busy, remaining}
+  failure_effect,  // {node, incarnation, effect}
+  recovered,       // {node, incarnation}
+  checkpoint,      // a CheckpointRecord
+  fail_run,        // {reason}
+  results,         // a rank's share of the results
+};
+
+// Packets counted by the termination detection (all but the detection's own).
+inline bool counted(PacketKind kind) { return kind != PacketKind::status_query && kind != PacketKind::status; }
+
+void encode_message(core::WireWriter& out, const core::Message& m);
+core::Message decode_message(core::WireReader& in);
+
+void encode_metrics(core::WireWriter& out, const core::NodeMetrics& m);
+core::NodeMetrics decode_metrics(core::WireReader& in);
+
+void encode_effect(core::WireWriter& out, const core::FailureEffect& e);
+core::FailureEffect decode_effect(core::WireReader& in);
+
+void encode_string(core::WireWriter& out, const std::string& text);
+std::string decode_string(core::WireReader& in);
+
+}  // namespace ftsim::mpi
