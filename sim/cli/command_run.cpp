@@ -1,6 +1,11 @@
 // ftsim run CONFIG [-o DIR] [--trace]: simulate the config on SimGrid; print a summary, write
 // DIR/results.json (docs/results.md) and, with --trace, DIR/trace.json (Chrome trace format).
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,6 +24,7 @@
 #include "sim/config/units.hpp"
 #include "sim/core/run_metrics_json.hpp"
 #include "sim/simgrid/network_model.hpp"
+#include "sim/cli/run_report.hpp"
 #include "sim/simgrid/simulate.hpp"
 
 namespace ftsim::cli {
@@ -30,59 +36,27 @@ struct RunOptions {
   std::string output_dir;
   bool trace = false;
   std::string log;
+  std::string backend = "simgrid";
+  bool no_verify = false;
 };
 
-void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& m,
-                   const std::optional<core::RunMetrics>& reference, double wall, std::ostream& out) {
-  out << fmt::format("{}: {} on {} nodes x {} cores, protocol {}, {} tasks\n", cfg.name, to_string(cfg.application.type),
-                     graph.node_count(), cfg.platform.cores_per_node, cfg.protocol.type, graph.task_count());
-  // The factors SimGrid applies to the configured network explain a makespan: say them.
-  out << "network model " << simgrid_backend::describe_network_model(cfg.platform.network.model) << "\n";
-  Table summary({"metric", "value"});
-  summary.add_row({"result", m.complete ? (m.oracle_ok ? "complete, oracle ok" : "complete, ORACLE FAILED") : "FAILED: " + m.failure_reason});
-  summary.add_row({"makespan", config::format_seconds(m.makespan)});
-  if (reference) {
-    summary.add_row({"failure-free makespan (none)", config::format_seconds(reference->makespan)});
-    summary.add_row({"overhead", percent(m.makespan / reference->makespan - 1.0)});
-  }
-  if (cfg.reference && cfg.reference->makespan) {
-    summary.add_row({"published makespan (" + cfg.reference->source + ")",
-                     config::format_seconds(*cfg.reference->makespan) + " (ftsim " +
-                         relative_gap(m.makespan, *cfg.reference->makespan) + ")"});
-  }
-  std::uint64_t executions = 0, reexecutions = 0;
-  std::array<std::uint64_t, core::kTrafficKinds> bytes{};
-  for (const auto& n : m.nodes) {
-    executions += n.executions;
-    reexecutions += n.reexecutions;
-    for (std::size_t k = 0; k < core::kTrafficKinds; ++k) bytes[k] += n.bytes_sent[k];
-  }
-  summary.add_row({"task executions (re-executions)", fmt::format("{} ({})", executions, reexecutions)});
-  for (std::size_t k = 0; k < core::kTrafficKinds; ++k) {
-    if (bytes[k] == 0 && k != 0) continue;
-    summary.add_row({std::string("bytes sent: ") + core::traffic_key(k),
-                     config::format_bytes(double(bytes[k])) + fmt::format(" ({} per node)", config::format_bytes(double(bytes[k]) / graph.node_count()))});
-  }
-  std::size_t committed = 0;
-  for (const auto& c : m.checkpoints) committed += c.committed >= 0;
-  if (!m.checkpoints.empty()) summary.add_row({"checkpoints committed", fmt::format("{} of {}", committed, m.checkpoints.size())});
-  summary.add_row({"failures", std::to_string(m.failures.size())});
-  summary.add_row({"wall time", config::format_seconds(wall)});
-  summary.print(out);
-  if (!m.failures.empty()) {
-    out << "\n";
-    Table failures({"failure", "time", "node", "restart point", "recovery", "tasks redone", "work lost", "rolled back"});
-    for (std::size_t i = 0; i < m.failures.size(); ++i) {
-      const auto& f = m.failures[i];
-      failures.add_row({std::to_string(i + 1), config::format_seconds(f.time), std::to_string(f.node), f.restart_point,
-                        f.recovered_at < 0 ? "-" : config::format_seconds(f.recovered_at - f.time),
-                        std::to_string(f.tasks_reexecuted), config::format_seconds(f.work_lost_seconds),
-                        std::to_string(f.processes_rolled_back)});
-    }
-    failures.print(out);
-  }
-  for (const auto& line : m.stall_report) out << "stall: " << line << "\n";
-  for (const auto& line : m.oracle_missing) out << "oracle: missing " << line << "\n";
+
+
+// --backend mpi: the same command line, run by ftsim-mpi (beside this executable). SimGrid's
+// library defines MPI symbols of its own (SMPI), so the MPI backend lives in a process that does
+// not load SimGrid.
+int exec_mpi_runner() {
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::string runner = (error ? std::filesystem::path(".") : self.parent_path()) / "ftsim-mpi";
+  std::vector<char*> argv;
+  for (const std::string& arg : arguments()) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv[0] = const_cast<char*>(runner.c_str());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  ::execv(runner.c_str(), argv.data());
+  std::cerr << "error: --backend mpi needs " << runner << ": " << std::strerror(errno) << "\n";
+  return kExitRunFailed;
 }
 
 }  // namespace
@@ -93,6 +67,11 @@ Command add_run_command(CLI::App& app) {
   command->add_option("CONFIG", options->config, "JSON config file")->required();
   command->add_option("-o,--output", options->output_dir, "Output directory (default: out/<config name>/)");
   command->add_flag("--trace", options->trace, "Also write trace.json (Chrome Trace Event format, opens in Perfetto)");
+  command->add_option("--backend", options->backend,
+                      "simgrid (simulate; default) or mpi (execute for real under mpirun: one rank per node plus one)")
+      ->check(CLI::IsMember({"simgrid", "mpi"}));
+  command->add_flag("--no-verify", options->no_verify,
+                    "mpi: skip the failure-free reference run and the bit-exact and numeric checks");
   command->add_option("--log", options->log,
                       "Also write events.log: one line per event of these categories, comma-separated: task, message, "
                       "failure, protocol, run, or all");
@@ -116,6 +95,13 @@ Command add_run_command(CLI::App& app) {
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error) throw config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
+    if (options->backend == "mpi") {
+      if (options->trace || !options->log.empty()) {
+        std::cerr << "error: --trace and --log are not available with --backend mpi yet (see docs/mpi.md)\n";
+        return kExitBadInput;
+      }
+      return exec_mpi_runner();
+    }
 
     graphs::TaskGraph graph;
     simgrid_backend::SimulationResult result;
@@ -156,40 +142,19 @@ Command add_run_command(CLI::App& app) {
       reference_wall = reference_result.wall_seconds;
     }
 
-    nlohmann::json results = core::to_json(result.metrics);
-    results["ftsim_version"] = "0.1.0";
-    results["backend"] = "simgrid";
+    nlohmann::json results = results_json(cfg, graph, result.metrics, reference, "simgrid");
     const auto factors = simgrid_backend::network_model_factors(cfg.platform.network.model);
     results["network_model"] = {{"name", config::to_string(cfg.platform.network.model)},
                                 {"latency_factor", factors.latency},
                                 {"bandwidth_factor", factors.bandwidth},
                                 {"factors_by_message_size", factors.by_message_size}};
-    results["name"] = cfg.name;
-    results["config_file"] = cfg.file;
-    results["config"] = cfg.document;
-    results["seed"] = cfg.seed;
-    results["protocol"] = cfg.protocol.type;
-    results["graph"] = {{"tasks", graph.task_count()},
-                        {"edges", graph.edge_count()},
-                        {"handles", graph.handle_count()},
-                        {"data_bytes", graph.total_data_bytes()},
-                        {"transfers", graph.transfers().size()}};
-    if (reference) {
-      results["reference"] = {{"makespan", reference->makespan},
-                              {"overhead", result.metrics.makespan / reference->makespan - 1.0},
-                              {"complete", reference->complete}};
-    } else {
-      results["reference"] = nullptr;
-    }
     results["wall"] = {{"simulation_seconds", result.wall_seconds},
                        {"reference_seconds", reference_wall},
                        {"events_per_second", result.wall_seconds > 0 ? double(result.metrics.events) / result.wall_seconds : 0.0}};
-    {
-      std::ofstream out(dir / "results.json");
-      if (!out) throw config::ConfigError((dir / "results.json").string(), "", "cannot write this file");
-      out << results.dump(2) << "\n";
-    }
-    print_summary(cfg, graph, result.metrics, reference, result.wall_seconds, std::cout);
+    results["mpi"] = nullptr;
+    write_results(dir, results);
+    print_summary(cfg, graph, result.metrics, reference, result.wall_seconds,
+                  "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model), false, std::cout);
     std::cout << "results: " << (dir / "results.json").string();
     if (options->trace) std::cout << "  trace: " << (dir / "trace.json").string();
     if (!options->log.empty()) std::cout << "  log: " << (dir / "events.log").string();

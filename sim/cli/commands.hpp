@@ -2,6 +2,8 @@
 // The verbs of the ftsim executable. Each registers its CLI11 subcommand and returns the
 // callback that runs it. Exit codes: 0 ok, 1 run failed, 2 bad input.
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,6 +14,10 @@ inline constexpr int kExitRunFailed = 1;
 inline constexpr int kExitBadInput = 2;
 
 using Command = std::function<int()>;
+
+// The command line as given (main sets it), for a command that hands over to another executable.
+void set_arguments(int argc, char** argv);
+const std::vector<std::string>& arguments();
 
 Command add_validate_command(CLI::App& app);
 Command add_graph_command(CLI::App& app);

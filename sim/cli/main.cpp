@@ -6,8 +6,17 @@
 #include "sim/cli/commands.hpp"
 #include "sim/config/config_error.hpp"
 
+namespace ftsim::cli {
+namespace {
+std::vector<std::string> command_line;
+}
+void set_arguments(int argc, char** argv) { command_line.assign(argv, argv + argc); }
+const std::vector<std::string>& arguments() { return command_line; }
+}  // namespace ftsim::cli
+
 int main(int argc, char** argv) {
   using namespace ftsim::cli;
+  set_arguments(argc, argv);
   CLI::App app{"ftsim: what does a fault-tolerance protocol cost on a task-based application, "
                "and how much work does a failure destroy?"};
   app.require_subcommand(1);

@@ -32,6 +32,15 @@ enum class PacketKind : std::uint8_t {
   results,         // a rank's share of the results
 };
 
+// What a rank tells the termination detection.
+struct RankStatus {
+  bool finished = false;       // its host is up and has nothing left to do
+  std::uint64_t sent = 0, received = 0;  // counted packets (see packet.hpp)
+  std::uint64_t busy = 0;      // kernels, activities and timers pending: things that happen by themselves
+  std::uint64_t remaining = 0;  // tasks not done
+  double last_completion = 0;  // when its last task finished
+};
+
 // Packets counted by the termination detection (all but the detection's own).
 inline bool counted(PacketKind kind) { return kind != PacketKind::status_query && kind != PacketKind::status; }
 

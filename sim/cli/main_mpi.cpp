@@ -1,0 +1,120 @@
+// ftsim-mpi: `ftsim run --backend mpi` (ftsim execs it: SimGrid's library defines MPI symbols of
+// its own, SMPI's, so a process that links SimGrid cannot call Open MPI). Every rank runs it;
+// the driver rank (the last) reports.
+#include <mpi.h>
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "graphs/application.hpp"
+#include "graphs/cost_model.hpp"
+#include "graphs/stf_builder.hpp"
+#include "protocols/registry.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/cli/run_report.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/mpi/mpi_command.hpp"
+
+namespace ftsim::cli {
+namespace {
+
+struct MpiRunOptions {
+  std::string config;
+  std::string output_dir;
+  std::string backend = "mpi";
+  bool no_verify = false;
+};
+
+// --backend mpi: every rank runs this; the driver rank (the last) reports.
+int run_with_mpi(const config::Config& cfg, const MpiRunOptions& options, const std::filesystem::path& dir,
+                 const mpi::MpiSession& session) {
+  const bool reporter_guess = session.rank() == session.size() - 1;
+  graphs::TaskGraph graph = graphs::build_application(cfg);
+  const graphs::CostModel cost(cfg, graph);
+  if (!cost.has_speeds()) {
+    throw config::ConfigError(cfg.file, "/platform", "a timed run needs kernel speeds: add \"core_gflops\"");
+  }
+  mpi::MpiOptions mpi_options;
+  mpi_options.verify = !options.no_verify;
+  mpi::MpiOutcome outcome;
+  try {
+    outcome = mpi::run_mpi(cfg, graph, cost, mpi_options);
+  } catch (const config::ConfigError& e) {
+    // Every rank finds the same error: one of them says it.
+    if (reporter_guess) std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  int code = kExitOk;
+  if (outcome.reporter) {
+    nlohmann::json results = results_json(cfg, graph, outcome.metrics, outcome.reference, "mpi");
+    results["network_model"] = nullptr;  // a real network
+    results["wall"] = {{"simulation_seconds", outcome.wall_seconds},
+                       {"reference_seconds", outcome.reference_wall_seconds},
+                       {"events_per_second", 0.0}};
+    results["mpi"] = outcome.details;
+    write_results(dir, results);
+    print_summary(cfg, graph, outcome.metrics, outcome.reference, outcome.wall_seconds,
+                  fmt::format("backend mpi: {} node ranks and a driver rank, real kernels, wall-clock times", graph.node_count()),
+                  true, std::cout);
+    const auto& v = outcome.details["verification"];
+    if (!v.is_null()) {
+      std::cout << "verification: " << (v["bit_exact"].get<bool>() ? "bit-exact" : "NOT BIT-EXACT") << " against the failure-free MPI run ("
+                << v["handles"].get<std::size_t>() << " handles)";
+      for (const auto& c : v["numeric_checks"]) {
+        std::cout << "; " << c["name"].get<std::string>() << " " << fmt::format("{:.3g}", c["value"].get<double>())
+                  << (c["ok"].get<bool>() ? " ok" : " FAILED");
+      }
+      std::cout << "\n";
+      for (const auto& m : v["first_mismatches"]) std::cout << "verification: " << m.get<std::string>() << "\n";
+    }
+    std::cout << "results: " << (dir / "results.json").string() << "\n";
+    code = outcome.metrics.complete && outcome.metrics.oracle_ok && outcome.verified ? kExitOk : kExitRunFailed;
+  }
+  return mpi::agree_exit_code(code, graph);
+}
+
+}  // namespace
+}  // namespace ftsim::cli
+
+int main(int argc, char** argv) {
+  using namespace ftsim::cli;
+  CLI::App app{"ftsim-mpi: run a config for real on MPI ranks (started by `ftsim run --backend mpi` under mpirun)"};
+  auto* run = app.add_subcommand("run", "Execute a config on MPI ranks: one per node plus one for the driver");
+  app.require_subcommand(1);
+  MpiRunOptions options;
+  run->add_option("CONFIG", options.config, "JSON config file")->required();
+  run->add_option("-o,--output", options.output_dir, "Output directory (default: out/<config name>/)");
+  run->add_option("--backend", options.backend, "mpi")->check(CLI::IsMember({"mpi"}));
+  run->add_flag("--no-verify", options.no_verify, "Skip the failure-free reference run and the checks");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitBadInput;
+  }
+  ftsim::mpi::MpiSession session(&argc, &argv);
+  const bool speaker = session.rank() == session.size() - 1;
+  try {
+    const ftsim::config::Config cfg = ftsim::protocols::load_config(options.config);
+    const std::filesystem::path dir = options.output_dir.empty() ? std::filesystem::path("out") / cfg.name
+                                                                 : std::filesystem::path(options.output_dir);
+    if (speaker) {
+      std::error_code error;
+      std::filesystem::create_directories(dir, error);
+      if (error) throw ftsim::config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
+    }
+    return run_with_mpi(cfg, options, dir, session);
+  } catch (const ftsim::config::ConfigError& e) {
+    if (speaker) std::cerr << "error: " << e.what() << "\n";  // every rank finds it: one says it
+    return kExitBadInput;
+  } catch (const ftsim::graphs::GraphError& e) {
+    if (speaker) std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    // A bug on one rank: end the whole job, naming the rank, rather than leave the others waiting.
+    std::cerr << "ftsim-mpi: rank " << session.rank() << ": error: " << e.what() << "\n";
+    MPI_Abort(MPI_COMM_WORLD, kExitRunFailed);
+    return kExitRunFailed;
+  }
+}

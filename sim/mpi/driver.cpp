@@ -1,0 +1,368 @@
+#include "sim/mpi/driver.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/mpi/rank_process.hpp"
+
+namespace ftsim::mpi {
+
+using core::Bytes;
+using core::WireReader;
+using core::WireWriter;
+
+namespace {
+
+Bytes packet_of(PacketKind kind) {
+  Bytes packet;
+  packet.push_back(static_cast<std::uint8_t>(kind));
+  return packet;
+}
+
+constexpr double kRoundInterval = 0.002;  // seconds between termination rounds
+constexpr double kStallAfter = 2.0;       // seconds of unchanged rounds with nothing pending
+
+}  // namespace
+
+Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
+    : spec_(spec), local_(local), schedule_(spec.config.failures, spec.graph.node_count(), spec.config.seed) {
+  const NodeId n = nodes();
+  process_metrics_.resize(n + 1);
+  up_.assign(n, true);
+  incarnation_.assign(n, 0);
+  replacement_scheduled_.assign(n, false);
+  failure_of_.resize(n);
+  spares_left_ = spec.config.platform.spares;
+  storage_.resize(spec.config.platform.storage.hosts);
+  statuses_.resize(n);
+  results_missing_ = n + 1;
+}
+
+void Driver::start() {
+  if (!spec_.inject_failures) return;
+  for (const auto& failure : schedule_.initial()) {
+    if (failure.node < nodes()) timers_.add(failure.time, {Action::Kind::inject, failure.node, 0});
+  }
+}
+
+// ----------------------------------------------------------------------------- failures
+
+void Driver::inject(NodeId node) {
+  if (finishing_ || !up_[node] || injected_ >= spec_.config.failures.max_failures) return;
+  ++injected_;
+  const double now = local_.clock();
+  core::FailureRecord record;
+  record.time = now;
+  record.node = node;
+  up_[node] = false;
+  const std::uint32_t failed = incarnation_[node]++;
+  failure_of_[node].resize(failed + 1, static_cast<std::size_t>(-1));
+  failure_of_[node][failed] = metrics_.failures.size();
+  Bytes packet = packet_of(PacketKind::fail);
+  WireWriter out(packet);
+  out.u32(failed);
+  out.u64(metrics_.failures.size());
+  metrics_.failures.push_back(record);
+  ++unrecovered_;
+  local_.send_packet(static_cast<int>(node), std::move(packet));
+  timers_.add(now + spec_.config.failures.detection, {Action::Kind::detect, node, failed});
+  ++pending_actions_;
+  const bool unlimited = spec_.config.platform.unlimited_spares;
+  replacement_scheduled_[node] = unlimited || spares_left_ > 0;
+  if (replacement_scheduled_[node]) {
+    if (!unlimited) --spares_left_;
+    timers_.add(now + spec_.config.failures.downtime, {Action::Kind::replace, node, 0});
+    ++pending_actions_;
+  }
+}
+
+core::FailureRecord* Driver::record(NodeId node, std::uint32_t incarnation) {
+  if (node >= failure_of_.size() || incarnation >= failure_of_[node].size()) return nullptr;
+  const std::size_t index = failure_of_[node][incarnation];
+  return index < metrics_.failures.size() ? &metrics_.failures[index] : nullptr;
+}
+
+void Driver::notify(NodeId node, std::uint32_t incarnation) {
+  if (core::FailureRecord* r = record(node, incarnation)) r->detected_at = local_.clock();
+  if (!up_[node] && !replacement_scheduled_[node]) {
+    finish(false, "node " + std::to_string(node) + " failed and no spare node is left (/platform/spares = " +
+                      std::to_string(spec_.config.platform.spares) + ")");
+    return;
+  }
+  // Every live process hears of it, in one total order (the sequence), as ULFM would report it.
+  ++detections_;
+  for (NodeId n = 0; n <= nodes(); ++n) {
+    if (n < nodes() && !up_[n]) continue;
+    Bytes packet = packet_of(PacketKind::notice);
+    WireWriter out(packet);
+    out.u32(node);
+    out.u32(incarnation);
+    out.u32(detections_);
+    local_.send_packet(static_cast<int>(n), std::move(packet));
+  }
+}
+
+void Driver::replace(NodeId node) {
+  if (up_[node] || finishing_) return;
+  up_[node] = true;
+  replacement_scheduled_[node] = false;
+  if (core::FailureRecord* r = record(node, incarnation_[node] - 1)) r->replaced_at = local_.clock();
+  Bytes packet = packet_of(PacketKind::replace);
+  WireWriter out(packet);
+  out.u32(incarnation_[node]);
+  out.u32(detections_);
+  local_.send_packet(static_cast<int>(node), std::move(packet));
+  if (spec_.inject_failures) {
+    if (auto next = schedule_.next_after(node, local_.clock())) timers_.add(*next, {Action::Kind::inject, node, 0});
+  }
+}
+
+// ----------------------------------------------------------------------------- packets
+
+void Driver::handle(int from, PacketKind kind, WireReader& in) {
+  switch (kind) {
+    case PacketKind::storage_write:
+    case PacketKind::storage_read: {
+      const std::uint32_t incarnation = in.u32();
+      const std::uint32_t server = in.u32();
+      const std::uint64_t key = in.u64();
+      const bool write = kind == PacketKind::storage_write;
+      std::uint64_t bytes = 0;
+      Bytes content;
+      if (write) bytes = in.u64();
+      const std::uint64_t token = in.u64();
+      bool found = true;
+      if (write) {
+        storage_[server][key] = Stored{in.bytes(), bytes};
+      } else {
+        auto it = storage_[server].find(key);
+        found = it != storage_[server].end();
+        bytes = found ? it->second.bytes : 1;  // a "not found" answer is a tiny message
+        if (found) content = it->second.content;
+      }
+      Bytes answer = packet_of(PacketKind::storage_done);
+      WireWriter out(answer);
+      out.u32(incarnation);
+      out.u64(token);
+      out.u8(write ? 0 : 1);
+      out.u8(found ? 1 : 0);
+      out.u64(bytes);
+      out.bytes(content);
+      local_.send_packet(from, std::move(answer));
+      return;
+    }
+    case PacketKind::storage_erase: {
+      const std::uint32_t server = in.u32();
+      storage_[server].erase(in.u64());
+      return;
+    }
+    case PacketKind::status: {
+      const std::uint64_t round = in.u64();
+      RankStatus s;
+      s.finished = in.u8() != 0;
+      s.sent = in.u64();
+      s.received = in.u64();
+      s.busy = in.u64();
+      s.remaining = in.u64();
+      s.last_completion = in.f64();
+      if (round != round_ || !round_open_ || from < 0 || NodeId(from) >= nodes()) return;
+      statuses_[static_cast<std::size_t>(from)] = s;
+      if (++replies_ == nodes()) close_round();
+      return;
+    }
+    case PacketKind::failure_effect: {
+      const NodeId node = in.u32();
+      const std::uint32_t incarnation = in.u32();
+      const core::FailureEffect e = decode_effect(in);
+      core::FailureRecord* r = record(node, incarnation);
+      if (!r) return;
+      if (!e.restart_point.empty()) r->restart_point = e.restart_point;
+      r->tasks_reexecuted += e.tasks_reexecuted;
+      r->work_lost_seconds += e.work_lost_seconds;
+      r->processes_rolled_back += e.processes_rolled_back;
+      r->messages_replayed += e.messages_replayed;
+      r->bytes_replayed += e.bytes_replayed;
+      return;
+    }
+    case PacketKind::recovered: {
+      const NodeId node = in.u32();
+      core::FailureRecord* r = record(node, in.u32());
+      if (!r || r->recovered_at >= 0) return;
+      r->recovered_at = local_.clock();
+      --unrecovered_;
+      return;
+    }
+    case PacketKind::checkpoint: {
+      core::CheckpointRecord c;
+      c.id = in.u32();
+      c.started = in.f64();
+      c.saved = in.f64();
+      c.committed = in.f64();
+      c.bytes = in.u64();
+      c.aborted = in.u8() != 0;
+      auto& checkpoints = metrics_.checkpoints;
+      if (!checkpoints.empty() && checkpoints.back().id == c.id && !checkpoints.back().aborted) {
+        checkpoints.back() = c;
+      } else {
+        checkpoints.push_back(c);
+      }
+      return;
+    }
+    case PacketKind::fail_run: finish(false, decode_string(in)); return;
+    case PacketKind::results: add_results(static_cast<NodeId>(from), in); return;
+    default: throw std::runtime_error("driver: unexpected packet kind " + std::to_string(int(kind)));
+  }
+}
+
+// ----------------------------------------------------------------------------- the end
+
+bool Driver::tick() {
+  if (finishing_) return false;
+  const double now = local_.clock();
+  bool progress = false;
+  Action action;
+  while (!finishing_ && timers_.pop_due(now, action)) {
+    progress = true;
+    switch (action.kind) {
+      case Action::Kind::inject: inject(action.node); break;
+      case Action::Kind::detect: --pending_actions_; notify(action.node, action.incarnation); break;
+      case Action::Kind::replace: --pending_actions_; replace(action.node); break;
+    }
+  }
+  if (finishing_) return true;
+  const double limit = spec_.config.run.wall_limit;
+  if (limit > 0 && now > limit) {
+    finish(false, "wall time limit reached: " + std::to_string(now) + " s (/run/wall_limit)");
+    return true;
+  }
+  if (!round_open_ && now - last_round_ >= kRoundInterval) open_round();
+  if (spec_.progress) report_progress();
+  return progress;
+}
+
+void Driver::open_round() {
+  ++round_;
+  round_open_ = true;
+  replies_ = 0;
+  round_opened_at_ = local_.clock();
+  for (NodeId n = 0; n < nodes(); ++n) {
+    Bytes packet = packet_of(PacketKind::status_query);
+    WireWriter out(packet);
+    out.u64(round_);
+    local_.send_packet(static_cast<int>(n), std::move(packet));
+  }
+}
+
+void Driver::close_round() {
+  round_open_ = false;
+  last_round_ = local_.clock();
+  const RankStatus own = local_.status();
+  bool finished = own.finished;
+  std::uint64_t sent = own.sent, received = own.received, busy = own.busy;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> counts;
+  for (const RankStatus& s : statuses_) {
+    finished = finished && s.finished;
+    sent += s.sent;
+    received += s.received;
+    busy += s.busy;
+    counts.emplace_back(s.sent, s.received);
+  }
+  counts.emplace_back(own.sent, own.received);
+  const bool unchanged = counts == previous_counts_;
+  const bool failures_settled = unrecovered_ == 0 && pending_actions_ == 0;
+  // Four-counter termination detection: two successive rounds, all finished, the same counts,
+  // and every packet sent received. No packet can then be in flight, nor be sent again.
+  if (finished && previous_finished_ && unchanged && sent == received && failures_settled) {
+    end_time_ = 0;
+    for (const RankStatus& s : statuses_) end_time_ = std::max(end_time_, s.last_completion);
+    finish(true, "");
+    return;
+  }
+  // A stall: nothing moves and nothing will (no kernel, timer or failure to come).
+  const bool quiet = !finished && unchanged && busy == 0 && timers_.size() == 0 && sent == received;
+  if (!quiet) {
+    quiet_since_ = -1;
+  } else if (quiet_since_ < 0) {
+    quiet_since_ = last_round_;
+  } else if (last_round_ - quiet_since_ > kStallAfter) {
+    finish(false, "stalled at " + std::to_string(last_round_) + " s: nothing moves and nothing is pending (see stall_report)");
+    return;
+  }
+  previous_counts_ = std::move(counts);
+  previous_finished_ = finished;
+}
+
+void Driver::finish(bool complete, const std::string& reason) {
+  if (finishing_) return;
+  finishing_ = true;
+  metrics_.complete = complete;
+  metrics_.failure_reason = reason;
+  result_.phases.run = local_.clock();
+  if (!complete) end_time_ = local_.clock();
+  metrics_.makespan = end_time_;
+  gather_started_ = local_.clock();
+  for (NodeId n = 0; n < nodes(); ++n) local_.send_packet(static_cast<int>(n), packet_of(PacketKind::finish));
+  Bytes own = local_.results();
+  WireReader in(own.data() + 1, own.size() - 1);
+  add_results(nodes(), in);
+}
+
+void Driver::add_results(NodeId process, WireReader& in) {
+  const NodeId reported = in.u32();
+  if (reported != process || process > nodes()) throw std::runtime_error("driver: results from an unexpected rank");
+  process_metrics_[process] = decode_metrics(in);
+  in.f64();  // last completion (already in the statuses)
+  const std::uint64_t effects = in.u64();
+  for (std::uint64_t i = 0; i < effects; ++i) {
+    const std::uint64_t failure = in.u64();
+    const core::FailureEffect e = decode_effect(in);
+    if (failure >= metrics_.failures.size()) continue;
+    metrics_.failures[failure].tasks_reexecuted += e.tasks_reexecuted;
+    metrics_.failures[failure].work_lost_seconds += e.work_lost_seconds;
+  }
+  const std::string stall = decode_string(in);
+  if (!stall.empty() && !metrics_.complete) metrics_.stall_report.push_back(stall);
+  for (std::uint64_t i = 0, n = in.u64(); i < n; ++i) {
+    std::string line = decode_string(in);
+    if (missing_count_++ < 20) missing_.push_back(std::move(line));
+  }
+  for (std::uint64_t i = 0, n = in.u64(); i < n; ++i) {
+    std::string line = decode_string(in);
+    if (wrong_count_++ < 20) wrong_.push_back(std::move(line));
+  }
+  result_.finals.resize(spec_.graph.handle_count());
+  for (std::uint64_t i = 0, n = in.u64(); i < n; ++i) {
+    const graphs::HandleId h = in.u32();
+    core::ContentRef content = in.content();
+    if (h < result_.finals.size() && content) result_.finals[h] = *content;
+  }
+  if (--results_missing_ > 0) return;
+  // Everything is in.
+  core::fold_process_metrics(metrics_, process_metrics_, nodes());
+  metrics_.oracle_missing = missing_;
+  metrics_.oracle_wrong = wrong_;
+  metrics_.oracle_ok = metrics_.complete && missing_count_ == 0 && wrong_count_ == 0;
+  for (const core::NodeMetrics& m : process_metrics_) metrics_.events += m.executions;
+  result_.checksums.assign(result_.finals.size(), 0);
+  for (std::size_t h = 0; h < result_.finals.size(); ++h) {
+    if (!result_.finals[h].empty()) result_.checksums[h] = kernels::checksum(result_.finals[h]);
+  }
+  result_.phases.gather = local_.clock() - gather_started_;
+}
+
+MpiRunResult Driver::take_result() {
+  result_.metrics = std::move(metrics_);
+  return std::move(result_);
+}
+
+void Driver::report_progress() {
+  const double now = local_.clock();
+  if (now - last_progress_ < 2.0) return;
+  last_progress_ = now;
+  std::uint64_t remaining = 0;
+  for (const RankStatus& s : statuses_) remaining += s.remaining;
+  std::fprintf(stderr, "[ftsim mpi] %.1f s, tasks left %llu of %zu, failures %zu\n", now,
+               static_cast<unsigned long long>(remaining), spec_.graph.task_count(), metrics_.failures.size());
+}
+
+}  // namespace ftsim::mpi

@@ -1,0 +1,95 @@
+#pragma once
+// The world driver of an MPI run, on the last rank beside the coordinator's host. It is the
+// only part that knows true liveness, as the world does in a simulation: it injects the
+// failures (wall-clock times from /failures), sends failure notices after the detection latency
+// and starts replacements after the downtime, serves stable storage, detects the end of the run
+// and gathers the results. Hosts learn of it only through packets.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/core/failure_schedule.hpp"
+#include "sim/mpi/mpi_run.hpp"
+#include "sim/mpi/packet.hpp"
+#include "sim/mpi/timer_queue.hpp"
+
+namespace ftsim::mpi {
+
+using graphs::HandleId;
+using graphs::NodeId;
+using graphs::TaskId;
+
+class RankProcess;
+
+
+class Driver {
+public:
+  Driver(const MpiRunSpec& spec, RankProcess& local);
+
+  void start();
+  // A packet for the driver (from any rank, this one included).
+  void handle(int from, PacketKind kind, core::WireReader& in);
+  // Timers, termination rounds, limits; returns whether anything happened.
+  bool tick();
+  bool done() const { return results_missing_ == 0; }
+  MpiRunResult take_result();
+
+private:
+  struct Action {
+    enum class Kind : std::uint8_t { inject, detect, replace } kind;
+    NodeId node;
+    std::uint32_t incarnation;
+  };
+  struct Stored {
+    core::Bytes content;
+    std::uint64_t bytes = 0;
+  };
+  NodeId nodes() const { return spec_.graph.node_count(); }
+  void inject(NodeId node);
+  void notify(NodeId node, std::uint32_t incarnation);
+  void replace(NodeId node);
+  core::FailureRecord* record(NodeId node, std::uint32_t incarnation);
+  void open_round();
+  void close_round();
+  void finish(bool complete, const std::string& reason);
+  void add_results(NodeId process, core::WireReader& in);
+  void report_progress();
+
+  const MpiRunSpec& spec_;
+  RankProcess& local_;
+  core::FailureSchedule schedule_;
+  TimerQueue<Action> timers_;
+  core::RunMetrics metrics_;
+  std::vector<core::NodeMetrics> process_metrics_;
+  std::vector<bool> up_;
+  std::vector<std::uint32_t> incarnation_;
+  std::vector<bool> replacement_scheduled_;
+  std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation
+  std::size_t unrecovered_ = 0;
+  std::uint32_t injected_ = 0, detections_ = 0, spares_left_ = 0;
+  std::uint32_t pending_actions_ = 0;  // detections and replacements to come
+  std::vector<std::map<std::uint64_t, Stored>> storage_;  // per server
+  // Termination detection: rounds of status queries; the end is two identical rounds in which
+  // every host is finished and every counted packet sent was received.
+  std::uint64_t round_ = 0;
+  bool round_open_ = false;
+  double round_opened_at_ = -1, last_round_ = -1;
+  std::vector<RankStatus> statuses_;
+  std::size_t replies_ = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> previous_counts_;
+  bool previous_finished_ = false;
+  double quiet_since_ = -1;  // rounds unchanged with nothing pending since then (a stall)
+  // The end.
+  bool finishing_ = false;
+  std::size_t results_missing_ = 1;
+  double end_time_ = 0;
+  std::vector<std::string> missing_, wrong_;
+  std::size_t missing_count_ = 0, wrong_count_ = 0;
+  MpiRunResult result_;
+  double last_progress_ = 0;
+  double gather_started_ = 0;
+};
+
+}  // namespace ftsim::mpi

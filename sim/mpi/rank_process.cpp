@@ -1,0 +1,542 @@
+#include "sim/mpi/rank_process.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
+
+#include "sim/core/simulation.hpp"
+#include "sim/mpi/driver.hpp"
+
+namespace ftsim::mpi {
+
+using core::Bytes;
+using core::WireReader;
+using core::WireWriter;
+
+namespace {
+
+Bytes packet_of(PacketKind kind) {
+  Bytes packet;
+  packet.push_back(static_cast<std::uint8_t>(kind));
+  return packet;
+}
+
+}  // namespace
+
+RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
+    : spec_(spec),
+      transport_(transport),
+      graph_(spec.graph),
+      node_count_(spec.graph.node_count()),
+      process_(static_cast<NodeId>(transport.rank())),
+      index_(spec.graph),
+      setup_{spec.config, spec.graph, index_, spec.cost, spec.config.platform.network.envelope},
+      start_(std::chrono::steady_clock::now()) {
+  if (is_node()) {
+    const std::size_t local = index_.tasks_of(process_).size();
+    executions_.assign(local, 0);
+    last_duration_.assign(local, 0);
+    generation_.assign(local, 0);
+    started_at_.assign(local, 0);
+    pool_ = std::make_unique<WorkerPool>(spec.config.platform.cores_per_node, spec.kernels);
+  } else {
+    driver_ = std::make_unique<Driver>(spec, *this);
+  }
+  host_ = make_host();
+}
+
+RankProcess::~RankProcess() = default;
+
+std::unique_ptr<core::NodeHost> RankProcess::make_host() {
+  core::HostEnvironment& environment = *this;
+  return std::make_unique<core::NodeHost>(process_, incarnation_, setup_, environment,
+                                          spec_.factory(process_, process_ == node_count_));
+}
+
+double RankProcess::now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+// ----------------------------------------------------------------------------- the loop
+
+MpiRunResult RankProcess::run() {
+  // As a job starts: every process has its input; then (after a barrier, so that the clocks of
+  // all ranks start together) the protocols start, the initial values are sent, tasks scheduled.
+  host_->load_initial_state();
+  const double prepared = now();
+  transport_.barrier();
+  start_ = std::chrono::steady_clock::now();
+  if (driver_) driver_->start();
+  host_->start_protocol();
+  host_->send_initial_values();
+  host_->schedule();
+  std::uint32_t idle = 0;
+  while (!(driver_ ? driver_->done() : finishing_)) {
+    if (step()) {
+      idle = 0;
+    } else if (++idle > 64) {
+      // Nothing to do: let the other ranks and the workers have the cores (oversubscribed runs).
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  MpiRunResult result;
+  if (driver_) {
+    result = driver_->take_result();
+    result.phases.start = prepared;
+  }
+  return result;
+}
+
+bool RankProcess::step() {
+  bool progress = false;
+  int from = 0;
+  Bytes packet;
+  for (int i = 0; i < 64 && transport_.receive(from, packet); ++i) {
+    handle(from, packet);
+    progress = true;
+  }
+  for (int i = 0; i < 64 && !inbox_.empty(); ++i) {
+    LocalPacket local = std::move(inbox_.front());
+    inbox_.pop_front();
+    handle(transport_.rank(), local.packet);
+    if (local.token != 0) released_.push_back(local.token);
+    progress = true;
+  }
+  released_.clear();
+  transport_.progress(released_);
+  for (std::uint64_t token : released_) {
+    auto it = in_flight_.find(token);
+    if (it == in_flight_.end()) continue;
+    const core::Message m = std::move(it->second);
+    in_flight_.erase(it);
+    // A dead incarnation's sends are nobody's business any more.
+    if (host_ && m.source_incarnation == incarnation_) host_->released(m);
+    progress = true;
+  }
+  if (pool_ && pool_->collect(done_jobs_) > 0) {
+    for (auto& job : done_jobs_) on_job_done(std::move(job));
+    done_jobs_.clear();
+    progress = true;
+  }
+  TimerAction action;
+  while (timers_.pop_due(now(), action)) {
+    progress = true;
+    if (!host_ || action.incarnation != incarnation_) continue;  // timers die with their process
+    if (action.kind == TimerAction::Kind::protocol) {
+      host_->on_timer(action.token);
+    } else {
+      activity_timer_.erase(static_cast<TaskId>(action.token));
+      host_->on_task_finished(static_cast<TaskId>(action.token));
+    }
+  }
+  if (driver_ && driver_->tick()) progress = true;
+  return progress;
+}
+
+void RankProcess::send_packet(int to, Bytes packet) {
+  if (counted(static_cast<PacketKind>(packet[0]))) ++sent_;
+  if (to == transport_.rank()) {
+    inbox_.push_back({std::move(packet), 0});
+  } else {
+    transport_.send(to, std::move(packet));
+  }
+}
+
+void RankProcess::to_driver(Bytes packet) { send_packet(static_cast<int>(node_count_), std::move(packet)); }
+
+void RankProcess::handle(int from, const Bytes& packet) {
+  if (packet.empty()) throw std::runtime_error("empty MPI packet from rank " + std::to_string(from));
+  const auto kind = static_cast<PacketKind>(packet[0]);
+  if (counted(kind)) ++received_;
+  WireReader in(packet.data() + 1, packet.size() - 1);
+  switch (kind) {
+    case PacketKind::host_message: on_host_message(decode_message(in)); return;
+    case PacketKind::fail: {
+      const std::uint32_t incarnation = in.u32();
+      fail(incarnation, in.u64());
+      return;
+    }
+    case PacketKind::notice: {
+      core::FailureNotice notice;
+      notice.node = in.u32();
+      notice.incarnation = in.u32();
+      notice.sequence = in.u32();
+      if (host_) host_->on_failure_notice(notice);
+      return;
+    }
+    case PacketKind::replace: {
+      const std::uint32_t incarnation = in.u32();
+      replace(incarnation, in.u32());
+      return;
+    }
+    case PacketKind::storage_done: {
+      const std::uint32_t incarnation = in.u32();
+      const std::uint64_t token = in.u64();
+      const bool read = in.u8() != 0;
+      const bool found = in.u8() != 0;
+      const std::uint64_t bytes = in.u64();
+      const Bytes content = in.bytes();
+      if (!host_ || incarnation != incarnation_) return;  // the requester died meanwhile
+      if (read && is_node()) {
+        // The server's answer, on the reader's account (as the simulation counts it).
+        ++metrics_.messages_sent[static_cast<std::size_t>(core::Traffic::restore)];
+        metrics_.bytes_sent[static_cast<std::size_t>(core::Traffic::restore)] += bytes;
+      }
+      host_->on_storage_done(token, read && found ? &content : nullptr);
+      return;
+    }
+    case PacketKind::status_query: {
+      const std::uint64_t round = in.u64();
+      const RankStatus s = status();
+      Bytes reply = packet_of(PacketKind::status);
+      WireWriter out(reply);
+      out.u64(round);
+      out.u8(s.finished ? 1 : 0);
+      out.u64(s.sent);
+      out.u64(s.received);
+      out.u64(s.busy);
+      out.u64(s.remaining);
+      out.f64(s.last_completion);
+      to_driver(std::move(reply));
+      return;
+    }
+    case PacketKind::finish:
+      finishing_ = true;
+      to_driver(results());
+      return;
+    default:
+      if (!driver_) throw std::runtime_error("rank " + std::to_string(transport_.rank()) + ": a driver packet from rank " +
+                                             std::to_string(from));
+      driver_->handle(from, kind, in);
+      return;
+  }
+}
+
+RankStatus RankProcess::status() const {
+  RankStatus s;
+  s.finished = host_ && host_->finished();
+  s.sent = sent_;
+  s.received = received_;
+  s.busy = (pool_ ? pool_->busy() : 0) + timers_.size() + inbox_.size() + (transport_.sending() ? 1 : 0);
+  s.remaining = host_ && host_->has_runtime() ? host_->node_runtime().remaining_tasks() : 0;
+  s.last_completion = last_completion_;
+  return s;
+}
+
+// ----------------------------------------------------------------------------- messages
+
+void RankProcess::send(core::Message m) {
+  const std::uint64_t token = next_token_++;
+  core::Message header = m;  // what released() needs: not the body nor the content
+  header.body.clear();
+  header.content.reset();
+  in_flight_.emplace(token, std::move(header));
+  Bytes packet = packet_of(PacketKind::host_message);
+  WireWriter out(packet);
+  encode_message(out, m);
+  ++sent_;
+  const int to = static_cast<int>(m.destination);
+  if (to == transport_.rank()) {
+    inbox_.push_back({std::move(packet), token});
+  } else {
+    transport_.send(to, std::move(packet), token);
+  }
+}
+
+void RankProcess::on_host_message(core::Message m) {
+  if (!host_) {
+    // Down: the communication layer keeps it for the replacement, unless it was meant for the
+    // incarnation that died (see docs/mpi.md for what differs from a simulation).
+    if (m.destination_incarnation == core::kAnyIncarnation) postponed_.push_back(std::move(m));
+    return;
+  }
+  deliver_to_host(m);
+}
+
+void RankProcess::deliver_to_host(const core::Message& m) {
+  if (m.destination_incarnation != core::kAnyIncarnation && m.destination_incarnation != incarnation_) return;
+  host_->deliver(m);
+}
+
+// ----------------------------------------------------------------------------- fail-stop
+
+void RankProcess::fail(std::uint32_t incarnation, std::uint64_t failure_index) {
+  if (!host_ || incarnation != incarnation_ || !is_node()) return;
+  // What the process was doing and what it had done is lost (the observer keeps the list of
+  // what it had done, to account for the redoing).
+  metrics_.lost_seconds += host_->running_seconds();
+  const auto local = index_.tasks_of(process_);
+  lost_done_.resize(local.size(), 0);
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (host_->node_runtime().status(local[i]) == core::TaskStatus::done) lost_done_[i] = 1;
+  }
+  lost_failure_ = failure_index;
+  host_->account_peaks();
+  host_.reset();  // memory, runtime state, protocol state, protocol stores
+  ++incarnation_;  // running kernels, timers and sends of the dead incarnation are now ignored
+  timers_.clear();
+  activity_timer_.clear();
+  postponed_.clear();
+}
+
+void RankProcess::replace(std::uint32_t incarnation, std::uint32_t last_sequence) {
+  if (host_) return;
+  incarnation_ = incarnation;
+  ++metrics_.restarts;
+  host_ = make_host();
+  host_->restart(core::RestartInfo{incarnation_, last_sequence});
+  auto held = std::move(postponed_);
+  postponed_.clear();
+  for (const core::Message& m : held) {
+    if (!host_) break;
+    deliver_to_host(m);
+  }
+}
+
+// ----------------------------------------------------------------------------- tasks
+
+void RankProcess::start_task(NodeId, TaskId task, double seconds) {
+  if (task >= core::kActivityBase) {
+    // A protocol activity (e.g. a copy task): it occupies a core of the host for its duration.
+    activity_timer_[task] = timers_.add(now() + seconds, {TimerAction::Kind::activity, incarnation_, task});
+    return;
+  }
+  const std::uint32_t s = slot(task);
+  auto job = std::make_unique<KernelJob>();
+  job->task = task;
+  job->incarnation = incarnation_;
+  job->generation = ++generation_[s];
+  job->seconds = seconds;
+  started_at_[s] = now();
+  const core::NodeRuntime& runtime = host_->node_runtime();
+  for (const graphs::Access& a : graph_.accesses(task)) {
+    const std::uint64_t bytes = graph_.bytes(a.handle);
+    core::ContentRef input;
+    if (graphs::reads(a.mode)) {
+      input = runtime.input_content(a);
+      // Not in memory at all (a protocol bug the oracle reports): the kernel reads zeros.
+      if (!input || input->size() != bytes) input = std::make_shared<core::Content>(bytes, 0);
+    }
+    if (a.mode == graphs::AccessMode::R) {
+      // Kernels do not write their R accesses: the shared, immutable content is safe to view.
+      job->data.emplace_back(const_cast<std::uint8_t*>(input->data()), input->size());
+      job->inputs.push_back(std::move(input));
+      job->outputs.push_back(nullptr);
+      continue;
+    }
+    auto output = input ? std::make_shared<core::Content>(*input) : std::make_shared<core::Content>(bytes, 0);
+    job->data.emplace_back(output->data(), output->size());
+    job->outputs.push_back(std::move(output));
+  }
+  pool_->submit(std::move(job));
+}
+
+void RankProcess::cancel_task(NodeId, TaskId task) {
+  if (task >= core::kActivityBase) {
+    auto it = activity_timer_.find(task);
+    if (it != activity_timer_.end()) {
+      timers_.cancel(it->second);
+      activity_timer_.erase(it);
+    }
+    return;
+  }
+  ++generation_[slot(task)];  // the kernel cannot be stopped; its result will be ignored
+}
+
+void RankProcess::on_job_done(std::unique_ptr<KernelJob> job) {
+  if (!job->error.empty()) {
+    fail_run("rank " + std::to_string(process_) + ": kernel " + graph_.task_name(job->task) + " failed: " + job->error);
+    return;
+  }
+  const std::uint32_t s = slot(job->task);
+  if (!host_ || job->incarnation != incarnation_ || job->generation != generation_[s]) return;  // cancelled, or dead
+  last_duration_[s] = now() - started_at_[s];
+  last_completion_ = now();
+  completing_ = job.get();
+  host_->on_task_finished(job->task);
+  completing_ = nullptr;
+}
+
+core::ContentRef RankProcess::output_content(NodeId, TaskId task, HandleId h) {
+  if (!completing_ || completing_->task != task) return nullptr;
+  const auto accesses = graph_.accesses(task);
+  for (std::size_t i = 0; i < accesses.size(); ++i) {
+    if (accesses[i].handle == h && graphs::writes(accesses[i].mode)) return completing_->outputs[i];
+  }
+  return nullptr;
+}
+
+core::ContentRef RankProcess::initial_content(HandleId h) {
+  auto content = std::make_shared<core::Content>(graph_.bytes(h), 0);
+  spec_.kernels.initial(h, *content);
+  return content;
+}
+
+bool RankProcess::observe_execution(TaskId task) {
+  const std::uint32_t s = slot(task);
+  if (!lost_done_.empty() && lost_done_[s]) {
+    // Work the failure destroyed on this node, redone now: its cost is what the lost execution
+    // measured.
+    lost_done_[s] = 0;
+    core::FailureEffect& effect = lost_effects_[lost_failure_];
+    ++effect.tasks_reexecuted;
+    effect.work_lost_seconds += last_duration_[s];
+  }
+  return executions_[s]++ > 0;
+}
+
+// ----------------------------------------------------------------------------- storage, timers, reports
+
+std::uint32_t RankProcess::storage_servers() const { return spec_.config.platform.storage.hosts; }
+
+void RankProcess::storage_write(NodeId, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
+                                std::uint64_t token) {
+  if (storage_servers() == 0) {
+    fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
+    return;
+  }
+  Bytes packet = packet_of(PacketKind::storage_write);
+  WireWriter out(packet);
+  out.u32(incarnation_);
+  out.u32(server % storage_servers());
+  out.u64(key);
+  out.u64(bytes);
+  out.u64(token);
+  out.bytes(content);
+  to_driver(std::move(packet));
+}
+
+void RankProcess::storage_read(NodeId, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
+  if (storage_servers() == 0) {
+    fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
+    return;
+  }
+  Bytes packet = packet_of(PacketKind::storage_read);
+  WireWriter out(packet);
+  out.u32(incarnation_);
+  out.u32(server % storage_servers());
+  out.u64(key);
+  out.u64(token);
+  to_driver(std::move(packet));
+}
+
+void RankProcess::storage_erase(std::uint32_t server, std::uint64_t key) {
+  if (storage_servers() == 0) return;
+  Bytes packet = packet_of(PacketKind::storage_erase);
+  WireWriter out(packet);
+  out.u32(server % storage_servers());
+  out.u64(key);
+  to_driver(std::move(packet));
+}
+
+std::uint64_t RankProcess::set_timer(NodeId, double delay, std::uint64_t token) {
+  return timers_.add(now() + delay, {TimerAction::Kind::protocol, incarnation_, token});
+}
+
+void RankProcess::cancel_timer(std::uint64_t id) { timers_.cancel(id); }
+
+void RankProcess::record_failure_effect(const core::FailureNotice& failure, const core::FailureEffect& effect) {
+  Bytes packet = packet_of(PacketKind::failure_effect);
+  WireWriter out(packet);
+  out.u32(failure.node);
+  out.u32(failure.incarnation);
+  encode_effect(out, effect);
+  to_driver(std::move(packet));
+}
+
+void RankProcess::record_recovered(const core::FailureNotice& failure) {
+  Bytes packet = packet_of(PacketKind::recovered);
+  WireWriter out(packet);
+  out.u32(failure.node);
+  out.u32(failure.incarnation);
+  to_driver(std::move(packet));
+}
+
+void RankProcess::record_checkpoint(const core::CheckpointRecord& record) {
+  Bytes packet = packet_of(PacketKind::checkpoint);
+  WireWriter out(packet);
+  out.u32(record.id);
+  out.f64(record.started);
+  out.f64(record.saved);
+  out.f64(record.committed);
+  out.u64(record.bytes);
+  out.u8(record.aborted ? 1 : 0);
+  to_driver(std::move(packet));
+}
+
+void RankProcess::fail_run(const std::string& reason) {
+  Bytes packet = packet_of(PacketKind::fail_run);
+  WireWriter out(packet);
+  encode_string(out, reason);
+  to_driver(std::move(packet));
+}
+
+// ----------------------------------------------------------------------------- results
+
+Bytes RankProcess::results() {
+  if (host_) host_->account_peaks();
+  Bytes packet = packet_of(PacketKind::results);
+  WireWriter out(packet);
+  out.u32(process_);
+  encode_metrics(out, metrics_);
+  out.f64(last_completion_);
+  out.u64(lost_effects_.size());
+  for (const auto& [failure, effect] : lost_effects_) {
+    out.u64(failure);
+    encode_effect(out, effect);
+  }
+  // The oracle on this rank's share: the final versions it must hold, and its tasks.
+  std::vector<std::string> missing, wrong;
+  std::vector<std::pair<HandleId, core::ContentRef>> finals;
+  if (is_node()) {
+    const std::vector<core::Digest> expected = core::failure_free_digests(graph_);
+    for (HandleId h = 0; h < graph_.handle_count(); ++h) {
+      const graphs::Version final_version = graph_.final_version(h);
+      if (graph_.version_node(h, final_version) != process_) continue;
+      const std::string what = graph_.handle_name(h) + " v" + std::to_string(final_version) + " on node " +
+                               std::to_string(process_);
+      if (!host_) {
+        missing.push_back(what + " (node down)");
+        continue;
+      }
+      const auto& entries = host_->node_runtime().store().entries();
+      auto it = entries.find(core::VersionStore::key(h, final_version));
+      if (it == entries.end()) {
+        missing.push_back(what);
+        continue;
+      }
+      if (it->second.digest != expected[h]) wrong.push_back(what + ": digest differs from the failure-free run");
+      finals.emplace_back(h, it->second.content);
+    }
+    if (host_) {
+      for (TaskId t : index_.tasks_of(process_)) {
+        if (host_->node_runtime().status(t) != core::TaskStatus::done) missing.push_back("task " + graph_.task_name(t) + " not done");
+      }
+    }
+  }
+  std::string stall;
+  if (is_node() && host_ && host_->node_runtime().remaining_tasks() > 0) {
+    const core::NodeRuntime& runtime = host_->node_runtime();
+    stall = "node " + std::to_string(process_) + ": " + std::to_string(runtime.remaining_tasks()) + " tasks left" +
+            (runtime.paused() ? " (paused by the protocol)" : "");
+    for (TaskId t : runtime.waiting_sample(3)) stall += "; " + runtime.describe_wait(t);
+  } else if (is_node() && !host_) {
+    stall = "node " + std::to_string(process_) + ": dead, never replaced";
+  }
+  encode_string(out, stall);
+  out.u64(missing.size());
+  for (const auto& line : missing) encode_string(out, line);
+  out.u64(wrong.size());
+  for (const auto& line : wrong) encode_string(out, line);
+  out.u64(finals.size());
+  for (const auto& [h, content] : finals) {
+    out.u32(h);
+    out.content(content.get());
+  }
+  return packet;
+}
+
+}  // namespace ftsim::mpi

@@ -1,0 +1,129 @@
+#pragma once
+// RankProcess: what one MPI rank runs. It holds the rank's node host (or, on the driver rank, the
+// coordinator's host) and is its HostEnvironment: kernels run on worker threads with real
+// buffers, messages go out as packets, timers are wall-clock, stable storage is on the driver.
+// Emulated fail-stop: on the driver's order the host is destroyed (memory, runtime and protocol
+// state), its running kernels and timers are forgotten, and after the downtime a new host with
+// the next incarnation takes the rank. A progress loop (non-blocking MPI, finished kernels,
+// timers) drives everything; only this thread calls MPI or touches the host.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/core/node_host.hpp"
+#include "sim/core/runtime_index.hpp"
+#include "sim/mpi/mpi_run.hpp"
+#include "sim/mpi/packet.hpp"
+#include "sim/mpi/timer_queue.hpp"
+#include "sim/mpi/transport.hpp"
+#include "sim/mpi/worker_pool.hpp"
+
+namespace ftsim::mpi {
+
+using graphs::HandleId;
+using graphs::NodeId;
+using graphs::TaskId;
+
+class Driver;
+
+class RankProcess final : public core::HostEnvironment {
+public:
+  RankProcess(const MpiRunSpec& spec, Transport& transport);
+  ~RankProcess() override;
+
+  // Runs until the driver ends the run; on the driver rank, returns the results.
+  MpiRunResult run();
+
+  // --- for the driver (same rank) ---
+  void send_packet(int to, core::Bytes packet);
+  RankStatus status() const;
+  double clock() const { return now(); }
+  // This rank's results packet (metrics, oracle, final buffers).
+  core::Bytes results();
+
+  // --- HostEnvironment ---
+  double now() const override;
+  void start_task(NodeId node, TaskId task, double seconds) override;
+  void cancel_task(NodeId node, TaskId task) override;
+  void send(core::Message message) override;
+  std::uint32_t storage_servers() const override;
+  void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, core::Bytes content, std::uint64_t bytes,
+                     std::uint64_t token) override;
+  void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
+  void storage_erase(std::uint32_t server, std::uint64_t key) override;
+  std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) override;
+  void cancel_timer(std::uint64_t id) override;
+  core::NodeMetrics& metrics_of(NodeId) override { return metrics_; }
+  bool observe_execution(TaskId task) override;
+  void record_failure_effect(const core::FailureNotice& failure, const core::FailureEffect& effect) override;
+  void record_recovered(const core::FailureNotice& failure) override;
+  void record_checkpoint(const core::CheckpointRecord& record) override;
+  core::Recorder& recorder() override { return recorder_; }
+  void fail_run(const std::string& reason) override;
+  void check_completion() override {}  // the driver detects the end (termination detection)
+  core::ContentRef initial_content(HandleId h) override;
+  core::ContentRef output_content(NodeId node, TaskId task, HandleId h) override;
+
+private:
+  struct TimerAction {
+    enum class Kind : std::uint8_t { protocol, activity } kind;
+    std::uint32_t incarnation;
+    std::uint64_t token;  // the protocol's token, or the activity's task id
+  };
+  bool is_node() const { return process_ < node_count_; }
+  std::unique_ptr<core::NodeHost> make_host();
+  bool step();
+  void handle(int from, const core::Bytes& packet);
+  void on_host_message(core::Message m);
+  void deliver_to_host(const core::Message& m);
+  void fail(std::uint32_t incarnation, std::uint64_t failure_index);
+  void replace(std::uint32_t incarnation, std::uint32_t last_sequence);
+  void on_job_done(std::unique_ptr<KernelJob> job);
+  void to_driver(core::Bytes packet);
+  std::uint32_t slot(TaskId t) const { return index_.local_slot(t); }
+
+  const MpiRunSpec& spec_;
+  Transport& transport_;
+  const graphs::TaskGraph& graph_;
+  NodeId node_count_;
+  NodeId process_;  // node id, or node_count for the coordinator (driver rank)
+  core::RuntimeIndex index_;
+  core::HostSetup setup_;
+  std::chrono::steady_clock::time_point start_;
+  // The observer's share kept on this rank (outlives the hosts): metrics, executions, lost work.
+  core::NodeMetrics metrics_;
+  core::Recorder recorder_;  // no exporter on MPI yet (see docs/mpi.md)
+  std::vector<std::uint16_t> executions_;        // per local task, over all incarnations
+  std::vector<double> last_duration_;            // per local task: its last measured execution
+  std::vector<std::uint8_t> lost_done_;          // per local task: done by a dead incarnation, not redone
+  std::uint64_t lost_failure_ = 0;               // the failure those belong to
+  std::unordered_map<std::uint64_t, core::FailureEffect> lost_effects_;  // per failure index
+  double last_completion_ = 0;
+  // The process.
+  std::unique_ptr<core::NodeHost> host_;
+  std::uint32_t incarnation_ = 0;
+  std::unique_ptr<WorkerPool> pool_;
+  std::vector<std::uint32_t> generation_;        // per local task: its current start
+  std::vector<double> started_at_;               // per local task
+  const KernelJob* completing_ = nullptr;        // the job whose outputs the runtime is storing
+  TimerQueue<TimerAction> timers_;
+  std::unordered_map<TaskId, std::uint64_t> activity_timer_;
+  std::unordered_map<std::uint64_t, core::Message> in_flight_;  // by release token (no body)
+  std::uint64_t next_token_ = 1;
+  std::vector<core::Message> postponed_;  // for the replacement, while the rank is down
+  struct LocalPacket {
+    core::Bytes packet;
+    std::uint64_t token;
+  };
+  std::deque<LocalPacket> inbox_;  // packets to this very rank
+  std::uint64_t sent_ = 0, received_ = 0;
+  bool finishing_ = false;
+  std::unique_ptr<Driver> driver_;
+  std::vector<std::uint64_t> released_;
+  std::vector<std::unique_ptr<KernelJob>> done_jobs_;
+};
+
+}  // namespace ftsim::mpi
