@@ -229,7 +229,11 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::s
       auto event = events[i];
       event.expect_object();
       FailureEvent e;
-      e.time = event.at("time").as_seconds();
+      if (event.one_of({"time", "after_tasks"}) == "time") {
+        e.time = event.at("time").as_seconds();
+      } else {
+        e.after_tasks = static_cast<std::uint64_t>(event.at("after_tasks").as_int(1, std::int64_t(1) << 53));
+      }
       e.node = static_cast<std::uint32_t>(event.at("node").as_int(0, nodes - 1));
       event.finish();
       f.events.push_back(e);

@@ -56,6 +56,9 @@ inline constexpr double kMaxWeibullShape = 100;
 struct FailureEvent {
   double time = 0;
   std::uint32_t node = 0;
+  // Instead of a time: the node fails once it has completed this many task executions (0: use
+  // the time). Reproducible where times are not (the MPI backend runs in wall-clock time).
+  std::uint64_t after_tasks = 0;
 };
 
 struct FailureConfig {

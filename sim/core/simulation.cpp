@@ -46,6 +46,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   failure_of_.resize(processes);
   lost_done_.resize(graph.node_count());
   lost_failure_.assign(graph.node_count(), 0);
+  node_executions_.assign(graph.node_count(), 0);
   incarnation_.assign(processes, 0);
   replacement_scheduled_.assign(processes, false);
   postponed_.resize(processes);
@@ -79,7 +80,12 @@ std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, 
 void Simulation::start() {
   wall_start_ = last_progress_ = std::chrono::steady_clock::now();
   for (const auto& failure : failures_.initial()) {
-    if (failure.node < node_count()) add_timer(failure.time, Timer::Kind::failure, failure.node, 0);
+    if (failure.node >= node_count()) continue;
+    if (failure.after_tasks > 0) {
+      task_count_failures_.push_back(failure);
+    } else {
+      add_timer(failure.time, Timer::Kind::failure, failure.node, 0);
+    }
   }
   if (options_.time_limit > 0) add_timer(options_.time_limit, Timer::Kind::time_limit, 0, 0);
   // As a job starts: every process has its input, then the protocols start, then the initial
@@ -100,6 +106,11 @@ bool Simulation::observe_execution(TaskId task) {
   // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
   // reported by their protocols, which know what they undo).
   const NodeId node = graph_.node(task);
+  ++node_executions_[node];
+  for (const auto& failure : task_count_failures_) {
+    // A failure at a task count: right after this completion (not inside the host's call).
+    if (failure.node == node && failure.after_tasks == node_executions_[node]) add_timer(now(), Timer::Kind::failure, node, 0);
+  }
   if (!lost_done_[node].empty() && lost_done_[node][index_.local_slot(task)]) {
     lost_done_[node][index_.local_slot(task)] = 0;
     FailureRecord& record = metrics_.failures[lost_failure_[node]];

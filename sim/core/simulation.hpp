@@ -151,6 +151,8 @@ private:
   std::size_t unrecovered_failures_ = 0;
   std::vector<std::vector<std::uint8_t>> lost_done_;  // per node, per local task: done by a dead incarnation, not redone yet
   std::vector<std::size_t> lost_failure_;            // per node: the failure those belong to
+  std::vector<std::uint64_t> node_executions_;       // per node: task executions so far
+  std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
   std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
   std::vector<std::uint32_t> incarnation_;

@@ -41,7 +41,8 @@ Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
 void Driver::start() {
   if (!spec_.inject_failures) return;
   for (const auto& failure : schedule_.initial()) {
-    if (failure.node < nodes()) timers_.add(failure.time, {Action::Kind::inject, failure.node, 0});
+    // Failures at a task count are reported by the node's rank when it gets there.
+    if (failure.node < nodes() && failure.after_tasks == 0) timers_.add(failure.time, {Action::Kind::inject, failure.node, 0});
   }
 }
 
@@ -209,6 +210,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       return;
     }
     case PacketKind::fail_run: finish(false, decode_string(in)); return;
+    case PacketKind::task_count: inject(in.u32()); return;
     case PacketKind::results: add_results(static_cast<NodeId>(from), in); return;
     default: throw std::runtime_error("driver: unexpected packet kind " + std::to_string(int(kind)));
   }

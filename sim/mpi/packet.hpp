@@ -29,6 +29,7 @@ enum class PacketKind : std::uint8_t {
   recovered,       // {node, incarnation}
   checkpoint,      // a CheckpointRecord
   fail_run,        // {reason}
+  task_count,      // {node}: the node reached a task count at which a failure is configured
   results,         // a rank's share of the results
 };
 

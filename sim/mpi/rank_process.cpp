@@ -385,6 +385,17 @@ bool RankProcess::observe_execution(TaskId task) {
     ++effect.tasks_reexecuted;
     effect.work_lost_seconds += last_duration_[s];
   }
+  ++node_executions_;
+  if (spec_.inject_failures) {
+    for (const config::FailureEvent& failure : spec_.config.failures.events) {
+      if (failure.node != process_ || failure.after_tasks != node_executions_) continue;
+      // The observer's part of the rank tells the driver, which injects the failure as any other.
+      Bytes packet = packet_of(PacketKind::task_count);
+      WireWriter out(packet);
+      out.u32(process_);
+      to_driver(std::move(packet));
+    }
+  }
   return executions_[s]++ > 0;
 }
 

@@ -102,6 +102,7 @@ private:
   std::uint64_t lost_failure_ = 0;               // the failure those belong to
   std::unordered_map<std::uint64_t, core::FailureEffect> lost_effects_;  // per failure index
   double last_completion_ = 0;
+  std::uint64_t node_executions_ = 0;            // task executions over all incarnations
   // The process.
   std::unique_ptr<core::NodeHost> host_;
   std::uint32_t incarnation_ = 0;
