@@ -178,7 +178,7 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
     for (TaskId t : ctx.index().tasks_of(ctx.node())) runtime.mark_done(t);
     fresh_ = false;
   }
-  for (HandleId h : plan.reloads) runtime.store().add_own(h, 0, graph.bytes(h), core::initial_digest(h));
+  for (HandleId h : plan.reloads) runtime.reload_initial(h);
   for (TaskId t : plan.run) {
     if (runtime.status(t) != TaskStatus::done) continue;
     runtime.mark_for_reexecution(t);

@@ -350,6 +350,10 @@ void NodeRuntime::on_task_finished(TaskId task) {
   dispatch();
 }
 
+void NodeRuntime::reload_initial(HandleId h) {
+  store_.add_own(h, 0, graph_.bytes(h), initial_digest(h), services_.initial_content(h));
+}
+
 ContentRef NodeRuntime::input_content(const Access& a) const { return store_.read_content(a.handle, version_read(a)); }
 
 void NodeRuntime::on_data(HandleId h, Version v, Digest digest, ContentRef content) {

@@ -112,6 +112,8 @@ public:
   // Marks a task done without running it (a recovery plan found its results are not needed).
   void mark_done(TaskId task);
   NodeInventory inventory() const;
+  // Reads the job's input of h again (its initial value, version 0), as a restart would.
+  void reload_initial(HandleId h);
   // The content an access of a local task reads from memory now (see VersionStore::read_content).
   ContentRef input_content(const graphs::Access& access) const;
 

@@ -1,7 +1,9 @@
 #include "sim/mpi/rank_process.hpp"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
@@ -33,6 +35,9 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
       index_(spec.graph),
       setup_{spec.config, spec.graph, index_, spec.cost, spec.config.platform.network.envelope},
       start_(std::chrono::steady_clock::now()) {
+  // Test only (tests/mpi): FTSIM_TEST_CRASH_RANK=r makes rank r crash with SIGSEGV after its
+  // first task, to check that a real crash ends the whole job with a message naming the rank.
+  if (const char* crash = std::getenv("FTSIM_TEST_CRASH_RANK")) crash_after_task_ = std::atoi(crash) == transport.rank();
   if (is_node()) {
     const std::size_t local = index_.tasks_of(process_).size();
     executions_.assign(local, 0);
@@ -358,6 +363,8 @@ void RankProcess::on_job_done(std::unique_ptr<KernelJob> job) {
   completing_ = job.get();
   host_->on_task_finished(job->task);
   completing_ = nullptr;
+  if (crash_after_task_) std::raise(SIGSEGV);  // test only: a rank that crashes for real
+
 }
 
 core::ContentRef RankProcess::output_content(NodeId, TaskId task, HandleId h) {

@@ -122,6 +122,7 @@ private:
   std::deque<LocalPacket> inbox_;  // packets to this very rank
   std::uint64_t sent_ = 0, received_ = 0;
   bool finishing_ = false;
+  bool crash_after_task_ = false;
   std::unique_ptr<Driver> driver_;
   std::vector<std::uint64_t> released_;
   std::vector<std::unique_ptr<KernelJob>> done_jobs_;
