@@ -1,0 +1,74 @@
+"""The MPI backend: the same node hosts and protocols on MPI ranks, real kernels, one emulated
+fail-stop failure per run, verified bit-exact against a failure-free MPI run and numerically."""
+import pytest
+
+from conftest import APPS, PROTOCOLS, base_config, with_protocol, run_simgrid
+
+EXPECTED_RESTART = {"none": "from scratch", "global": "checkpoint", "lineage": "lineage"}
+
+
+@pytest.mark.parametrize("app", APPS)
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_one_failure_recovers_bit_exact(mpirun, tmp_path, app, protocol):
+    job = mpirun(with_protocol(base_config(app), protocol), tmp_path)
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert r["backend"] == "mpi"
+    assert r["complete"] and r["oracle"]["ok"], job.output
+    assert len(r["failures"]) == 1, job.output
+    failure = r["failures"][0]
+    assert failure["recovered_at"] >= failure["replaced_at"] >= failure["time"], failure
+    assert failure["restart_point"].startswith(EXPECTED_RESTART[protocol]), failure
+    assert sum(n["restarts"] for n in r["nodes"]) == 1
+    v = r["mpi"]["verification"]
+    assert v["bit_exact"] and v["mismatches"] == 0, job.output
+    assert v["numeric_ok"] and v["numeric_checks"], job.output
+    assert all(c["ok"] for c in v["numeric_checks"])
+    assert "bit-exact" in job.proc.stdout
+    if protocol == "global":
+        assert any(c["committed"] >= 0 for c in r["checkpoints"])
+        assert sum(n["bytes_sent"]["checkpoint"] for n in r["nodes"]) > 0
+
+
+# Failure-free runs of the same config: what the hosts count must not depend on the backend.
+PARITY_FIELDS = ["executions", "reexecutions", "messages_sent", "bytes_sent", "duplicates_received",
+                 "orphans_dropped", "checkpoint_store", "log_store", "restarts"]
+
+
+@pytest.mark.parametrize("app,protocol", [("cholesky", "global"), ("stencil", "global"), ("cg", "global"),
+                                          ("cholesky", "lineage"), ("stencil", "none")])
+def test_backend_parity_failure_free(mpirun, tmp_path, app, protocol):
+    config = with_protocol(base_config(app), protocol)
+    config.pop("failures")
+    config["name"] += "-parity"
+    sim = run_simgrid(config, tmp_path)
+    job = mpirun(config, tmp_path, extra=["--no-verify"])
+    assert job.proc.returncode == 0, job.output
+    real = job.results
+    assert len(sim["nodes"]) == len(real["nodes"])
+    for node, (s, m) in enumerate(zip(sim["nodes"], real["nodes"])):
+        for field in PARITY_FIELDS:
+            assert s[field] == m[field], f"node {node}: {field}: simgrid {s[field]} vs mpi {m[field]}"
+    assert sim["starpu"] == real["starpu"]
+    assert [c["bytes"] for c in sim["checkpoints"]] == [c["bytes"] for c in real["checkpoints"]]
+    assert sim["oracle"]["ok"] and real["oracle"]["ok"]
+
+
+def test_wrong_number_of_ranks_is_bad_input(mpirun, tmp_path):
+    job = mpirun(with_protocol(base_config("cholesky"), "none"), tmp_path, ranks=3)
+    assert job.proc.returncode == 2, job.output
+    assert "mpirun -np 5" in job.output and "this job has 3 ranks" in job.output
+
+
+def test_single_precision_is_refused(mpirun, tmp_path):
+    config = with_protocol(base_config("cholesky"), "none")
+    config["application"]["precision"] = "single"
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 2, job.output
+    assert "/application" in job.output and "double precision only" in job.output
+
+
+def test_a_rank_that_crashes_ends_the_job_naming_it(mpirun, tmp_path):
+    job = mpirun(with_protocol(base_config("cholesky"), "global"), tmp_path, env={"FTSIM_TEST_CRASH_RANK": "2"}, timeout=120)
+    assert job.proc.returncode != 0
+    assert "rank 2" in job.output, job.output
