@@ -1,6 +1,7 @@
 // ftsim-mpi: `ftsim run --backend mpi` (ftsim execs it: SimGrid's library defines MPI symbols of
 // its own, SMPI's, so a process that links SimGrid cannot call Open MPI). Every rank runs it;
 // the driver rank (the last) reports.
+#include <malloc.h>
 #include <mpi.h>
 
 #include <iostream>
@@ -93,6 +94,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitBadInput;
   }
+  // Real buffers are large and short-lived (tiles, messages, checkpoint contents): keep freed
+  // memory in the heap for the next one instead of returning it to the kernel and faulting it in
+  // again (page faults were most of the cost of a checkpoint).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   ftsim::mpi::MpiSession session(&argc, &argv);
   const bool speaker = session.rank() == session.size() - 1;
   try {

@@ -24,6 +24,9 @@ void NodeSnapshot::encode(WireWriter& out) const {
   for (const auto& [key, entry] : store) keys.push_back(key);
   std::sort(keys.begin(), keys.end());  // the same bytes for the same content
   out.u64(keys.size());
+  std::size_t contents = 0;
+  for (const auto& [key, entry] : store) contents += entry.content ? entry.content->size() : 0;
+  out.reserve(keys.size() * 45 + contents + 8);
   for (std::uint64_t key : keys) {
     const VersionStore::Entry& e = store.at(key);
     out.u64(key);

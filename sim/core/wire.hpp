@@ -34,6 +34,7 @@ class WireWriter {
 public:
   explicit WireWriter(Bytes& out) : out_(out) {}
   void u8(std::uint8_t value) { out_.push_back(value); }
+  void reserve(std::size_t more) { out_.reserve(out_.size() + more); }
   void u32(std::uint32_t value) { put(&value, sizeof value); }
   void u64(std::uint64_t value) { put(&value, sizeof value); }
   void f64(double value) { put(&value, sizeof value); }

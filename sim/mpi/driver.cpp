@@ -13,12 +13,6 @@ using core::WireWriter;
 
 namespace {
 
-Bytes packet_of(PacketKind kind) {
-  Bytes packet;
-  packet.push_back(static_cast<std::uint8_t>(kind));
-  return packet;
-}
-
 constexpr double kRoundInterval = 0.002;  // seconds between termination rounds
 constexpr double kStallAfter = 2.0;       // seconds of unchanged rounds with nothing pending
 

@@ -45,6 +45,9 @@ struct RankStatus {
 // Packets counted by the termination detection (all but the detection's own).
 inline bool counted(PacketKind kind) { return kind != PacketKind::status_query && kind != PacketKind::status; }
 
+// A packet of that kind with no field yet (append them with a WireWriter).
+inline core::Bytes packet_of(PacketKind kind) { return core::Bytes{static_cast<std::uint8_t>(kind)}; }
+
 void encode_message(core::WireWriter& out, const core::Message& m);
 core::Message decode_message(core::WireReader& in);
 

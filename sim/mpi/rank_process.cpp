@@ -16,16 +16,6 @@ using core::Bytes;
 using core::WireReader;
 using core::WireWriter;
 
-namespace {
-
-Bytes packet_of(PacketKind kind) {
-  Bytes packet;
-  packet.push_back(static_cast<std::uint8_t>(kind));
-  return packet;
-}
-
-}  // namespace
-
 RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
     : spec_(spec),
       transport_(transport),
@@ -80,11 +70,16 @@ MpiRunResult RankProcess::run() {
   while (!(driver_ ? driver_->done() : finishing_)) {
     if (step()) {
       idle = 0;
-    } else if (++idle > 64) {
-      // Nothing to do: let the other ranks and the workers have the cores (oversubscribed runs).
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      continue;
+    }
+    // Nothing to do: give the cores to the workers and the other ranks (runs are often
+    // oversubscribed), waking at once when a kernel finishes. The wait grows while idle.
+    const auto wait = std::chrono::microseconds(std::min<std::uint32_t>(20u << std::min(idle, 4u), 200));
+    ++idle;
+    if (pool_) {
+      pool_->wait_for_finished(wait);
     } else {
-      std::this_thread::yield();
+      std::this_thread::sleep_for(wait);
     }
   }
   MpiRunResult result;
@@ -235,15 +230,16 @@ RankStatus RankProcess::status() const {
 
 void RankProcess::send(core::Message m) {
   const std::uint64_t token = next_token_++;
-  core::Message header = m;  // what released() needs: not the body nor the content
-  header.body.clear();
-  header.content.reset();
-  in_flight_.emplace(token, std::move(header));
+  const int to = static_cast<int>(m.destination);
   Bytes packet = packet_of(PacketKind::host_message);
+  packet.reserve(128 + m.body.size() + (m.content ? m.content->size() : 0));
   WireWriter out(packet);
   encode_message(out, m);
+  // What released() needs: not the body nor the content.
+  m.body = Bytes{};
+  m.content.reset();
+  in_flight_.emplace(token, std::move(m));
   ++sent_;
-  const int to = static_cast<int>(m.destination);
   if (to == transport_.rank()) {
     inbox_.push_back({std::move(packet), token});
   } else {

@@ -33,6 +33,11 @@ std::size_t WorkerPool::collect(std::vector<std::unique_ptr<KernelJob>>& finishe
   return n;
 }
 
+void WorkerPool::wait_for_finished(std::chrono::microseconds timeout) {
+  std::unique_lock lock(mutex_);
+  finished_ready_.wait_for(lock, timeout, [this] { return !finished_.empty(); });
+}
+
 void WorkerPool::work() {
   while (true) {
     std::unique_ptr<KernelJob> job;
@@ -48,8 +53,11 @@ void WorkerPool::work() {
     } catch (const std::exception& e) {
       job->error = e.what();
     }
-    std::lock_guard lock(mutex_);
-    finished_.push_back(std::move(job));
+    {
+      std::lock_guard lock(mutex_);
+      finished_.push_back(std::move(job));
+    }
+    finished_ready_.notify_one();
   }
 }
 

@@ -2,6 +2,7 @@
 // The cores of a rank: worker threads that run real kernels on real buffers. The main thread
 // (the only one that calls MPI and touches the node host) submits jobs and collects finished
 // ones; a job's buffers belong to it until it is collected.
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -38,6 +39,8 @@ public:
   void submit(std::unique_ptr<KernelJob> job);
   // Moves the finished jobs out; returns how many.
   std::size_t collect(std::vector<std::unique_ptr<KernelJob>>& finished);
+  // Waits until a job is finished (or the timeout).
+  void wait_for_finished(std::chrono::microseconds timeout);
   // Jobs submitted and not collected yet.
   std::size_t busy() const { return busy_; }
 
@@ -47,6 +50,7 @@ private:
   const kernels::KernelSet& kernels_;
   std::mutex mutex_;
   std::condition_variable wake_;
+  std::condition_variable finished_ready_;
   std::deque<std::unique_ptr<KernelJob>> queue_;
   std::vector<std::unique_ptr<KernelJob>> finished_;
   std::size_t busy_ = 0;

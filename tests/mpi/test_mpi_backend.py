@@ -72,3 +72,12 @@ def test_a_rank_that_crashes_ends_the_job_naming_it(mpirun, tmp_path):
     job = mpirun(with_protocol(base_config("cholesky"), "global"), tmp_path, env={"FTSIM_TEST_CRASH_RANK": "2"}, timeout=120)
     assert job.proc.returncode != 0
     assert "rank 2" in job.output, job.output
+
+
+def test_wall_limit_ends_the_run_with_its_results(mpirun, tmp_path):
+    config = with_protocol(base_config("cg"), "lineage")
+    config["run"] = {"wall_limit": "1 ms"}
+    job = mpirun(config, tmp_path, extra=["--no-verify"])
+    assert job.proc.returncode == 1, job.output
+    assert not job.results["complete"]
+    assert "wall time limit" in job.results["failure_reason"]
