@@ -1,6 +1,6 @@
 """Layering rules of DESIGN.md, checked on the sources.
 
-Only the backends (sim/simgrid, later sim/mpi) include SimGrid or MPI; protocols see their own
+Only the backends (sim/simgrid, sim/mpi) include SimGrid or MPI, never both; protocols see their own
 process through core::ProtocolContext and nothing of the world driver, the backends or other
 nodes' state.
 """
@@ -30,6 +30,21 @@ def test_no_simgrid_or_mpi_below_the_backends(folder):
     assert files, f"no sources under {folder}"
     offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in files for h in includes(p) if BACKEND_HEADERS.match(h)]
     assert offenders == []
+
+
+def test_the_mpi_backend_never_loads_simgrid():
+    # SimGrid's library defines MPI symbols of its own (SMPI): what ftsim-mpi is built from must not
+    # include SimGrid nor the SimGrid backend, and the kernels include neither backend.
+    files = sources("sim/mpi") + [SOURCE / "sim/cli/main_mpi.cpp", SOURCE / "sim/cli/run_report.cpp",
+                                  SOURCE / "sim/cli/run_report.hpp"]
+    offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in files for h in includes(p)
+                 if h.startswith(("simgrid/", "xbt/", "smpi/", "sim/simgrid/"))]
+    offenders += [f"{p.relative_to(SOURCE)}: {h}" for p in sources("sim/mpi/kernels") for h in includes(p)
+                  if BACKEND_HEADERS.match(h)]
+    assert offenders == []
+    simgrid_side = [f"{p.relative_to(SOURCE)}: {h}" for p in sources("sim/simgrid") for h in includes(p)
+                    if h == "mpi.h" or h.startswith("sim/mpi/")]
+    assert simgrid_side == []
 
 
 def test_protocols_see_only_their_context():
