@@ -81,3 +81,33 @@ def test_wall_limit_ends_the_run_with_its_results(mpirun, tmp_path):
     assert job.proc.returncode == 1, job.output
     assert not job.results["complete"]
     assert "wall time limit" in job.results["failure_reason"]
+
+
+def test_spmd_with_stable_storage_and_two_failures(mpirun, tmp_path):
+    # Real payloads from the synthetic kernel; checkpoints to the driver's stable storage.
+    config = {"name": "mpi-spmd-stable", "seed": 4,
+              "application": {"type": "spmd", "pattern": "halo2d", "iterations": 10, "message_size": "64KB",
+                              "state_size": "256KB", "flops": 2e6},
+              "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": {"default": 1}, "storage": {"hosts": 1}},
+              "checkpoints": {"count": 3}, "protocol": {"type": "global", "at": "cuts", "storage": "stable"},
+              "failures": {"model": "list", "events": [{"node": 0, "after_tasks": 5}, {"node": 2, "after_tasks": 12}],
+                           "detection": "1 ms", "downtime": "1 ms"}}
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert len(r["failures"]) == 2 and all(f["recovered_at"] >= 0 for f in r["failures"])
+    assert r["mpi"]["verification"]["bit_exact"]
+    assert sum(n["bytes_sent"]["checkpoint"] for n in r["nodes"]) > 0
+
+
+def test_a_user_graph_file_under_lineage(mpirun, tmp_path, ):
+    # A json graph (Lion 2020 Fig. 2, 2 nodes: 3 ranks) with the synthetic kernel.
+    from conftest import SOURCE_DIR
+    config = {"name": "mpi-fig2-lineage", "application": {"type": "json", "file": str(SOURCE_DIR / "configs/examples/graphs/lion2020-fig2.json")},
+              "platform": {"nodes": 2, "cores_per_node": 1, "core_gflops": {"default": 1000}},
+              "protocol": {"type": "lineage"},
+              "failures": {"model": "list", "events": [{"node": 1, "after_tasks": 2}], "detection": "1 ms", "downtime": "1 ms"}}
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 0, job.output
+    assert len(job.results["failures"]) == 1
+    assert job.results["mpi"]["verification"]["bit_exact"]
