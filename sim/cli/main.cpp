@@ -5,6 +5,7 @@
 #include "graphs/stf_builder.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/simgrid/simulate.hpp"
 
 namespace ftsim::cli {
 namespace {
@@ -17,6 +18,9 @@ const std::vector<std::string>& arguments() { return command_line; }
 int main(int argc, char** argv) {
   using namespace ftsim::cli;
   set_arguments(argc, argv);
+  // `run`: from the first instruction, a signal only asks to stop (results are still written);
+  // the earlier, the smaller the window in which SIGTERM kills the process outright.
+  if (argc > 1 && std::string(argv[1]) == "run") ftsim::simgrid_backend::install_stop_handlers();
   CLI::App app{"ftsim: what does a fault-tolerance protocol cost on a task-based application, "
                "and how much work does a failure destroy?"};
   app.require_subcommand(1);
