@@ -4,6 +4,23 @@
 
 namespace ftsim::core {
 
+void add_effect(FailureRecord& record, const FailureEffect& effect) {
+  if (!effect.restart_point.empty()) record.restart_point = effect.restart_point;
+  record.tasks_reexecuted += effect.tasks_reexecuted;
+  record.work_lost_seconds += effect.work_lost_seconds;
+  record.processes_rolled_back += effect.processes_rolled_back;
+  record.messages_replayed += effect.messages_replayed;
+  record.bytes_replayed += effect.bytes_replayed;
+}
+
+void update_checkpoints(std::vector<CheckpointRecord>& checkpoints, const CheckpointRecord& record) {
+  if (!checkpoints.empty() && checkpoints.back().id == record.id && !checkpoints.back().aborted) {
+    checkpoints.back() = record;
+  } else {
+    checkpoints.push_back(record);
+  }
+}
+
 void fold_process_metrics(RunMetrics& metrics, const std::vector<NodeMetrics>& processes, NodeId node_count) {
   metrics.nodes.assign(processes.begin(), processes.begin() + std::min<std::size_t>(node_count, processes.size()));
   metrics.cp_data_normal_count = metrics.cp_data_normal_total_size = 0;

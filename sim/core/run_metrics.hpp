@@ -94,6 +94,11 @@ struct RunMetrics {
   std::uint64_t events = 0;               // task completions + deliveries, for speed figures
 };
 
+// Adds what a protocol reported of a failure to its record.
+void add_effect(FailureRecord& record, const FailureEffect& effect);
+// A checkpoint's record: a new one, or the latest state of the one in progress.
+void update_checkpoints(std::vector<CheckpointRecord>& checkpoints, const CheckpointRecord& record);
+
 // Fills the per-node list and the run's totals (StarPU counters, protocol stores) from the
 // metrics of every process: the nodes, then the coordinator.
 void fold_process_metrics(RunMetrics& metrics, const std::vector<NodeMetrics>& processes, NodeId node_count);

@@ -410,14 +410,7 @@ void Simulation::replace(NodeId node) {
 // ----------------------------------------------------------------------------- records
 
 void Simulation::record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) {
-  FailureRecord* record = failure_record(failure.node, failure.incarnation);
-  if (!record) return;
-  if (!effect.restart_point.empty()) record->restart_point = effect.restart_point;
-  record->tasks_reexecuted += effect.tasks_reexecuted;
-  record->work_lost_seconds += effect.work_lost_seconds;
-  record->processes_rolled_back += effect.processes_rolled_back;
-  record->messages_replayed += effect.messages_replayed;
-  record->bytes_replayed += effect.bytes_replayed;
+  if (FailureRecord* record = failure_record(failure.node, failure.incarnation)) add_effect(*record, effect);
 }
 
 void Simulation::record_recovered(const FailureNotice& failure) {
@@ -427,14 +420,7 @@ void Simulation::record_recovered(const FailureNotice& failure) {
   --unrecovered_failures_;
 }
 
-void Simulation::record_checkpoint(const CheckpointRecord& record) {
-  auto& checkpoints = metrics_.checkpoints;
-  if (!checkpoints.empty() && checkpoints.back().id == record.id && !checkpoints.back().aborted) {
-    checkpoints.back() = record;
-  } else {
-    checkpoints.push_back(record);
-  }
-}
+void Simulation::record_checkpoint(const CheckpointRecord& record) { update_checkpoints(metrics_.checkpoints, record); }
 
 // ----------------------------------------------------------------------------- end of run
 

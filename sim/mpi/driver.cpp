@@ -169,14 +169,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       const NodeId node = in.u32();
       const std::uint32_t incarnation = in.u32();
       const core::FailureEffect e = decode_effect(in);
-      core::FailureRecord* r = record(node, incarnation);
-      if (!r) return;
-      if (!e.restart_point.empty()) r->restart_point = e.restart_point;
-      r->tasks_reexecuted += e.tasks_reexecuted;
-      r->work_lost_seconds += e.work_lost_seconds;
-      r->processes_rolled_back += e.processes_rolled_back;
-      r->messages_replayed += e.messages_replayed;
-      r->bytes_replayed += e.bytes_replayed;
+      if (core::FailureRecord* r = record(node, incarnation)) core::add_effect(*r, e);
       return;
     }
     case PacketKind::recovered: {
@@ -195,12 +188,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       c.committed = in.f64();
       c.bytes = in.u64();
       c.aborted = in.u8() != 0;
-      auto& checkpoints = metrics_.checkpoints;
-      if (!checkpoints.empty() && checkpoints.back().id == c.id && !checkpoints.back().aborted) {
-        checkpoints.back() = c;
-      } else {
-        checkpoints.push_back(c);
-      }
+      core::update_checkpoints(metrics_.checkpoints, c);
       return;
     }
     case PacketKind::fail_run: finish(false, decode_string(in)); return;
@@ -312,9 +300,7 @@ void Driver::add_results(NodeId process, WireReader& in) {
   for (std::uint64_t i = 0; i < effects; ++i) {
     const std::uint64_t failure = in.u64();
     const core::FailureEffect e = decode_effect(in);
-    if (failure >= metrics_.failures.size()) continue;
-    metrics_.failures[failure].tasks_reexecuted += e.tasks_reexecuted;
-    metrics_.failures[failure].work_lost_seconds += e.work_lost_seconds;
+    if (failure < metrics_.failures.size()) core::add_effect(metrics_.failures[failure], e);
   }
   const std::string stall = decode_string(in);
   if (!stall.empty() && !metrics_.complete) metrics_.stall_report.push_back(stall);

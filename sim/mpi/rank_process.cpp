@@ -406,12 +406,15 @@ bool RankProcess::observe_execution(TaskId task) {
 
 std::uint32_t RankProcess::storage_servers() const { return spec_.config.platform.storage.hosts; }
 
+bool RankProcess::storage_missing() {
+  if (storage_servers() != 0) return false;
+  fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
+  return true;
+}
+
 void RankProcess::storage_write(NodeId, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                                 std::uint64_t token) {
-  if (storage_servers() == 0) {
-    fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
-    return;
-  }
+  if (storage_missing()) return;
   Bytes packet = packet_of(PacketKind::storage_write);
   WireWriter out(packet);
   out.u32(incarnation_);
@@ -424,10 +427,7 @@ void RankProcess::storage_write(NodeId, std::uint32_t server, std::uint64_t key,
 }
 
 void RankProcess::storage_read(NodeId, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
-  if (storage_servers() == 0) {
-    fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
-    return;
-  }
+  if (storage_missing()) return;
   Bytes packet = packet_of(PacketKind::storage_read);
   WireWriter out(packet);
   out.u32(incarnation_);

@@ -83,6 +83,7 @@ private:
   void replace(std::uint32_t incarnation, std::uint32_t last_sequence);
   void on_job_done(std::unique_ptr<KernelJob> job);
   void to_driver(core::Bytes packet);
+  bool storage_missing();  // fails the run if the platform has no storage server
   std::uint32_t slot(TaskId t) const { return index_.local_slot(t); }
 
   const MpiRunSpec& spec_;

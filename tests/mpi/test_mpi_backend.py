@@ -45,6 +45,8 @@ def test_backend_parity_failure_free(mpirun, tmp_path, app, protocol):
     job = mpirun(config, tmp_path, extra=["--no-verify"])
     assert job.proc.returncode == 0, job.output
     real = job.results
+    assert set(sim) == set(real), "results.json has one schema for both backends"
+    assert sim["mpi"] is None and real["mpi"]["ranks"] == 5
     assert len(sim["nodes"]) == len(real["nodes"])
     for node, (s, m) in enumerate(zip(sim["nodes"], real["nodes"])):
         for field in PARITY_FIELDS:

@@ -24,7 +24,7 @@ TOP_LEVEL = {
     "complete", "failure_reason", "makespan", "executions", "reexecutions", "bytes_sent", "messages_sent",
     "starpu", "log", "failures", "checkpoints", "nodes", "oracle", "stall_report", "events",
     "ftsim_version", "backend", "network_model", "name", "config_file", "config", "seed", "protocol", "graph",
-    "reference", "wall",
+    "reference", "wall", "mpi",
 }
 STARPU = {
     "CP_DATA_NORMAL_COUNT", "CP_DATA_NORMAL_TOTAL_SIZE", "CP_DATA_CACHED_COUNT", "CP_DATA_CACHED_SIZE",
