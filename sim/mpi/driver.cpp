@@ -45,6 +45,7 @@ void Driver::start() {
 void Driver::inject(NodeId node) {
   if (finishing_ || !up_[node] || injected_ >= spec_.config.failures.max_failures) return;
   ++injected_;
+  local_.hold_timers(false);  // the run goes on: the coordinator's timers are needed again
   const double now = local_.clock();
   core::FailureRecord record;
   record.time = now;
@@ -272,6 +273,10 @@ void Driver::close_round() {
     finish(false, "stalled at " + std::to_string(last_round_) + " s: nothing moves and nothing is pending (see stall_report)");
     return;
   }
+  // Every host finished, no failure to come before the next round: the run is over, only the
+  // proof is missing. Hold the coordinator's timers so that a periodic checkpoint started now
+  // (a simulation would have halted) does not keep the counts changing forever.
+  local_.hold_timers(finished && failures_settled);
   previous_counts_ = std::move(counts);
   previous_finished_ = finished;
 }

@@ -122,7 +122,7 @@ bool RankProcess::step() {
     progress = true;
   }
   TimerAction action;
-  while (timers_.pop_due(now(), action)) {
+  while (!hold_timers_ && timers_.pop_due(now(), action)) {
     progress = true;
     if (!host_ || action.incarnation != incarnation_) continue;  // timers die with their process
     if (action.kind == TimerAction::Kind::protocol) {

@@ -43,6 +43,10 @@ public:
   double clock() const { return now(); }
   // This rank's results packet (metrics, oracle, final buffers).
   core::Bytes results();
+  // The driver rank's timers (the coordinator's) wait while held: once every host is finished
+  // the run is over, as a simulation halts there, and a periodic protocol timer must not start
+  // new work (e.g. a checkpoint) that keeps the termination rounds from ever seeing quiet.
+  void hold_timers(bool hold) { hold_timers_ = hold; }
 
   // --- HostEnvironment ---
   double now() const override;
@@ -123,6 +127,7 @@ private:
   std::deque<LocalPacket> inbox_;  // packets to this very rank
   std::uint64_t sent_ = 0, received_ = 0;
   bool finishing_ = false;
+  bool hold_timers_ = false;
   bool crash_after_task_ = false;
   std::unique_ptr<Driver> driver_;
   std::vector<std::uint64_t> released_;
