@@ -76,6 +76,9 @@ Command add_run_command(CLI::App& app) {
                       "Also write events.log: one line per event of these categories, comma-separated: task, message, "
                       "failure, protocol, run, or all");
   return [options] {
+    // Every rank of an MPI job runs this: hand over at once, so that ftsim-mpi alone reads the
+    // config and reports errors (from one rank).
+    if (options->backend == "mpi") return exec_mpi_runner();
     // From the first instruction: a signal only asks to stop; what is done so far is reported.
     simgrid_backend::install_stop_handlers();
     const config::Config cfg = protocols::load_config(options->config);
@@ -95,13 +98,6 @@ Command add_run_command(CLI::App& app) {
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error) throw config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
-    if (options->backend == "mpi") {
-      if (options->trace || !options->log.empty()) {
-        std::cerr << "error: --trace and --log are not available with --backend mpi yet (see docs/mpi.md)\n";
-        return kExitBadInput;
-      }
-      return exec_mpi_runner();
-    }
 
     graphs::TaskGraph graph;
     simgrid_backend::SimulationResult result;

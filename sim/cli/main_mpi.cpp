@@ -26,6 +26,8 @@ struct MpiRunOptions {
   std::string output_dir;
   std::string backend = "mpi";
   bool no_verify = false;
+  bool trace = false;
+  std::string log;
 };
 
 // --backend mpi: every rank runs this; the driver rank (the last) reports.
@@ -89,6 +91,8 @@ int main(int argc, char** argv) {
   run->add_option("-o,--output", options.output_dir, "Output directory (default: out/<config name>/)");
   run->add_option("--backend", options.backend, "mpi")->check(CLI::IsMember({"mpi"}));
   run->add_flag("--no-verify", options.no_verify, "Skip the failure-free reference run and the checks");
+  run->add_flag("--trace", options.trace, "Not available on MPI yet");
+  run->add_option("--log", options.log, "Not available on MPI yet");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -101,6 +105,10 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   ftsim::mpi::MpiSession session(&argc, &argv);
   const bool speaker = session.rank() == session.size() - 1;
+  if (options.trace || !options.log.empty()) {
+    if (speaker) std::cerr << "error: --trace and --log are not available with --backend mpi yet (see docs/mpi.md)\n";
+    return kExitBadInput;
+  }
   try {
     const ftsim::config::Config cfg = ftsim::protocols::load_config(options.config);
     const std::filesystem::path dir = options.output_dir.empty() ? std::filesystem::path("out") / cfg.name
