@@ -1,5 +1,6 @@
 #include "protocols/registry.hpp"
 
+#include "protocols/buddy_protocol.hpp"
 #include "protocols/lineage_protocol.hpp"
 #include "protocols/rollback_protocol.hpp"
 
@@ -12,7 +13,9 @@ config::JsonReader protocol_block(const config::Config& config) {
 }
 
 // The id, checked with a "did you mean" hint.
-std::string protocol_id(config::JsonReader& block) { return block.at("type").as_choice({"none", "global", "lineage"}); }
+std::string protocol_id(config::JsonReader& block) {
+  return block.at("type").as_choice({"none", "global", "lineage", "buddy"});
+}
 
 }  // namespace
 
@@ -21,6 +24,10 @@ void check_protocol_config(const config::Config& config) {
   const std::string id = protocol_id(block);
   if (id == "lineage") {
     block.finish();  // lineage has no option
+    return;
+  }
+  if (id == "buddy") {
+    check_buddy_options(config, block);
     return;
   }
   read_rollback_options(config, block);
@@ -44,6 +51,11 @@ core::ProtocolFactory make_protocol_factory(const config::Config& config, const 
   if (id == "lineage") {
     block.finish();
     return [](core::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(coordinator); };
+  }
+  if (id == "buddy") {
+    check_buddy_options(config, block);
+    auto options = std::make_shared<const BuddyOptions>(config, graph);
+    return [options](core::NodeId, bool coordinator) { return std::make_unique<BuddyProtocol>(options, coordinator); };
   }
   // none and global: options derived from the config are read-only and the same for every process.
   auto options = make_rollback_options(config, block, graph);

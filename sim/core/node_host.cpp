@@ -228,6 +228,7 @@ void NodeHost::deliver(const Message& m) {
   switch (protocol_->on_receive(*this, m)) {
     case ReceiveVerdict::drop_duplicate: ++metrics_.duplicates_received; return;
     case ReceiveVerdict::drop_orphan: ++metrics_.orphans_dropped; return;
+    case ReceiveVerdict::consumed: return;
     case ReceiveVerdict::accept: break;
   }
   if (runtime_->store().holds(m.handle, m.version)) ++metrics_.duplicates_received;

@@ -28,6 +28,7 @@ enum class ReceiveVerdict : std::uint8_t {
   accept,
   drop_duplicate,  // already received (e.g. a replay): counted, not stored
   drop_orphan,     // sent from a state that no longer exists (e.g. before a rollback): counted
+  consumed,        // the protocol keeps it (e.g. checkpoint data a buddy stores): not the runtime's
 };
 
 // A failure detector's notice: `node`'s incarnation `incarnation` crashed (fail-stop). Notices

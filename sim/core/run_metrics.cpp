@@ -14,6 +14,19 @@ void add_effect(FailureRecord& record, const FailureEffect& effect) {
 }
 
 void update_checkpoints(std::vector<CheckpointRecord>& checkpoints, const CheckpointRecord& record) {
+  if (record.partial) {
+    for (auto it = checkpoints.rbegin(); it != checkpoints.rend(); ++it) {
+      if (it->id != record.id || !it->partial) continue;
+      auto earliest = [](double a, double b) { return a < 0 ? b : (b < 0 ? a : std::min(a, b)); };
+      it->started = earliest(it->started, record.started);
+      it->saved = std::max(it->saved, record.saved);
+      it->committed = std::max(it->committed, record.committed);
+      it->bytes += record.bytes;
+      return;
+    }
+    checkpoints.push_back(record);
+    return;
+  }
   if (!checkpoints.empty() && checkpoints.back().id == record.id && !checkpoints.back().aborted) {
     checkpoints.back() = record;
   } else {

@@ -69,6 +69,9 @@ struct CheckpointRecord {
   double committed = -1;  // validated: usable for a restart
   std::uint64_t bytes = 0;
   bool aborted = false;
+  // One node's share of a checkpoint without a coordinator (buddy): the world merges the shares
+  // (first start, last save, last validation, bytes summed).
+  bool partial = false;
 };
 
 struct RunMetrics {

@@ -189,6 +189,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       c.committed = in.f64();
       c.bytes = in.u64();
       c.aborted = in.u8() != 0;
+      c.partial = in.u8() != 0;
       core::update_checkpoints(metrics_.checkpoints, c);
       return;
     }

@@ -478,6 +478,7 @@ void RankProcess::record_checkpoint(const core::CheckpointRecord& record) {
   out.f64(record.committed);
   out.u64(record.bytes);
   out.u8(record.aborted ? 1 : 0);
+  out.u8(record.partial ? 1 : 0);
   to_driver(std::move(packet));
 }
 

@@ -22,7 +22,9 @@ def with_protocol(config: dict, protocol: str) -> dict:
     c = copy.deepcopy(config)
     c.pop("$schema", None)
     c["name"] = f"{c['name']}-{protocol}"
-    if protocol != "global":
+    if protocol == "buddy":
+        c["protocol"] = {"type": "buddy"}  # at the cuts of /checkpoints
+    elif protocol != "global":
         c["protocol"] = {"type": protocol}
         c.pop("checkpoints", None)
     return c

@@ -36,7 +36,8 @@ PARITY_FIELDS = ["executions", "reexecutions", "messages_sent", "bytes_sent", "d
 
 
 @pytest.mark.parametrize("app,protocol", [("cholesky", "global"), ("stencil", "global"), ("cg", "global"),
-                                          ("cholesky", "lineage"), ("stencil", "none")])
+                                          ("cholesky", "lineage"), ("stencil", "none"),
+                                          ("cholesky", "buddy"), ("stencil", "buddy"), ("cg", "buddy")])
 def test_backend_parity_failure_free(mpirun, tmp_path, app, protocol):
     config = with_protocol(base_config(app), protocol)
     config.pop("failures")
