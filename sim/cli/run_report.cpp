@@ -91,6 +91,17 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
     }
     failures.print(out);
   }
+  if (!m.checkpoints.empty() && m.checkpoints.size() <= 40) {
+    // When each checkpoint started (its first save), saved its last datum and became valid.
+    out << "\n";
+    Table checkpoints({"checkpoint", "started", "last save", "committed", "bytes sent"});
+    for (const auto& c : m.checkpoints) {
+      auto when = [](double t) { return t < 0 ? std::string("-") : config::format_seconds(t); };
+      checkpoints.add_row({std::to_string(c.id) + (c.aborted ? " (aborted)" : ""), when(c.started), when(c.saved),
+                           when(c.committed), config::format_bytes(double(c.bytes))});
+    }
+    checkpoints.print(out);
+  }
   for (const auto& line : m.stall_report) out << "stall: " << line << "\n";
   for (const auto& line : m.oracle_missing) out << "oracle: missing " << line << "\n";
 }
