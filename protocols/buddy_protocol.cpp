@@ -76,14 +76,16 @@ void BuddyProtocol::on_start(core::ProtocolContext& ctx) {
     counted.clear();
     for (const graphs::CheckpointSave& s : saves.of(c)) {
       if (s.from == me) {
-        own_saves_[version_key(s.handle, s.version)].push_back({c, s.buddy, s.cached});
+        // Free when the buddy receives the version for its computation, whenever (Lion 2020 §IV-A:
+        // "only one transfer is required"; the runtime sends it as soon as it is produced).
+        own_saves_[version_key(s.handle, s.version)].push_back({c, s.buddy, s.transferred});
         if (std::find(counted.begin(), counted.end(), s.buddy) == counted.end()) {
           counted.push_back(s.buddy);
           ++local_[c - 1].acks_expected;
         }
       }
       if (s.buddy == me) {
-        held_saves_[version_key(s.handle, s.version)].push_back({s.from, c, s.cached});
+        held_saves_[version_key(s.handle, s.version)].push_back({s.from, c, s.transferred});
         ++expected_[origin_checkpoint(s.from, c)];
       }
     }

@@ -7,8 +7,8 @@
 //    to each buddy at once (a data message of traffic "checkpoint", through the runtime, whose
 //    send holds later writers: write-after-read). Only data modified since the previous
 //    checkpoint are saved, never initial values. A save is free when the buddy receives that
-//    version through an application transfer submitted before the cut (the cache: CACHED
-//    counters), where the buddy keeps the copy it received.
+//    version through an application transfer (the cache, Lion 2020 §IV-A and Fig. 4: CACHED
+//    counters); the buddy keeps the copy it received.
 //  - Buddy: stores each save (content included: real bytes on MPI) in its checkpoint store; once
 //    it holds every entry of (origin, c) — the count is known from the plan — it sends ACK(c).
 //  - Origin: checkpoint c is valid when its tasks before the cut are done and every buddy with

@@ -14,6 +14,7 @@
 
 #include "analysis/volumes.hpp"
 #include "graphs/buddy_mapping.hpp"
+#include "graphs/checkpoint_saves.hpp"
 #include "graphs/cut_selection.hpp"
 #include "graphs/stf_builder.hpp"
 
@@ -313,4 +314,25 @@ TEST_CASE("thesis Fig. 2.6: buddies 0 <-> 1; only B is sent for checkpoint 1, A 
   CHECK(v.cached_any.bytes == std::vector<double>{0, kB + kC});
   CHECK(v.cached.bytes == std::vector<double>{2 * kA, kB + kC});
   CHECK(v.cached_saves == 1u);  // B v3: its transfer for task 5 is submitted before checkpoint 2
+}
+
+TEST_CASE("Lion 2020 Fig. 4 from the buddy protocol's save plan: B (task 2) and C (task 3) are sent, A and B v3 "
+          "ride on application transfers",
+          "[graphs][papers][buddy]") {
+  const Program p = lion2020_fig2();
+  const TaskGraph& g = p.graph;
+  const CheckpointSaves saves(g, CutSelection({1, 2}, g), pair_buddies());
+  REQUIRE(saves.checkpoints() == 2u);
+  using Save = std::tuple<HandleId, Version, NodeId, NodeId, bool>;  // handle, version, from, buddy, free
+  auto plan = [&](std::size_t c) {
+    std::vector<Save> result;
+    for (const CheckpointSave& s : saves.of(c)) result.emplace_back(s.handle, s.version, s.from, s.buddy, s.transferred);
+    std::sort(result.begin(), result.end());
+    return result;
+  };
+  // The buddy protocol sends exactly the saves that are not free: Fig. 4's two extra transfers.
+  CHECK(plan(1) == std::vector<Save>{{p.A, 1, 0, 1, true}, {p.B, 1, 1, 0, false}});
+  CHECK(plan(2) == std::vector<Save>{{p.A, 2, 0, 1, true}, {p.B, 3, 1, 0, true}, {p.C, 1, 1, 0, false}});
+  CHECK(saves.position(1) == 2u);
+  CHECK(saves.position(2) == 5u);
 }
