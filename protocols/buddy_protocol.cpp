@@ -17,7 +17,8 @@ using graphs::Version;
 
 namespace {
 
-enum ControlType : std::uint32_t { kAck = 1, kValidate = 2 };
+enum ControlType : std::uint32_t { kAck = 1, kValidate = 2, kRecoveryInfo = 3, kRestartFrom = 4, kRestoreData = 5 };
+constexpr std::uint32_t kNoBound = 0xffffffffu;
 
 std::uint64_t version_key(HandleId h, Version v) { return (std::uint64_t(h) << 32) | v; }
 std::uint64_t origin_checkpoint(NodeId origin, std::uint32_t c) { return (std::uint64_t(origin) << 32) | c; }
@@ -67,22 +68,21 @@ BuddyProtocol::BuddyProtocol(std::shared_ptr<const BuddyOptions> options, bool c
 // ----------------------------------------------------------------------------- the plan
 
 void BuddyProtocol::on_start(core::ProtocolContext& ctx) {
-  if (coordinator_) return;
+  if (!coordinator_) build_plan(ctx);
+}
+
+void BuddyProtocol::build_plan(core::ProtocolContext& ctx) {
   const NodeId me = ctx.node();
   const auto& saves = options_->saves;
   local_.assign(saves.checkpoints(), Local{});
-  std::vector<NodeId> counted;
   for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
-    counted.clear();
+    auto& waiting = local_[c - 1].waiting;
     for (const graphs::CheckpointSave& s : saves.of(c)) {
       if (s.from == me) {
         // Free when the buddy receives the version for its computation, whenever (Lion 2020 §IV-A:
         // "only one transfer is required"; the runtime sends it as soon as it is produced).
         own_saves_[version_key(s.handle, s.version)].push_back({c, s.buddy, s.transferred});
-        if (std::find(counted.begin(), counted.end(), s.buddy) == counted.end()) {
-          counted.push_back(s.buddy);
-          ++local_[c - 1].acks_expected;
-        }
+        if (std::find(waiting.begin(), waiting.end(), s.buddy) == waiting.end()) waiting.push_back(s.buddy);
       }
       if (s.buddy == me) {
         held_saves_[version_key(s.handle, s.version)].push_back({s.from, c, s.transferred});
@@ -131,7 +131,7 @@ void BuddyProtocol::try_validate(core::ProtocolContext& ctx) {
   while (next_to_validate_ <= saves.checkpoints()) {
     const std::uint32_t c = next_to_validate_;
     Local& local = local_[c - 1];
-    if (local.acks < local.acks_expected || !ctx.runtime().done_before(saves.position(c))) return;
+    if (!local.waiting.empty() || !ctx.runtime().done_before(saves.position(c))) return;
     local.valid = true;
     ++next_to_validate_;
     for (NodeId buddy : options_->buddies.buddies(ctx.node())) {
@@ -157,7 +157,13 @@ void BuddyProtocol::try_validate(core::ProtocolContext& ctx) {
 // ----------------------------------------------------------------------------- buddy
 
 core::ReceiveVerdict BuddyProtocol::on_receive(core::ProtocolContext& ctx, const core::Message& m) {
-  if (coordinator_ || m.traffic != core::Traffic::checkpoint) return core::ReceiveVerdict::accept;
+  if (coordinator_) return core::ReceiveVerdict::accept;
+  if (restarting_ && m.traffic != core::Traffic::checkpoint) {
+    // Replayed or re-sent data arriving before the checkpoint is installed: kept aside until then.
+    early_.push_back(m);
+    return core::ReceiveVerdict::consumed;
+  }
+  if (m.traffic != core::Traffic::checkpoint) return core::ReceiveVerdict::accept;
   auto it = held_saves_.find(version_key(m.handle, m.version));
   if (it != held_saves_.end()) {
     for (const HeldSave& save : it->second) {
@@ -213,34 +219,260 @@ void BuddyProtocol::collect_garbage(core::ProtocolContext& ctx, NodeId origin, s
 }
 
 void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& m) {
+  switch (m.control_type) {
+    case kRecoveryInfo: on_recovery_info(ctx, m); return;
+    case kRestartFrom: on_restart_from(ctx, m); return;
+    case kRestoreData: on_restore_data(ctx, m); return;
+    default: break;
+  }
   WireReader in(m.body);
   const std::uint32_t c = in.u32();
   in.expect_done();
   if (c == 0 || c > options_->saves.checkpoints()) throw core::WireError("buddy: checkpoint id out of range");
   switch (m.control_type) {
     case kAck:
-      ++local_[c - 1].acks;
+      std::erase(local_[c - 1].waiting, m.source);
       try_validate(ctx);
       return;
-    case kValidate: collect_garbage(ctx, m.source, c); return;
+    case kValidate:
+      last_valid_[m.source] = std::max(last_valid_[m.source], c);
+      collect_garbage(ctx, m.source, c);
+      return;
     default: throw core::WireError("buddy: unknown control message type " + std::to_string(m.control_type));
   }
 }
 
-// ----------------------------------------------------------------------------- failures
+// ----------------------------------------------------------------------------- message log
 
-void BuddyProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
-  ctx.fail_run("node " + std::to_string(notice.node) +
-               " failed: the buddy protocol's local restart (message logging and replay, Lion 2022 §3) is not built "
-               "yet, so a failure ends the run");
+core::SendVerdict BuddyProtocol::on_send(core::ProtocolContext& ctx, core::Message& m) {
+  if (coordinator_ || !m.is_data || m.traffic != core::Traffic::application) return core::SendVerdict::send;
+  // Logged by reference (§3.3): the entry names the version, which stays pinned in memory so that
+  // a later writer does not destroy it (copy-on-write); the log GC is not built yet.
+  auto& log = log_[m.destination];
+  const std::uint64_t key = version_key(m.handle, m.version);
+  if (std::find(log.begin(), log.end(), key) != log.end()) return core::SendVerdict::send;
+  log.push_back(key);
+  ctx.runtime().store().pin(m.handle, m.version);
+  return core::SendVerdict::send_and_log;
 }
 
-void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo&) {
-  ctx.fail_run("the buddy protocol's local restart is not built yet: a replacement cannot recover");
+// ----------------------------------------------------------------------------- local restart
+
+std::uint32_t BuddyProtocol::checkpoint_section(core::TaskId task) const {
+  const auto& saves = options_->saves;
+  std::uint32_t c = 0;
+  while (c < saves.checkpoints() && saves.position(c + 1) <= task) ++c;
+  return c;
+}
+
+std::uint32_t BuddyProtocol::in_transit_bound(core::ProtocolContext& ctx, NodeId failed) const {
+  // §3.5 step 1: the failed node restarts at a cut N and re-sends only what its tasks after N
+  // produce. Whatever this node still waits for from it must come from a section >= N.
+  const auto& graph = ctx.graph();
+  auto& runtime = ctx.runtime();
+  std::uint32_t bound = kNoBound;
+  for (core::TaskId t : ctx.index().tasks_of(ctx.node())) {
+    if (runtime.status(t) == core::TaskStatus::done) continue;
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const Version v = a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version;
+      if (graph.version_node(a.handle, v) != failed || runtime.store().holds(a.handle, v)) continue;
+      bound = std::min(bound, v == 0 ? 0u : checkpoint_section(graph.writer(a.handle, v)));
+    }
+  }
+  return bound;
+}
+
+std::uint32_t BuddyProtocol::servable(core::ProtocolContext&, NodeId origin) const {
+  if (lost_held_) return 0;
+  auto it = last_valid_.find(origin);
+  return it == last_valid_.end() ? 0 : it->second;
+}
+
+void BuddyProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+  if (coordinator_ || notice.node == ctx.node()) return;
+  if (restarting_) {
+    ctx.fail_run("node " + std::to_string(notice.node) + " failed while node " + std::to_string(ctx.node()) +
+                 " was restarting: overlapping local restarts (the cascade of Lion 2022 §3.5) are not built yet");
+    return;
+  }
+  send_recovery_info(ctx, notice);
+}
+
+void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+  const auto buddies = options_->buddies.buddies(notice.node);
+  const bool buddy = std::find(buddies.begin(), buddies.end(), ctx.node()) != buddies.end();
+  Bytes body;
+  WireWriter out(body);
+  out.u32(notice.incarnation);
+  out.u32(in_transit_bound(ctx, notice.node));
+  out.u32(buddy ? servable(ctx, notice.node) : 0);
+  out.u8(buddy ? 1 : 0);
+  out.u8(buddy && lost_held_ ? 1 : 0);
+  // To the replacement (kept for it if it is not up yet).
+  ctx.send_control(notice.node, kRecoveryInfo, std::move(body));
+}
+
+void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
+  if (coordinator_) return;
+  build_plan(ctx);
+  restarting_ = true;
+  lost_held_ = true;  // what it held as a buddy died with its predecessor
+  restart_incarnation_ = info.incarnation;
+  failure_ = core::FailureNotice{ctx.node(), info.incarnation - 1, 0};
+}
+
+void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Message& m) {
+  WireReader in(m.body);
+  const std::uint32_t failed_incarnation = in.u32();
+  Info info{in.u32(), in.u32(), in.u8() != 0, in.u8() != 0};
+  in.expect_done();
+  if (!restarting_ || failed_incarnation + 1 != restart_incarnation_) return;  // about an older failure
+  infos_[m.source] = info;
+  if (infos_.size() + 1 < ctx.node_count()) return;
+  // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
+  std::uint32_t bound = kNoBound;
+  for (const auto& [node, i] : infos_) bound = std::min(bound, i.bound);
+  NodeId source = ctx.node();
+  std::uint32_t chosen = 0;
+  bool any_buddy_holds = false;
+  for (NodeId b : options_->buddies.buddies(ctx.node())) {
+    auto it = infos_.find(b);
+    if (it == infos_.end() || it->second.lost) continue;
+    any_buddy_holds = true;
+    if (it->second.servable > chosen && it->second.servable <= bound) {
+      chosen = it->second.servable;
+      source = b;
+    }
+  }
+  if (!any_buddy_holds) {
+    ctx.fail_run("unrecoverable: node " + std::to_string(ctx.node()) +
+                 " failed and every one of its buddies had lost its checkpoint data (a node and all of its buddies "
+                 "failed before the data was protected again)");
+    return;
+  }
+  restart_point_ = chosen;
+  Bytes body;
+  WireWriter out(body);
+  out.u32(failure_.incarnation);
+  out.u32(chosen);
+  out.u32(source);
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (n != ctx.node()) ctx.send_control(n, kRestartFrom, body);
+  }
+  if (chosen == 0) {
+    on_restore_data(ctx, core::Message{});  // from the job's input: nothing to fetch
+  }
+}
+
+void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Message& m) {
+  WireReader in(m.body);
+  const std::uint32_t failed_incarnation = in.u32();
+  const std::uint32_t n = in.u32();
+  const NodeId source = in.u32();
+  in.expect_done();
+  const NodeId failed = m.source;
+  const auto& graph = ctx.graph();
+  const core::TaskId cut = n == 0 ? 0 : options_->saves.position(n);
+  // Replay (§3.3): every logged message the restarted node will need from cut N on.
+  core::FailureEffect effect;
+  for (std::uint64_t key : log_[failed]) {
+    const HandleId h = static_cast<HandleId>(key >> 32);
+    const Version v = static_cast<Version>(key & 0xffffffffu);
+    bool needed = false;
+    for (core::TaskId r : ctx.index().readers(h, v)) needed = needed || (graph.node(r) == failed && r >= cut);
+    if (!needed) continue;
+    ctx.runtime().subscribe(h, v, failed, core::Traffic::recovery);
+    ++effect.messages_replayed;
+    effect.bytes_replayed += graph.bytes(h);
+  }
+  ctx.record_failure_effect(core::FailureNotice{failed, failed_incarnation, 0}, effect);
+  // As its buddy: acknowledge again the later checkpoints held complete (§3.3).
+  for (std::uint32_t c = n + 1; c <= options_->saves.checkpoints(); ++c) {
+    auto it = expected_.find(origin_checkpoint(failed, c));
+    if (it != expected_.end() && it->second == 0) ctx.send_control(failed, kAck, checkpoint_body(c));
+  }
+  // As its origin: the restarted buddy lost what it held; do not wait for its acknowledgements.
+  const auto mine = options_->buddies.buddies(ctx.node());
+  if (std::find(mine.begin(), mine.end(), failed) != mine.end()) {
+    for (Local& local : local_) std::erase(local.waiting, failed);
+    try_validate(ctx);
+  }
+  if (source != ctx.node() || n == 0) return;
+  // The source buddy sends checkpoint N back: of each datum of the origin, its newest entry <= N.
+  Bytes body;
+  WireWriter out(body);
+  std::uint64_t bytes = 0, count = 0;
+  Bytes entries;
+  WireWriter list(entries);
+  for (const auto& [key, checkpoints] : stored_) {
+    if (static_cast<NodeId>(key >> 32) != failed) continue;
+    const HandleId h = static_cast<HandleId>(key & 0xffffffffu);
+    std::uint32_t newest = 0;
+    for (std::uint32_t c : checkpoints) {
+      if (c <= n) newest = std::max(newest, c);
+    }
+    if (newest == 0) continue;
+    const auto* entry = ctx.checkpoint_store().find(entry_key(failed, newest, h));
+    if (!entry) continue;
+    list.u32(h);
+    list.bytes(entry->content);
+    bytes += graph.bytes(h);
+    ++count;
+  }
+  out.u32(n);
+  out.u64(count);
+  out.bytes(entries);
+  ctx.send_control(failed, kRestoreData, std::move(body), core::Traffic::restore, bytes);
+}
+
+void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Message& m) {
+  if (!restarting_) return;
+  const auto& graph = ctx.graph();
+  auto& runtime = ctx.runtime();
+  const std::uint32_t n = restart_point_;
+  const core::TaskId cut = n == 0 ? 0 : options_->saves.position(n);
+  core::NodeSnapshot snapshot = runtime.initial_snapshot();  // the job's input of the data it owns
+  const auto local = ctx.index().tasks_of(ctx.node());
+  for (std::size_t i = 0; i < local.size(); ++i) snapshot.done[i] = local[i] < cut ? 1 : 0;
+  if (n > 0) {
+    WireReader in(m.body);
+    if (in.u32() != n) throw core::WireError("buddy: restore data of another checkpoint");
+    const std::uint64_t count = in.u64();
+    const Bytes entries = in.bytes();
+    in.expect_done();
+    WireReader list(entries);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const HandleId h = list.u32();
+      const Bytes entry = list.bytes();
+      WireReader e(entry);
+      core::VersionStore::Entry version;
+      const Version v = e.u32();
+      version.digest = e.u64();
+      version.content = e.content();
+      version.bytes = graph.bytes(h);
+      snapshot.store[(std::uint64_t(h) << 32) | v] = version;
+    }
+  }
+  runtime.restore(snapshot);
+  runtime.rebuild();
+  if (n == 0) runtime.send_initial_values();
+  restarting_ = false;
+  for (const core::Message& early : early_) runtime.on_data(early.handle, early.version, early.digest, early.content);
+  early_.clear();
+  next_to_validate_ = n + 1;
+  for (std::uint32_t c = 1; c <= n; ++c) local_[c - 1].valid = true;
+  core::FailureEffect effect;
+  effect.restart_point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
+  effect.processes_rolled_back = 1;
+  ctx.record_failure_effect(failure_, effect);
+  ctx.record_recovered(failure_);
+  if (ctx.recording()) ctx.note("restarted from " + effect.restart_point, "recovery");
+  try_validate(ctx);
 }
 
 bool BuddyProtocol::finished(core::ProtocolContext&) {
-  return coordinator_ || next_to_validate_ > options_->saves.checkpoints();
+  return coordinator_ || (!restarting_ && next_to_validate_ > options_->saves.checkpoints());
 }
 
 }  // namespace ftsim::protocols

@@ -15,8 +15,16 @@
 //    entries for c acknowledged; it then sends VALIDATE(c) to its buddies (the thesis sends it to
 //    the principal buddy only; every buddy needs it here to collect its garbage), which drop the
 //    entries that a newer valid checkpoint supersedes.
-// Local restart after a failure (message logging by reference, replay, Lion 2022 §3) is not built
-// yet: a failure notice ends the run with that reason.
+// Local restart (Lion 2022 §3): every node logs the data messages it sends, by reference (the
+// version stays pinned). When node k fails, each survivor tells k's replacement the newest
+// checkpoint it can afford (the in-transit bound: no message of k it still waits for may come
+// from before the restart cut) and, if it is a buddy of k, the newest checkpoint of k it can
+// serve. The replacement picks the restart checkpoint N (§3.5), asks one buddy for it, and tells
+// every survivor N: they replay the logged messages k will need from cut N on, and buddies
+// acknowledge again the later checkpoints they hold complete. Only k re-executes (its tasks after
+// cut N); survivors re-execute nothing. k's re-sends that survivors already had are dropped on
+// arrival (a version is identified by handle and version; the thesis filters them at the sender
+// with per-tag counters). A node whose buddies all lost its data is unrecoverable.
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -50,6 +58,7 @@ public:
   core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_stored(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
+  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
   void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(core::ProtocolContext& ctx) override;
@@ -66,7 +75,7 @@ private:
     bool cached;           // it comes as an application transfer, not as checkpoint traffic
   };
   struct Local {           // one of this node's checkpoints
-    std::uint32_t acks_expected = 0, acks = 0;
+    std::vector<core::NodeId> waiting;  // buddies with entries that have not acknowledged yet
     double first_save = -1, last_save = -1;
     std::uint64_t bytes = 0;
     bool valid = false;
@@ -75,6 +84,15 @@ private:
   void store(core::ProtocolContext& ctx, const core::Message& m, const HeldSave& save);
   void try_validate(core::ProtocolContext& ctx);
   void collect_garbage(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t valid);
+  void build_plan(core::ProtocolContext& ctx);
+  // --- local restart (Lion 2022 §3) ---
+  std::uint32_t checkpoint_section(core::TaskId task) const;  // checkpoints whose cut is at or before the task
+  std::uint32_t in_transit_bound(core::ProtocolContext& ctx, core::NodeId failed) const;
+  std::uint32_t servable(core::ProtocolContext& ctx, core::NodeId origin) const;
+  void send_recovery_info(core::ProtocolContext& ctx, const core::FailureNotice& notice);
+  void on_recovery_info(core::ProtocolContext& ctx, const core::Message& m);
+  void on_restart_from(core::ProtocolContext& ctx, const core::Message& m);
+  void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
 
   std::shared_ptr<const BuddyOptions> options_;
   bool coordinator_;
@@ -86,6 +104,23 @@ private:
   // (origin, handle) it holds.
   std::unordered_map<std::uint64_t, std::uint32_t> expected_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> stored_;
+  std::unordered_map<core::NodeId, std::uint32_t> last_valid_;  // as a buddy: each origin's, from VALIDATE
+  bool lost_held_ = false;  // a replacement: the checkpoint data it held for others died with its predecessor
+  // Sender-based message log by reference (§3.3): what it sent to whom; the versions stay pinned.
+  std::unordered_map<core::NodeId, std::vector<std::uint64_t>> log_;
+  // The replacement's recovery: infos from the survivors, then the restore.
+  struct Info {
+    std::uint32_t bound;
+    std::uint32_t servable;
+    bool buddy;
+    bool lost;
+  };
+  bool restarting_ = false;
+  std::uint32_t restart_incarnation_ = 0;
+  std::unordered_map<core::NodeId, Info> infos_;
+  std::uint32_t restart_point_ = 0;
+  std::vector<core::Message> early_;  // data that arrived before the restore
+  core::FailureNotice failure_{};  // the failure being recovered (the replacement's own)
 };
 
 }  // namespace ftsim::protocols
