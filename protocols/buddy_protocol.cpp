@@ -374,17 +374,35 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
   const NodeId failed = m.source;
   const auto& graph = ctx.graph();
   const core::TaskId cut = n == 0 ? 0 : options_->saves.position(n);
-  // Replay (§3.3): every logged message the restarted node will need from cut N on.
+  // Replay (§3.3): every version this node produced that the restarted node will read from cut N
+  // on. The log keeps the versions it sent (pinned); a version it still holds is served from
+  // memory too (a replacement's log only starts at its own restart); an initial value is read
+  // again from the input. One it no longer has is the cascade of §3.5, not built.
   core::FailureEffect effect;
-  for (std::uint64_t key : log_[failed]) {
-    const HandleId h = static_cast<HandleId>(key >> 32);
-    const Version v = static_cast<Version>(key & 0xffffffffu);
-    bool needed = false;
-    for (core::TaskId r : ctx.index().readers(h, v)) needed = needed || (graph.node(r) == failed && r >= cut);
-    if (!needed) continue;
-    ctx.runtime().subscribe(h, v, failed, core::Traffic::recovery);
-    ++effect.messages_replayed;
-    effect.bytes_replayed += graph.bytes(h);
+  auto& runtime = ctx.runtime();
+  for (HandleId h = 0; h < graph.handle_count(); ++h) {
+    for (Version v = 0; v <= graph.final_version(h); ++v) {
+      if (graph.version_node(h, v) != ctx.node()) continue;
+      bool needed = false;
+      for (core::TaskId r : ctx.index().readers(h, v)) needed = needed || (graph.node(r) == failed && r >= cut);
+      if (!needed) continue;
+      if (!runtime.store().holds(h, v)) {
+        if (v == 0) {
+          runtime.reload_initial(h);
+        } else if (runtime.status(graph.writer(h, v)) == core::TaskStatus::done) {
+          ctx.fail_run("node " + std::to_string(failed) + " restarts at checkpoint " + std::to_string(n) + " and needs " +
+                       graph.handle_name(h) + " v" + std::to_string(v) + ", which node " + std::to_string(ctx.node()) +
+                       " no longer holds (its log before its own restart is gone): rolling it back too (the cascade of "
+                       "Lion 2022 §3.5) is not built");
+          return;
+        } else {
+          continue;  // not produced yet: its normal send will go
+        }
+      }
+      runtime.subscribe(h, v, failed, core::Traffic::recovery);
+      ++effect.messages_replayed;
+      effect.bytes_replayed += graph.bytes(h);
+    }
   }
   ctx.record_failure_effect(core::FailureNotice{failed, failed_incarnation, 0}, effect);
   // As its buddy: acknowledge again the later checkpoints held complete (§3.3).
@@ -466,9 +484,13 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   effect.restart_point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
   effect.processes_rolled_back = 1;
   ctx.record_failure_effect(failure_, effect);
-  ctx.record_recovered(failure_);
+  // This node's earlier failures too, if a replacement died before it had recovered.
+  for (std::uint32_t incarnation = 0; incarnation <= failure_.incarnation; ++incarnation) {
+    ctx.record_recovered(core::FailureNotice{ctx.node(), incarnation, 0});
+  }
   if (ctx.recording()) ctx.note("restarted from " + effect.restart_point, "recovery");
   try_validate(ctx);
+  ctx.check_completion();  // nothing may be left to run after the cut
 }
 
 bool BuddyProtocol::finished(core::ProtocolContext&) {
