@@ -17,7 +17,15 @@ using graphs::Version;
 
 namespace {
 
-enum ControlType : std::uint32_t { kAck = 1, kValidate = 2, kRecoveryInfo = 3, kRestartFrom = 4, kRestoreData = 5 };
+enum ControlType : std::uint32_t {
+  kAck = 1,
+  kValidate = 2,
+  kRecoveryInfo = 3,
+  kRestartFrom = 4,
+  kRestoreData = 5,
+  kInfoRequest = 6,
+  kReplayRequest = 7,
+};
 constexpr std::uint32_t kNoBound = 0xffffffffu;
 
 std::uint64_t version_key(HandleId h, Version v) { return (std::uint64_t(h) << 32) | v; }
@@ -221,6 +229,8 @@ void BuddyProtocol::collect_garbage(core::ProtocolContext& ctx, NodeId origin, s
 void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& m) {
   switch (m.control_type) {
     case kRecoveryInfo: on_recovery_info(ctx, m); return;
+    case kInfoRequest: send_recovery_info(ctx, m.source, m.source_incarnation); return;
+    case kReplayRequest: on_replay_request(ctx, m); return;
     case kRestartFrom: on_restart_from(ctx, m); return;
     case kRestoreData: on_restore_data(ctx, m); return;
     default: break;
@@ -289,28 +299,108 @@ std::uint32_t BuddyProtocol::servable(core::ProtocolContext&, NodeId origin) con
   return it == last_valid_.end() ? 0 : it->second;
 }
 
-void BuddyProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
-  if (coordinator_ || notice.node == ctx.node()) return;
-  if (restarting_) {
-    ctx.fail_run("node " + std::to_string(notice.node) + " failed while node " + std::to_string(ctx.node()) +
-                 " was restarting: overlapping local restarts (the cascade of Lion 2022 §3.5) are not built yet");
-    return;
-  }
-  send_recovery_info(ctx, notice);
+void BuddyProtocol::on_failure_notice(core::ProtocolContext&, const core::FailureNotice&) {
+  // Nothing to do: the replacement asks every node for what it needs (kInfoRequest), which also
+  // reaches nodes that were down when the notice went out.
 }
 
-void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
+  if (coordinator_) return;
+  const core::FailureNotice notice{failed, replacement, 0};
   const auto buddies = options_->buddies.buddies(notice.node);
   const bool buddy = std::find(buddies.begin(), buddies.end(), ctx.node()) != buddies.end();
   Bytes body;
   WireWriter out(body);
   out.u32(notice.incarnation);
-  out.u32(in_transit_bound(ctx, notice.node));
+  // A node restarting itself waits for nothing yet: what it will need from the other comes by replay.
+  out.u32(restarting_ ? kNoBound : in_transit_bound(ctx, notice.node));
   out.u32(buddy ? servable(ctx, notice.node) : 0);
   out.u8(buddy ? 1 : 0);
   out.u8(buddy && lost_held_ ? 1 : 0);
-  // To the replacement (kept for it if it is not up yet).
-  ctx.send_control(notice.node, kRecoveryInfo, std::move(body));
+  ctx.send_control(notice.node, kRecoveryInfo, std::move(body), core::Traffic::control, 0, replacement);
+  if (restarting_) {
+    // Both restart at once: the other's predecessor may have taken this node's request (and its
+    // replays) with it. Ask its replacement again, and for the versions still missing once
+    // restored.
+    if (!chosen_) {
+      infos_.erase(failed);
+      ctx.send_control(failed, kInfoRequest, Bytes{}, core::Traffic::control, 0, replacement);
+    }
+    later_requests_.emplace_back(failed, replacement);
+    return;
+  }
+  if (restarted_) send_replay_request(ctx, failed, replacement);
+}
+
+void BuddyProtocol::send_replay_request(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
+  // This node restarted and may still wait for versions the failed node was replaying to it when
+  // it died: ask its replacement for them by name.
+  const auto& graph = ctx.graph();
+  auto& runtime = ctx.runtime();
+  Bytes request;
+  WireWriter list(request);
+  std::vector<std::uint64_t> missing;
+  for (core::TaskId t : ctx.index().tasks_of(ctx.node())) {
+    if (runtime.status(t) == core::TaskStatus::done) continue;
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const Version v = a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version;
+      if (graph.version_node(a.handle, v) == failed && !runtime.store().holds(a.handle, v)) {
+        missing.push_back(version_key(a.handle, v));
+      }
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  list.u64(missing.size());
+  for (std::uint64_t key : missing) list.u64(key);
+  ctx.send_control(failed, kReplayRequest, std::move(request), core::Traffic::control, 0, replacement);
+}
+
+void BuddyProtocol::on_replay_request(core::ProtocolContext& ctx, const core::Message& m) {
+  if (restarting_) {
+    deferred_.push_back(m);  // served once this node has its own state back
+    return;
+  }
+  WireReader in(m.body);
+  const std::uint64_t count = in.count(8);
+  std::vector<std::uint64_t> keys(count);
+  for (auto& key : keys) key = in.u64();
+  in.expect_done();
+  if (!serve(ctx, m.source, keys, 0)) return;
+}
+
+bool BuddyProtocol::serve(core::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys,
+                          std::uint32_t restart_point) {
+  // Sends the versions of `keys` (all produced here) that `to` needs: from memory (the log pins
+  // what was sent), an initial value read again from the input; one not produced yet goes by the
+  // normal path. One produced and gone is the cascade of Lion 2022 §3.5, not built.
+  const auto& graph = ctx.graph();
+  auto& runtime = ctx.runtime();
+  core::FailureEffect effect;
+  for (std::uint64_t key : keys) {
+    const HandleId h = static_cast<HandleId>(key >> 32);
+    const Version v = static_cast<Version>(key & 0xffffffffu);
+    if (!runtime.store().holds(h, v)) {
+      if (v == 0) {
+        runtime.reload_initial(h);
+      } else if (runtime.status(graph.writer(h, v)) == core::TaskStatus::done) {
+        ctx.fail_run("node " + std::to_string(to) + " restarts at checkpoint " + std::to_string(restart_point) +
+                     " and needs " + graph.handle_name(h) + " v" + std::to_string(v) + ", which node " +
+                     std::to_string(ctx.node()) +
+                     " no longer holds (its log before its own restart is gone): rolling it back too (the cascade of "
+                     "Lion 2022 §3.5) is not built");
+        return false;
+      } else {
+        continue;  // not produced yet: its normal send will go
+      }
+    }
+    runtime.subscribe(h, v, to, core::Traffic::recovery);
+    ++effect.messages_replayed;
+    effect.bytes_replayed += graph.bytes(h);
+  }
+  last_effect_ = effect;
+  return true;
 }
 
 void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
@@ -320,14 +410,18 @@ void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartIn
   lost_held_ = true;  // what it held as a buddy died with its predecessor
   restart_incarnation_ = info.incarnation;
   failure_ = core::FailureNotice{ctx.node(), info.incarnation - 1, 0};
+  // §3.5: ask every other node for its bound and, from the buddies, what they hold.
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (n != ctx.node()) ctx.send_control(n, kInfoRequest, Bytes{});
+  }
 }
 
 void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Message& m) {
   WireReader in(m.body);
-  const std::uint32_t failed_incarnation = in.u32();
+  const std::uint32_t incarnation = in.u32();
   Info info{in.u32(), in.u32(), in.u8() != 0, in.u8() != 0};
   in.expect_done();
-  if (!restarting_ || failed_incarnation + 1 != restart_incarnation_) return;  // about an older failure
+  if (!restarting_ || incarnation != restart_incarnation_) return;
   infos_[m.source] = info;
   if (infos_.size() + 1 < ctx.node_count()) return;
   // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
@@ -352,6 +446,7 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
     return;
   }
   restart_point_ = chosen;
+  chosen_ = true;
   Bytes body;
   WireWriter out(body);
   out.u32(failure_.incarnation);
@@ -366,6 +461,11 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
 }
 
 void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Message& m) {
+  if (restarting_) {
+    // Two restarts overlap: this node serves the other once it has its own state back.
+    deferred_.push_back(m);
+    return;
+  }
   WireReader in(m.body);
   const std::uint32_t failed_incarnation = in.u32();
   const std::uint32_t n = in.u32();
@@ -375,35 +475,18 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
   const auto& graph = ctx.graph();
   const core::TaskId cut = n == 0 ? 0 : options_->saves.position(n);
   // Replay (§3.3): every version this node produced that the restarted node will read from cut N
-  // on. The log keeps the versions it sent (pinned); a version it still holds is served from
-  // memory too (a replacement's log only starts at its own restart); an initial value is read
-  // again from the input. One it no longer has is the cascade of §3.5, not built.
-  core::FailureEffect effect;
-  auto& runtime = ctx.runtime();
+  // on.
+  std::vector<std::uint64_t> keys;
   for (HandleId h = 0; h < graph.handle_count(); ++h) {
     for (Version v = 0; v <= graph.final_version(h); ++v) {
       if (graph.version_node(h, v) != ctx.node()) continue;
       bool needed = false;
       for (core::TaskId r : ctx.index().readers(h, v)) needed = needed || (graph.node(r) == failed && r >= cut);
-      if (!needed) continue;
-      if (!runtime.store().holds(h, v)) {
-        if (v == 0) {
-          runtime.reload_initial(h);
-        } else if (runtime.status(graph.writer(h, v)) == core::TaskStatus::done) {
-          ctx.fail_run("node " + std::to_string(failed) + " restarts at checkpoint " + std::to_string(n) + " and needs " +
-                       graph.handle_name(h) + " v" + std::to_string(v) + ", which node " + std::to_string(ctx.node()) +
-                       " no longer holds (its log before its own restart is gone): rolling it back too (the cascade of "
-                       "Lion 2022 §3.5) is not built");
-          return;
-        } else {
-          continue;  // not produced yet: its normal send will go
-        }
-      }
-      runtime.subscribe(h, v, failed, core::Traffic::recovery);
-      ++effect.messages_replayed;
-      effect.bytes_replayed += graph.bytes(h);
+      if (needed) keys.push_back(version_key(h, v));
     }
   }
+  if (!serve(ctx, failed, keys, n)) return;
+  const core::FailureEffect effect = last_effect_;
   ctx.record_failure_effect(core::FailureNotice{failed, failed_incarnation, 0}, effect);
   // As its buddy: acknowledge again the later checkpoints held complete (§3.3).
   for (std::uint32_t c = n + 1; c <= options_->saves.checkpoints(); ++c) {
@@ -490,6 +573,12 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   }
   if (ctx.recording()) ctx.note("restarted from " + effect.restart_point, "recovery");
   try_validate(ctx);
+  restarted_ = true;
+  for (const auto& [node, incarnation] : later_requests_) send_replay_request(ctx, node, incarnation);
+  later_requests_.clear();
+  auto deferred = std::move(deferred_);
+  deferred_.clear();
+  for (const core::Message& request : deferred) on_control(ctx, request);
   ctx.check_completion();  // nothing may be left to run after the cut
 }
 

@@ -89,10 +89,14 @@ private:
   std::uint32_t checkpoint_section(core::TaskId task) const;  // checkpoints whose cut is at or before the task
   std::uint32_t in_transit_bound(core::ProtocolContext& ctx, core::NodeId failed) const;
   std::uint32_t servable(core::ProtocolContext& ctx, core::NodeId origin) const;
-  void send_recovery_info(core::ProtocolContext& ctx, const core::FailureNotice& notice);
+  void send_recovery_info(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
   void on_recovery_info(core::ProtocolContext& ctx, const core::Message& m);
   void on_restart_from(core::ProtocolContext& ctx, const core::Message& m);
   void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
+  void on_replay_request(core::ProtocolContext& ctx, const core::Message& m);
+  void send_replay_request(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
+  bool serve(core::ProtocolContext& ctx, core::NodeId to, const std::vector<std::uint64_t>& keys,
+             std::uint32_t restart_point);
 
   std::shared_ptr<const BuddyOptions> options_;
   bool coordinator_;
@@ -120,6 +124,11 @@ private:
   std::unordered_map<core::NodeId, Info> infos_;
   std::uint32_t restart_point_ = 0;
   std::vector<core::Message> early_;  // data that arrived before the restore
+  std::vector<core::Message> deferred_;  // other nodes' requests, served after its own restore
+  bool restarted_ = false;               // this process restored a checkpoint (a replacement)
+  bool chosen_ = false;                  // its restart checkpoint is chosen
+  std::vector<std::pair<core::NodeId, std::uint32_t>> later_requests_;  // replacements to ask once restored
+  core::FailureEffect last_effect_;      // what the last serve() replayed
   core::FailureNotice failure_{};  // the failure being recovered (the replacement's own)
 };
 
