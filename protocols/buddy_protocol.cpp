@@ -322,6 +322,7 @@ void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed
     // Both restart at once: the other's predecessor may have taken this node's request (and its
     // replays) with it. Ask its replacement again, and for the versions still missing once
     // restored.
+    if (chosen_ && failed == restore_source_) chosen_ = false;  // the buddy sending the checkpoint died: choose again
     if (!chosen_) {
       infos_.erase(failed);
       ctx.send_control(failed, kInfoRequest, Bytes{}, core::Traffic::control, 0, replacement);
@@ -421,7 +422,7 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   const std::uint32_t incarnation = in.u32();
   Info info{in.u32(), in.u32(), in.u8() != 0, in.u8() != 0};
   in.expect_done();
-  if (!restarting_ || incarnation != restart_incarnation_) return;
+  if (!restarting_ || chosen_ || incarnation != restart_incarnation_) return;
   infos_[m.source] = info;
   if (infos_.size() + 1 < ctx.node_count()) return;
   // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
@@ -446,6 +447,7 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
     return;
   }
   restart_point_ = chosen;
+  restore_source_ = source;
   chosen_ = true;
   Bytes body;
   WireWriter out(body);
@@ -528,7 +530,10 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
 }
 
 void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Message& m) {
-  if (!restarting_) return;
+  if (!restarting_ || !chosen_) return;
+  if (restart_point_ > 0 && (m.source != restore_source_ || m.body.size() < 4 || WireReader(m.body).u32() != restart_point_)) {
+    return;  // from an earlier choice whose source died since
+  }
   const auto& graph = ctx.graph();
   auto& runtime = ctx.runtime();
   const std::uint32_t n = restart_point_;

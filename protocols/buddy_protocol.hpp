@@ -127,6 +127,7 @@ private:
   std::vector<core::Message> deferred_;  // other nodes' requests, served after its own restore
   bool restarted_ = false;               // this process restored a checkpoint (a replacement)
   bool chosen_ = false;                  // its restart checkpoint is chosen
+  core::NodeId restore_source_ = 0;      // the buddy that sends it back
   std::vector<std::pair<core::NodeId, std::uint32_t>> later_requests_;  // replacements to ask once restored
   core::FailureEffect last_effect_;      // what the last serve() replayed
   core::FailureNotice failure_{};  // the failure being recovered (the replacement's own)
