@@ -2,6 +2,7 @@
 simulation saves exactly what the analytic volumes say, per node; checkpoints complete; a failure
 ends the run with an explicit reason while the local restart is not built."""
 import json
+import random
 
 import pytest
 
@@ -56,9 +57,84 @@ def test_buddy_needs_checkpoints(ftsim, tmp_path):
     assert "/protocol" in run.stderr and "/checkpoints" in run.stderr
 
 
-def test_a_failure_ends_the_run_with_the_reason(ftsim, tmp_path):
-    config = dict(CONFIG, failures={"model": "list", "events": [{"node": 1, "time": "5 ms"}], "detection": "1 ms"})
-    run = ftsim("run", write(tmp_path, config), "-o", tmp_path / "out")
-    assert run.returncode == 1
+APPS = {
+    "cholesky": {"type": "cholesky", "tiles": 8, "tile_size": 128, "order": "column"},
+    "stencil": {"type": "stencil", "tiles": [4, 4], "tile_size": [64, 64], "iterations": 10},
+    "cg": {"type": "cg", "grid": 64, "blocks": 8, "iterations": 8},
+}
+# Reasons a run may end without recovering (exit 1), and only with two failures or more.
+NOT_RECOVERABLE = ("unrecoverable: node", "(the cascade of Lion 2022")
+
+
+def small(app, **extra):
+    config = {"name": f"buddy-{app}", "application": APPS[app],
+              "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": {"default": 2}},
+              "checkpoints": {"count": 3, "buddy": "next"}, "protocol": {"type": "buddy"}}
+    config.update(extra)
+    return config
+
+
+def run_json(ftsim, tmp_path, config):
+    path = write(tmp_path, config)
+    run = ftsim("run", path, "-o", tmp_path / "out")
     results = json.loads((tmp_path / "out" / "results.json").read_text())
-    assert "local restart" in results["failure_reason"] and "not built" in results["failure_reason"]
+    return run, results
+
+
+@pytest.mark.parametrize("app", sorted(APPS))
+def test_failure_campaign(ftsim, tmp_path, app):
+    # 100 seeded scenarios per application: one to two failures at random times (up to 1.1 x the
+    # failure-free makespan, the second often during the first's recovery), random detection and
+    # downtime. Every run recovers with the digest oracle holding and no survivor re-executing
+    # anything, or (two failures only) ends with exit 1 and one of the reasons above.
+    _, free = run_json(ftsim, tmp_path, small(app))
+    makespan = free["makespan"]
+    recovered = 0
+    for seed in range(100):
+        rng = random.Random(seed)
+        events = [{"node": rng.randrange(4), "time": f"{rng.uniform(0, 1.1 * makespan):.9f} s"}
+                  for _ in range(rng.choice([1, 1, 1, 2]))]
+        config = small(app, seed=seed, failures={
+            "model": "list", "events": events,
+            "detection": f"{rng.uniform(0, 0.05 * makespan):.9f} s", "downtime": f"{rng.uniform(0, 0.05 * makespan):.9f} s"})
+        run, r = run_json(ftsim, tmp_path, config)
+        where = f"{app} seed {seed} {events}"
+        if not r["complete"]:
+            assert run.returncode == 1, where
+            assert len(events) == 2 and any(reason in r["failure_reason"] for reason in NOT_RECOVERABLE), \
+                f"{where}: {r['failure_reason']} {r['stall_report']}"
+            continue
+        assert run.returncode == 0 and r["oracle"]["ok"], where
+        failed = {f["node"] for f in r["failures"]}
+        assert all(n["reexecutions"] == 0 for i, n in enumerate(r["nodes"]) if i not in failed), where
+        assert all(f["recovered_at"] >= f["time"] for f in r["failures"]), where
+        recovered += bool(r["failures"])
+    assert recovered >= 60
+
+
+def test_recovery_is_local_and_reported(ftsim, tmp_path):
+    config = small("cholesky", failures={"model": "list", "events": [{"node": 1, "time": "20 ms"}],
+                                         "detection": "1 ms", "downtime": "1 ms"})
+    run, r = run_json(ftsim, tmp_path, config)
+    assert run.returncode == 0 and r["oracle"]["ok"], run.stdout
+    f = r["failures"][0]
+    assert f["restart_point"].startswith("checkpoint ")
+    assert f["processes_rolled_back"] == 1 and f["messages_replayed"] > 0 and f["bytes_replayed"] > 0
+    assert r["nodes"][1]["reexecutions"] > 0
+    assert [n["reexecutions"] for i, n in enumerate(r["nodes"]) if i != 1] == [0, 0, 0]
+    assert r["nodes"][1]["restarts"] == 1
+    assert sum(n["bytes_sent"]["restore"] for n in r["nodes"]) > 0
+
+
+def test_a_node_and_its_only_buddy_is_unrecoverable_two_buddies_recover(ftsim, tmp_path):
+    # Nodes 1 and 2 fail together; the buddy of node 1 is node 2.
+    failures = {"model": "list", "events": [{"node": 1, "time": "20 ms"}, {"node": 2, "time": "20 ms"}],
+                "detection": "1 ms", "downtime": "1 ms"}
+    run, r = run_json(ftsim, tmp_path, small("cholesky", failures=failures))
+    assert run.returncode == 1
+    assert "unrecoverable: node 1" in r["failure_reason"] and "buddies" in r["failure_reason"]
+    # With a second buddy (node 1 -> 2 and 3), node 3 still holds node 1's checkpoint.
+    two = small("cholesky", failures=failures, checkpoints={"count": 3, "buddy": [[1, 2], [2, 3], [3, 0], [0, 1]]})
+    run, r = run_json(ftsim, tmp_path, two)
+    assert run.returncode == 0 and r["complete"] and r["oracle"]["ok"], r["failure_reason"]
+    assert {f["node"] for f in r["failures"]} == {1, 2}
