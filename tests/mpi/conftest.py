@@ -10,7 +10,7 @@ import pytest
 SOURCE_DIR = pathlib.Path(os.environ.get("FTSIM_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 BINARY = pathlib.Path(os.environ.get("FTSIM_BINARY", SOURCE_DIR / "build" / "ftsim"))
 APPS = ["cholesky", "stencil", "cg"]
-PROTOCOLS = ["none", "global", "lineage"]
+PROTOCOLS = ["none", "global", "lineage", "buddy"]
 
 
 def base_config(app: str) -> dict:

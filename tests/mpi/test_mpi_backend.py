@@ -4,7 +4,7 @@ import pytest
 
 from conftest import APPS, PROTOCOLS, base_config, with_protocol, run_simgrid
 
-EXPECTED_RESTART = {"none": "from scratch", "global": "checkpoint", "lineage": "lineage"}
+EXPECTED_RESTART = {"none": "from scratch", "global": "checkpoint", "lineage": "lineage", "buddy": "checkpoint"}
 
 
 @pytest.mark.parametrize("app", APPS)
@@ -25,6 +25,8 @@ def test_one_failure_recovers_bit_exact(mpirun, tmp_path, app, protocol):
     assert v["numeric_ok"] and v["numeric_checks"], job.output
     assert all(c["ok"] for c in v["numeric_checks"])
     assert "bit-exact" in job.proc.stdout
+    if protocol == "buddy":  # local restart: survivors re-execute nothing
+        assert [n["reexecutions"] for i, n in enumerate(r["nodes"]) if i != failure["node"]] == [0, 0, 0]
     if protocol == "global":
         assert any(c["committed"] >= 0 for c in r["checkpoints"])
         assert sum(n["bytes_sent"]["checkpoint"] for n in r["nodes"]) > 0
