@@ -299,11 +299,6 @@ std::uint32_t BuddyProtocol::servable(core::ProtocolContext&, NodeId origin) con
   return it == last_valid_.end() ? 0 : it->second;
 }
 
-void BuddyProtocol::on_failure_notice(core::ProtocolContext&, const core::FailureNotice&) {
-  // Nothing to do: the replacement asks every node for what it needs (kInfoRequest), which also
-  // reaches nodes that were down when the notice went out.
-}
-
 void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
   if (coordinator_) return;
   const core::FailureNotice notice{failed, replacement, 0};

@@ -59,7 +59,6 @@ public:
   void on_stored(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
   core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(core::ProtocolContext& ctx) override;
 

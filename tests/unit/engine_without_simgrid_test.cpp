@@ -56,7 +56,7 @@ TEST_CASE("engine without SimGrid: every protocol recovers a failure and the fin
        {config::Json{{"type", "none"}}, config::Json{{"type", "lineage"}},
         config::Json{{"type", "global"}, {"period", reference.makespan / 5}, {"storage", "stable"}},
         config::Json{{"type", "global"}, {"period", reference.makespan / 5}, {"storage", "buddy"}},
-        config::Json{{"type", "global"}, {"at", "cuts"}, {"storage", "buddy"}}}) {
+        config::Json{{"type", "global"}, {"at", "cuts"}, {"storage", "buddy"}}, config::Json{{"type", "buddy"}}}) {
     INFO(protocol.dump());
     const core::RunMetrics m = run(cholesky_config(protocol, one_failure(t, 1)));
     for (const auto& line : m.stall_report) INFO("stall: " << line);
@@ -233,4 +233,23 @@ TEST_CASE("wire: control messages that do not decode are errors, not garbage", "
   CHECK_THROWS_AS(in.count(4), core::WireError);
   core::WireReader short_read(bytes.data(), 2);
   CHECK_THROWS_AS(short_read.u32(), core::WireError);
+}
+
+TEST_CASE("engine without SimGrid: buddy restarts only the failed node, from a checkpoint its buddy sends back",
+          "[core][engine][buddy]") {
+  const core::RunMetrics reference = run(cholesky_config({{"type", "none"}}, nullptr));
+  const core::RunMetrics m = run(cholesky_config({{"type", "buddy"}}, one_failure(0.8 * reference.makespan, 2)));
+  INFO("failure reason: " << m.failure_reason);
+  REQUIRE(m.complete);
+  CHECK(m.oracle_ok);
+  REQUIRE(m.failures.size() == 1);
+  const core::FailureRecord& f = m.failures[0];
+  CHECK(f.restart_point.rfind("checkpoint ", 0) == 0);
+  CHECK(f.processes_rolled_back == 1);
+  CHECK(f.messages_replayed > 0);
+  for (std::size_t n = 0; n < m.nodes.size(); ++n) {
+    if (n != 2) CHECK(m.nodes[n].reexecutions == 0);  // survivors re-execute nothing
+  }
+  CHECK(m.nodes[2].restarts == 1);
+  CHECK(m.nodes[3].messages_sent[static_cast<std::size_t>(core::Traffic::restore)] == 1);  // the buddy of node 2
 }
