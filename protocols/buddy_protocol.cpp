@@ -245,8 +245,16 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
       try_validate(ctx);
       return;
     case kValidate:
-      last_valid_[m.source] = std::max(last_valid_[m.source], c);
-      collect_garbage(ctx, m.source, c);
+    {
+      // Keep the previous valid checkpoint as well: a restart may not be able to use the newest
+      // (a message of its section still in transit, thesis Fig. 3.1), and the global state that
+      // would let it go (every node past it) is not known here.
+      auto& [older, newest] = valid_[m.source];
+      if (c <= newest) return;
+      older = newest;
+      newest = c;
+      if (older > 0) collect_garbage(ctx, m.source, older);
+    }
       return;
     default: throw core::WireError("buddy: unknown control message type " + std::to_string(m.control_type));
   }
@@ -293,10 +301,10 @@ std::uint32_t BuddyProtocol::in_transit_bound(core::ProtocolContext& ctx, NodeId
   return bound;
 }
 
-std::uint32_t BuddyProtocol::servable(core::ProtocolContext&, NodeId origin) const {
-  if (lost_held_) return 0;
-  auto it = last_valid_.find(origin);
-  return it == last_valid_.end() ? 0 : it->second;
+std::pair<std::uint32_t, std::uint32_t> BuddyProtocol::servable(NodeId origin) const {
+  if (lost_held_) return {0, 0};
+  auto it = valid_.find(origin);
+  return it == valid_.end() ? std::pair<std::uint32_t, std::uint32_t>{0, 0} : it->second;
 }
 
 void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
@@ -309,7 +317,9 @@ void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed
   out.u32(notice.incarnation);
   // A node restarting itself waits for nothing yet: what it will need from the other comes by replay.
   out.u32(restarting_ ? kNoBound : in_transit_bound(ctx, notice.node));
-  out.u32(buddy ? servable(ctx, notice.node) : 0);
+  const auto [older, newest] = buddy ? servable(notice.node) : std::pair<std::uint32_t, std::uint32_t>{0, 0};
+  out.u32(newest);
+  out.u32(older);
   out.u8(buddy ? 1 : 0);
   out.u8(buddy && lost_held_ ? 1 : 0);
   ctx.send_control(notice.node, kRecoveryInfo, std::move(body), core::Traffic::control, 0, replacement);
@@ -415,7 +425,12 @@ void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartIn
 void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Message& m) {
   WireReader in(m.body);
   const std::uint32_t incarnation = in.u32();
-  Info info{in.u32(), in.u32(), in.u8() != 0, in.u8() != 0};
+  Info info;
+  info.bound = in.u32();
+  info.servable = in.u32();
+  info.older = in.u32();
+  info.buddy = in.u8() != 0;
+  info.lost = in.u8() != 0;
   in.expect_done();
   if (!restarting_ || chosen_ || incarnation != restart_incarnation_) return;
   infos_[m.source] = info;
@@ -430,9 +445,11 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
     auto it = infos_.find(b);
     if (it == infos_.end() || it->second.lost) continue;
     any_buddy_holds = true;
-    if (it->second.servable > chosen && it->second.servable <= bound) {
-      chosen = it->second.servable;
-      source = b;
+    for (std::uint32_t c : {it->second.servable, it->second.older}) {
+      if (c > chosen && c <= bound) {
+        chosen = c;
+        source = b;
+      }
     }
   }
   if (!any_buddy_holds) {

@@ -87,7 +87,7 @@ private:
   // --- local restart (Lion 2022 §3) ---
   std::uint32_t checkpoint_section(core::TaskId task) const;  // checkpoints whose cut is at or before the task
   std::uint32_t in_transit_bound(core::ProtocolContext& ctx, core::NodeId failed) const;
-  std::uint32_t servable(core::ProtocolContext& ctx, core::NodeId origin) const;
+  std::pair<std::uint32_t, std::uint32_t> servable(core::NodeId origin) const;  // (older, newest) held
   void send_recovery_info(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
   void on_recovery_info(core::ProtocolContext& ctx, const core::Message& m);
   void on_restart_from(core::ProtocolContext& ctx, const core::Message& m);
@@ -107,16 +107,17 @@ private:
   // (origin, handle) it holds.
   std::unordered_map<std::uint64_t, std::uint32_t> expected_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> stored_;
-  std::unordered_map<core::NodeId, std::uint32_t> last_valid_;  // as a buddy: each origin's, from VALIDATE
+  // As a buddy: each origin's two newest valid checkpoints (older, newest), from VALIDATE.
+  std::unordered_map<core::NodeId, std::pair<std::uint32_t, std::uint32_t>> valid_;
   bool lost_held_ = false;  // a replacement: the checkpoint data it held for others died with its predecessor
   // Sender-based message log by reference (§3.3): what it sent to whom; the versions stay pinned.
   std::unordered_map<core::NodeId, std::vector<std::uint64_t>> log_;
   // The replacement's recovery: infos from the survivors, then the restore.
   struct Info {
-    std::uint32_t bound;
-    std::uint32_t servable;
-    bool buddy;
-    bool lost;
+    std::uint32_t bound = 0;
+    std::uint32_t servable = 0, older = 0;  // the checkpoints of the failed node it can send back
+    bool buddy = false;
+    bool lost = false;
   };
   bool restarting_ = false;
   std::uint32_t restart_incarnation_ = 0;
