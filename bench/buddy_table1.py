@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""Lion & Thibault 2020 Table I, timed: the buddy protocol run on each placement of
+configs/papers/lion2020-table1.json (9.2 M tasks, 25 nodes), its measured checkpoint bytes per
+node beside `ftsim volumes` (analytic) and the paper's cached column. About a minute per row.
+
+usage: bench/buddy_table1.py [--build build] [--counts 1,2,4,8,16]
+"""
+import argparse
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+GB = 1e9
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=str(ROOT / "build"))
+    parser.add_argument("--counts", default="1,2,4,8,16")
+    args = parser.parse_args()
+    ftsim = pathlib.Path(args.build) / "ftsim"
+    work = pathlib.Path(tempfile.mkdtemp(prefix="ftsim-buddy-table1-"))
+    base = json.loads((ROOT / "configs/papers/lion2020-table1.json").read_text())
+    base.pop("$schema", None)
+    base["application"]["file"] = None
+    base["application"].pop("file")
+    volumes_json = work / "volumes.json"
+    subprocess.run([str(ftsim), "volumes", str(ROOT / "configs/papers/lion2020-table1.json"), "--json", str(volumes_json)],
+                   check=True, capture_output=True)
+    analytic = {p["checkpoints"]: p for p in json.loads(volumes_json.read_text())["placements"]}
+    paper = {v["checkpoints"]: v for v in base["reference"]["volumes"]}
+    nodes = base["platform"]["nodes"]
+    print("per node, GB      differential (volumes)  sent (measured)  cached-any (volumes)  free (measured)  paper cached")
+    for count in [int(c) for c in args.counts.split(",")]:
+        config = dict(base, name=f"table1-buddy-{count}", checkpoints={"count": count, "buddy": "next"},
+                      protocol={"type": "buddy"})
+        config.pop("reference", None)
+        path = work / f"{count}.json"
+        path.write_text(json.dumps(config))
+        subprocess.run([str(ftsim), "run", str(path), "-o", str(work / str(count))], check=True, capture_output=True)
+        starpu = json.loads((work / str(count) / "results.json").read_text())["starpu"]
+        a = analytic[count]
+        print(f"{count:2} checkpoints     {a['differential']['average'] / GB:10.3f}  {starpu['CP_DATA_NORMAL_TOTAL_SIZE'] / nodes / GB:15.3f}"
+              f"  {a['cached_any']['average'] / GB:20.3f}  {starpu['CP_DATA_CACHED_SIZE'] / nodes / GB:15.3f}  {paper[count]['cached']:>12}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
