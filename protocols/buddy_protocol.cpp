@@ -415,6 +415,7 @@ void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartIn
   restarting_ = true;
   lost_held_ = true;  // what it held as a buddy died with its predecessor
   restart_incarnation_ = info.incarnation;
+  restart_began_ = ctx.now();
   failure_ = core::FailureNotice{ctx.node(), info.incarnation - 1, 0};
   // §3.5: ask every other node for its bound and, from the buddies, what they hold.
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
@@ -501,6 +502,10 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
   }
   if (!serve(ctx, failed, keys, n)) return;
   const core::FailureEffect effect = last_effect_;
+  if (ctx.recording()) {
+    ctx.note("replays " + std::to_string(effect.messages_replayed) + " messages (" + std::to_string(effect.bytes_replayed) +
+             " B) to node " + std::to_string(failed) + ", restarting at checkpoint " + std::to_string(n), "recovery");
+  }
   ctx.record_failure_effect(core::FailureNotice{failed, failed_incarnation, 0}, effect);
   // As its buddy: acknowledge again the later checkpoints held complete (§3.3).
   for (std::uint32_t c = n + 1; c <= options_->saves.checkpoints(); ++c) {
@@ -588,7 +593,10 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   for (std::uint32_t incarnation = 0; incarnation <= failure_.incarnation; ++incarnation) {
     ctx.record_recovered(core::FailureNotice{ctx.node(), incarnation, 0});
   }
-  if (ctx.recording()) ctx.note("restarted from " + effect.restart_point, "recovery");
+  if (ctx.recording()) {
+    ctx.record_span("restore " + effect.restart_point, "recovery", restart_began_);
+    ctx.note("restarted from " + effect.restart_point, "recovery");
+  }
   try_validate(ctx);
   restarted_ = true;
   for (const auto& [node, incarnation] : later_requests_) send_replay_request(ctx, node, incarnation);

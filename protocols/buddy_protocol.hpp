@@ -123,6 +123,7 @@ private:
   std::uint32_t restart_incarnation_ = 0;
   std::unordered_map<core::NodeId, Info> infos_;
   std::uint32_t restart_point_ = 0;
+  double restart_began_ = 0;
   std::vector<core::Message> early_;  // data that arrived before the restore
   std::vector<core::Message> deferred_;  // other nodes' requests, served after its own restore
   bool restarted_ = false;               // this process restored a checkpoint (a replacement)
