@@ -34,6 +34,9 @@ struct AccessSpec {
   HandleId handle;
   AccessMode mode;
 };
+// The version an access reads: the one before it writes for RW, else its own.
+inline Version version_read(const Access& a) { return a.mode == AccessMode::RW ? a.version - 1 : a.version; }
+
 inline AccessSpec R(HandleId h) { return {h, AccessMode::R}; }
 inline AccessSpec W(HandleId h) { return {h, AccessMode::W}; }
 inline AccessSpec RW(HandleId h) { return {h, AccessMode::RW}; }

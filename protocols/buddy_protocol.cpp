@@ -140,7 +140,6 @@ void BuddyProtocol::try_validate(core::ProtocolContext& ctx) {
     const std::uint32_t c = next_to_validate_;
     Local& local = local_[c - 1];
     if (!local.waiting.empty() || !ctx.runtime().done_before(saves.position(c))) return;
-    local.valid = true;
     ++next_to_validate_;
     for (NodeId buddy : options_->buddies.buddies(ctx.node())) {
       ctx.send_control(buddy, kValidate, checkpoint_body(c));
@@ -283,20 +282,34 @@ std::uint32_t BuddyProtocol::checkpoint_section(core::TaskId task) const {
   return c;
 }
 
-std::uint32_t BuddyProtocol::in_transit_bound(core::ProtocolContext& ctx, NodeId failed) const {
-  // §3.5 step 1: the failed node restarts at a cut N and re-sends only what its tasks after N
-  // produce. Whatever this node still waits for from it must come from a section >= N.
+std::vector<std::uint64_t> BuddyProtocol::missing_from(core::ProtocolContext& ctx, NodeId producer) const {
+  // The versions `producer` made that this node's remaining tasks read and that it does not hold.
   const auto& graph = ctx.graph();
   auto& runtime = ctx.runtime();
-  std::uint32_t bound = kNoBound;
+  std::vector<std::uint64_t> missing;
   for (core::TaskId t : ctx.index().tasks_of(ctx.node())) {
     if (runtime.status(t) == core::TaskStatus::done) continue;
     for (const graphs::Access& a : graph.accesses(t)) {
       if (!graphs::reads(a.mode)) continue;
-      const Version v = a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version;
-      if (graph.version_node(a.handle, v) != failed || runtime.store().holds(a.handle, v)) continue;
-      bound = std::min(bound, v == 0 ? 0u : checkpoint_section(graph.writer(a.handle, v)));
+      const Version v = graphs::version_read(a);
+      if (graph.version_node(a.handle, v) == producer && !runtime.store().holds(a.handle, v)) {
+        missing.push_back(version_key(a.handle, v));
+      }
     }
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  return missing;
+}
+
+std::uint32_t BuddyProtocol::in_transit_bound(core::ProtocolContext& ctx, NodeId failed) const {
+  // §3.5 step 1: the failed node restarts at a cut N and re-sends only what its tasks after N
+  // produce. Whatever this node still waits for from it must come from a section >= N.
+  std::uint32_t bound = kNoBound;
+  for (std::uint64_t key : missing_from(ctx, failed)) {
+    const HandleId h = static_cast<HandleId>(key >> 32);
+    const Version v = static_cast<Version>(key & 0xffffffffu);
+    bound = std::min(bound, v == 0 ? 0u : checkpoint_section(ctx.graph().writer(h, v)));
   }
   return bound;
 }
@@ -341,23 +354,9 @@ void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed
 void BuddyProtocol::send_replay_request(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
   // This node restarted and may still wait for versions the failed node was replaying to it when
   // it died: ask its replacement for them by name.
-  const auto& graph = ctx.graph();
-  auto& runtime = ctx.runtime();
+  const std::vector<std::uint64_t> missing = missing_from(ctx, failed);
   Bytes request;
   WireWriter list(request);
-  std::vector<std::uint64_t> missing;
-  for (core::TaskId t : ctx.index().tasks_of(ctx.node())) {
-    if (runtime.status(t) == core::TaskStatus::done) continue;
-    for (const graphs::Access& a : graph.accesses(t)) {
-      if (!graphs::reads(a.mode)) continue;
-      const Version v = a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version;
-      if (graph.version_node(a.handle, v) == failed && !runtime.store().holds(a.handle, v)) {
-        missing.push_back(version_key(a.handle, v));
-      }
-    }
-  }
-  std::sort(missing.begin(), missing.end());
-  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
   list.u64(missing.size());
   for (std::uint64_t key : missing) list.u64(key);
   ctx.send_control(failed, kReplayRequest, std::move(request), core::Traffic::control, 0, replacement);
@@ -584,7 +583,6 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   for (const core::Message& early : early_) runtime.on_data(early.handle, early.version, early.digest, early.content);
   early_.clear();
   next_to_validate_ = n + 1;
-  for (std::uint32_t c = 1; c <= n; ++c) local_[c - 1].valid = true;
   core::FailureEffect effect;
   effect.restart_point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
   effect.processes_rolled_back = 1;

@@ -77,7 +77,6 @@ private:
     std::vector<core::NodeId> waiting;  // buddies with entries that have not acknowledged yet
     double first_save = -1, last_save = -1;
     std::uint64_t bytes = 0;
-    bool valid = false;
   };
   void save_version(core::ProtocolContext& ctx, graphs::HandleId h, graphs::Version v);
   void store(core::ProtocolContext& ctx, const core::Message& m, const HeldSave& save);
@@ -86,6 +85,7 @@ private:
   void build_plan(core::ProtocolContext& ctx);
   // --- local restart (Lion 2022 §3) ---
   std::uint32_t checkpoint_section(core::TaskId task) const;  // checkpoints whose cut is at or before the task
+  std::vector<std::uint64_t> missing_from(core::ProtocolContext& ctx, core::NodeId producer) const;
   std::uint32_t in_transit_bound(core::ProtocolContext& ctx, core::NodeId failed) const;
   std::pair<std::uint32_t, std::uint32_t> servable(core::NodeId origin) const;  // (older, newest) held
   void send_recovery_info(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);

@@ -92,7 +92,6 @@ std::uint32_t round_of(const Message& m) {
   return r.u32();
 }
 
-Version version_read(const Access& a) { return a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version; }
 
 }  // namespace
 

@@ -10,10 +10,6 @@ namespace ftsim::core {
 using graphs::Access;
 using graphs::AccessMode;
 
-namespace {
-Version version_read(const Access& a) { return a.mode == AccessMode::RW ? a.version - 1 : a.version; }
-}  // namespace
-
 // ----------------------------------------------------------------------------- snapshots
 
 void NodeSnapshot::encode(WireWriter& out) const {
