@@ -25,6 +25,8 @@ enum ControlType : std::uint32_t {
   kRestoreData = 5,
   kInfoRequest = 6,
   kReplayRequest = 7,
+  kReprotect = 8,
+  kLogRelease = 9,
 };
 constexpr std::uint32_t kNoBound = 0xffffffffu;
 
@@ -98,6 +100,28 @@ void BuddyProtocol::build_plan(core::ProtocolContext& ctx) {
       }
     }
   }
+  // The nodes whose data this node reads: they log what they send it, and learn from it when
+  // they may drop those entries.
+  const auto& graph = ctx.graph();
+  std::vector<char> seen(ctx.node_count(), 0);
+  producers_.clear();
+  for (core::TaskId t : ctx.index().tasks_of(me)) {
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const NodeId p = graph.version_node(a.handle, graphs::version_read(a));
+      if (p != me && p < ctx.node_count() && !seen[p]) {
+        seen[p] = 1;
+        producers_.push_back(p);
+      }
+    }
+  }
+}
+
+bool BuddyProtocol::acks_for(NodeId origin, std::uint32_t checkpoint) const {
+  // A replacement holds nothing of an origin before that origin protected itself again.
+  if (!lost_held_) return true;
+  auto it = protected_from_.find(origin);
+  return it != protected_from_.end() && checkpoint >= it->second;
 }
 
 // ----------------------------------------------------------------------------- origin
@@ -144,6 +168,10 @@ void BuddyProtocol::try_validate(core::ProtocolContext& ctx) {
     for (NodeId buddy : options_->buddies.buddies(ctx.node())) {
       ctx.send_control(buddy, kValidate, checkpoint_body(c));
     }
+    // Its buddies now keep c - 1 and c: it will never restart before c - 1 (log GC).
+    if (c >= 2) {
+      for (NodeId p : producers_) ctx.send_control(p, kLogRelease, checkpoint_body(c - 1));
+    }
     const double start = local.first_save >= 0 ? local.first_save : ctx.now();
     if (ctx.recording()) {
       ctx.record_span("checkpoint " + std::to_string(c), "checkpoint", start);
@@ -158,6 +186,8 @@ void BuddyProtocol::try_validate(core::ProtocolContext& ctx) {
     record.bytes = local.bytes;
     record.partial = true;  // this node's share: the world merges the nodes' records
     ctx.record_checkpoint(record);
+    // Its last validation (e.g. on an ack arriving after the job's last task) may end the run.
+    if (next_to_validate_ > saves.checkpoints()) ctx.check_completion();
   }
 }
 
@@ -201,7 +231,8 @@ void BuddyProtocol::store(core::ProtocolContext& ctx, const core::Message& m, co
   ctx.checkpoint_store().put(key, std::move(entry), ctx.graph().bytes(m.handle));
   stored_[origin_handle(save.origin, m.handle)].push_back(save.checkpoint);
   auto expected = expected_.find(origin_checkpoint(save.origin, save.checkpoint));
-  if (expected != expected_.end() && expected->second > 0 && --expected->second == 0) {
+  if (expected != expected_.end() && expected->second > 0 && --expected->second == 0 &&
+      acks_for(save.origin, save.checkpoint)) {
     // Every entry of (origin, checkpoint) is here.
     ctx.send_control(save.origin, kAck, checkpoint_body(save.checkpoint));
   }
@@ -232,6 +263,7 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
     case kReplayRequest: on_replay_request(ctx, m); return;
     case kRestartFrom: on_restart_from(ctx, m); return;
     case kRestoreData: on_restore_data(ctx, m); return;
+    case kReprotect: on_reprotect(ctx, m); return;
     default: break;
   }
   WireReader in(m.body);
@@ -240,14 +272,23 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
   if (c == 0 || c > options_->saves.checkpoints()) throw core::WireError("buddy: checkpoint id out of range");
   switch (m.control_type) {
     case kAck:
+    {
       std::erase(local_[c - 1].waiting, m.source);
+      auto r = reprotecting_.find(m.source);
+      if (r != reprotecting_.end() && r->second == c && c < next_to_validate_) {
+        // Re-protected with a checkpoint that was already valid here: valid at the new buddy too.
+        ctx.send_control(m.source, kValidate, checkpoint_body(c));
+      }
       try_validate(ctx);
+    }
       return;
+    case kLogRelease: release_log(ctx, m.source, c); return;
     case kValidate:
     {
       // Keep the previous valid checkpoint as well: a restart may not be able to use the newest
       // (a message of its section still in transit, thesis Fig. 3.1), and the global state that
       // would let it go (every node past it) is not known here.
+      if (!acks_for(m.source, c)) return;  // a replacement does not hold it
       auto& [older, newest] = valid_[m.source];
       if (c <= newest) return;
       older = newest;
@@ -259,18 +300,168 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
   }
 }
 
+// ----------------------------------------------------------------------------- re-protection
+
+void BuddyProtocol::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint32_t incarnation) {
+  // The buddy was replaced and holds nothing of this node: its later checkpoints, differential,
+  // would refer to entries it lost. Choose the first checkpoint R (from the last valid one on)
+  // whose full state — of each datum this node produced, its newest saved version at or before R
+  // — and whose later saves already made are all still in memory (a version overwritten since and
+  // not pinned by the log is gone), and send them in one message. The buddy can serve R once it
+  // holds them and R is valid.
+  const auto& saves = options_->saves;
+  const auto& graph = ctx.graph();
+  auto& runtime = ctx.runtime();
+  const NodeId me = ctx.node();
+  for (Local& local : local_) std::erase(local.waiting, buddy);
+  reprotecting_.erase(buddy);
+  struct Entry {
+    std::uint32_t checkpoint;
+    const graphs::CheckpointSave* save;
+  };
+  // newest[h]: the newest save of h at or before the candidate, by any node (a datum may move).
+  std::unordered_map<HandleId, Entry> newest;
+  const auto available = [&](const graphs::CheckpointSave& s) {
+    return runtime.status(graph.writer(s.handle, s.version)) != core::TaskStatus::done ||
+           runtime.store().holds(s.handle, s.version);
+  };
+  const std::uint32_t first = std::max<std::uint32_t>(1, next_to_validate_ - 1);
+  std::uint32_t chosen = 0;
+  for (std::uint32_t c = 1; c <= saves.checkpoints() && chosen == 0; ++c) {
+    for (const graphs::CheckpointSave& s : saves.of(c)) {
+      if (s.buddy == buddy || s.from != me) newest[s.handle] = {c, &s};
+    }
+    if (c < first) continue;
+    bool ok = true;
+    for (const auto& [h, e] : newest) ok = ok && (e.save->from != me || available(*e.save));
+    for (std::uint32_t later = c + 1; ok && later <= saves.checkpoints(); ++later) {
+      for (const graphs::CheckpointSave& s : saves.of(later)) {
+        if (s.from == me && s.buddy == buddy && !available(s)) ok = false;
+      }
+    }
+    if (ok) chosen = c;
+  }
+  if (chosen == 0) {
+    if (ctx.recording()) {
+      ctx.note("cannot protect its data again at node " + std::to_string(buddy) +
+               ": every remaining checkpoint refers to versions already overwritten", "checkpoint");
+    }
+    try_validate(ctx);  // it no longer waits for that buddy
+    return;
+  }
+  // The entries: the state at R, then the saves of later checkpoints already produced. Each is
+  // filed under the checkpoint whose differential it belongs to, as the buddy's plan expects.
+  Bytes entries;
+  WireWriter list(entries);
+  std::uint64_t count = 0, bytes = 0;
+  const auto add = [&](std::uint32_t c, const graphs::CheckpointSave& s) {
+    if (s.from != me || s.buddy != buddy || !runtime.store().holds(s.handle, s.version)) return;
+    const auto& entry = runtime.store().entries().at(core::VersionStore::key(s.handle, s.version));
+    list.u32(c);
+    list.u32(s.handle);
+    list.u32(s.version);
+    list.u64(entry.digest);
+    list.content(entry.content.get());
+    bytes += graph.bytes(s.handle);
+    ++count;
+  };
+  for (const auto& [h, e] : newest) add(e.checkpoint, *e.save);
+  for (std::uint32_t later = chosen + 1; later <= saves.checkpoints(); ++later) {
+    for (const graphs::CheckpointSave& s : saves.of(later)) add(later, s);
+  }
+  Bytes body;
+  WireWriter out(body);
+  out.u32(chosen);
+  out.u64(count);
+  out.bytes(entries);
+  ctx.send_control(buddy, kReprotect, std::move(body), core::Traffic::checkpoint, bytes, incarnation);
+  ++ctx.counters().cp_data_normal_count;
+  ctx.counters().cp_data_normal_total_size += bytes;
+  reprotecting_[buddy] = chosen;
+  // Its acknowledgement of R (and of the later checkpoints with entries) is awaited again.
+  for (std::uint32_t c = std::max(chosen, next_to_validate_); c <= saves.checkpoints(); ++c) {
+    bool has_entries = c == chosen;
+    for (const graphs::CheckpointSave& s : saves.of(c)) has_entries = has_entries || (s.from == me && s.buddy == buddy);
+    if (has_entries) local_[c - 1].waiting.push_back(buddy);
+  }
+  if (ctx.recording()) {
+    ctx.note("protects its data again at node " + std::to_string(buddy) + " from checkpoint " + std::to_string(chosen) +
+             ": " + std::to_string(count) + " entries, " + std::to_string(bytes) + " B", "checkpoint");
+  }
+  try_validate(ctx);
+}
+
+void BuddyProtocol::on_reprotect(core::ProtocolContext& ctx, const core::Message& m) {
+  WireReader in(m.body);
+  const std::uint32_t point = in.u32();
+  const std::uint64_t count = in.u64();
+  const Bytes entries = in.bytes();
+  in.expect_done();
+  const std::uint32_t checkpoints = static_cast<std::uint32_t>(options_->saves.checkpoints());
+  if (point == 0 || point > checkpoints) throw core::WireError("buddy: re-protection checkpoint out of range");
+  const NodeId origin = m.source;
+  protected_from_[origin] = point;
+  valid_.erase(origin);  // validations it saw before were of checkpoints it does not hold
+  WireReader list(entries);
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint32_t c = list.u32();
+    core::Message save;
+    save.source = origin;
+    save.handle = list.u32();
+    save.version = list.u32();
+    save.digest = list.u64();
+    save.content = list.content();
+    if (c == 0 || c > checkpoints) throw core::WireError("buddy: re-protection entry out of range");
+    store(ctx, save, HeldSave{origin, c, false});
+  }
+  list.expect_done();
+  // Acknowledge R and the later checkpoints whose entries are all here now.
+  for (std::uint32_t c = point; c <= checkpoints; ++c) {
+    auto it = expected_.find(origin_checkpoint(origin, c));
+    if (c == point ? (it == expected_.end() || it->second == 0) : (it != expected_.end() && it->second == 0)) {
+      ctx.send_control(origin, kAck, checkpoint_body(c));
+    }
+  }
+}
+
 // ----------------------------------------------------------------------------- message log
 
 core::SendVerdict BuddyProtocol::on_send(core::ProtocolContext& ctx, core::Message& m) {
   if (coordinator_ || !m.is_data || m.traffic != core::Traffic::application) return core::SendVerdict::send;
   // Logged by reference (§3.3): the entry names the version, which stays pinned in memory so that
-  // a later writer does not destroy it (copy-on-write); the log GC is not built yet.
-  auto& log = log_[m.destination];
-  const std::uint64_t key = version_key(m.handle, m.version);
-  if (std::find(log.begin(), log.end(), key) != log.end()) return core::SendVerdict::send;
-  log.push_back(key);
+  // a later writer does not destroy it (copy-on-write) until release_log drops the entry.
+  Bytes record;
+  WireWriter out(record);
+  out.u32(m.destination);
+  out.u32(m.handle);
+  out.u32(m.version);
+  out.u64(m.digest);
+  const std::uint64_t key = next_log_key_++;
+  ctx.log_store().put(key, std::move(record), ctx.graph().bytes(m.handle));
+  log_[m.destination].push_back({version_key(m.handle, m.version), key});
   ctx.runtime().store().pin(m.handle, m.version);
-  return core::SendVerdict::send_and_log;
+  return core::SendVerdict::send;
+}
+
+void BuddyProtocol::release_log(core::ProtocolContext& ctx, NodeId reader, std::uint32_t checkpoint) {
+  // `reader` will restart at checkpoint `checkpoint` or later: a version none of its tasks from
+  // that cut on reads will never be replayed to it.
+  if (released_by_.size() < ctx.node_count()) released_by_.resize(ctx.node_count(), 0);
+  released_by_[reader] = 1;
+  auto it = log_.find(reader);
+  if (it == log_.end()) return;
+  const core::TaskId cut = options_->saves.position(checkpoint);
+  const auto& graph = ctx.graph();
+  std::erase_if(it->second, [&](const LogEntry& e) {
+    const HandleId h = static_cast<HandleId>(e.version_key >> 32);
+    const Version v = static_cast<Version>(e.version_key & 0xffffffffu);
+    for (core::TaskId r : ctx.index().readers(h, v)) {
+      if (graph.node(r) == reader && r >= cut) return false;
+    }
+    ctx.log_store().erase(e.store_key);
+    ctx.runtime().store().unpin(h, v);
+    return true;
+  });
 }
 
 // ----------------------------------------------------------------------------- local restart
@@ -315,9 +506,11 @@ std::uint32_t BuddyProtocol::in_transit_bound(core::ProtocolContext& ctx, NodeId
 }
 
 std::pair<std::uint32_t, std::uint32_t> BuddyProtocol::servable(NodeId origin) const {
-  if (lost_held_) return {0, 0};
   auto it = valid_.find(origin);
-  return it == valid_.end() ? std::pair<std::uint32_t, std::uint32_t>{0, 0} : it->second;
+  if (it == valid_.end()) return {0, 0};
+  auto [older, newest] = it->second;
+  if (!acks_for(origin, older)) older = 0;  // before the origin's re-protection: not held
+  return {older, newest};
 }
 
 void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
@@ -334,7 +527,9 @@ void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed
   out.u32(newest);
   out.u32(older);
   out.u8(buddy ? 1 : 0);
-  out.u8(buddy && lost_held_ ? 1 : 0);
+  // A replacement has lost the failed node's data until a re-protection checkpoint is valid here.
+  out.u8(buddy && lost_held_ && newest == 0 ? 1 : 0);
+  out.u8(notice.node < released_by_.size() && released_by_[notice.node] ? 1 : 0);
   ctx.send_control(notice.node, kRecoveryInfo, std::move(body), core::Traffic::control, 0, replacement);
   if (restarting_) {
     // Both restart at once: the other's predecessor may have taken this node's request (and its
@@ -431,16 +626,21 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   info.older = in.u32();
   info.buddy = in.u8() != 0;
   info.lost = in.u8() != 0;
+  info.released = in.u8() != 0;
   in.expect_done();
   if (!restarting_ || chosen_ || incarnation != restart_incarnation_) return;
   infos_[m.source] = info;
   if (infos_.size() + 1 < ctx.node_count()) return;
   // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
   std::uint32_t bound = kNoBound;
-  for (const auto& [node, i] : infos_) bound = std::min(bound, i.bound);
+  bool released = false;
+  for (const auto& [node, i] : infos_) {
+    bound = std::min(bound, i.bound);
+    released = released || i.released;
+  }
   NodeId source = ctx.node();
   std::uint32_t chosen = 0;
-  bool any_buddy_holds = false;
+  bool any_buddy_holds = false;  // some buddy did not lose what it held of this node
   for (NodeId b : options_->buddies.buddies(ctx.node())) {
     auto it = infos_.find(b);
     if (it == infos_.end() || it->second.lost) continue;
@@ -452,10 +652,16 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
       }
     }
   }
-  if (!any_buddy_holds) {
-    ctx.fail_run("unrecoverable: node " + std::to_string(ctx.node()) +
-                 " failed and every one of its buddies had lost its checkpoint data (a node and all of its buddies "
-                 "failed before the data was protected again)");
+  // With no checkpoint to use, it restarts from the job's input, which needs every message it
+  // ever received: possible only while no sender has dropped log entries for it.
+  if (chosen == 0 && released) {
+    ctx.fail_run(any_buddy_holds
+                     ? "unrecoverable: node " + std::to_string(ctx.node()) +
+                           " failed, messages still in transit forbid the checkpoints its buddies hold, and its "
+                           "senders have dropped the log entries a restart from the job's input would need"
+                     : "unrecoverable: node " + std::to_string(ctx.node()) +
+                           " failed and every one of its buddies had lost its checkpoint data (a node and all of "
+                           "its buddies failed before the data was protected again)");
     return;
   }
   restart_point_ = chosen;
@@ -506,17 +712,21 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
              " B) to node " + std::to_string(failed) + ", restarting at checkpoint " + std::to_string(n), "recovery");
   }
   ctx.record_failure_effect(core::FailureNotice{failed, failed_incarnation, 0}, effect);
-  // As its buddy: acknowledge again the later checkpoints held complete (§3.3).
+  // As its buddy: a restart from the job's input saves everything again, so a replacement that
+  // had lost that node's data holds it again from checkpoint 1 on (a restart from a checkpoint
+  // re-protects it explicitly, see on_restore_data).
+  if (n == 0 && lost_held_) {
+    protected_from_[failed] = 1;
+    valid_.erase(failed);
+  }
+  // Acknowledge again the later checkpoints held complete (§3.3).
   for (std::uint32_t c = n + 1; c <= options_->saves.checkpoints(); ++c) {
     auto it = expected_.find(origin_checkpoint(failed, c));
-    if (it != expected_.end() && it->second == 0) ctx.send_control(failed, kAck, checkpoint_body(c));
+    if (it != expected_.end() && it->second == 0 && acks_for(failed, c)) ctx.send_control(failed, kAck, checkpoint_body(c));
   }
-  // As its origin: the restarted buddy lost what it held; do not wait for its acknowledgements.
+  // As its origin: the restarted buddy lost what it held; protect this node's data again.
   const auto mine = options_->buddies.buddies(ctx.node());
-  if (std::find(mine.begin(), mine.end(), failed) != mine.end()) {
-    for (Local& local : local_) std::erase(local.waiting, failed);
-    try_validate(ctx);
-  }
+  if (std::find(mine.begin(), mine.end(), failed) != mine.end()) reprotect(ctx, failed, m.source_incarnation);
   if (source != ctx.node() || n == 0) return;
   // The source buddy sends checkpoint N back: of each datum of the origin, its newest entry <= N.
   Bytes body;
@@ -580,7 +790,10 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   runtime.rebuild();
   if (n == 0) runtime.send_initial_values();
   restarting_ = false;
-  for (const core::Message& early : early_) runtime.on_data(early.handle, early.version, early.digest, early.content);
+  for (const core::Message& early : early_) {
+    runtime.on_data(early.handle, early.version, early.digest, early.content);
+    on_stored(ctx, early);  // a cached save among them
+  }
   early_.clear();
   next_to_validate_ = n + 1;
   core::FailureEffect effect;
@@ -594,6 +807,14 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   if (ctx.recording()) {
     ctx.record_span("restore " + effect.restart_point, "recovery", restart_began_);
     ctx.note("restarted from " + effect.restart_point, "recovery");
+  }
+  // Buddies that had lost this node's data (replaced before it failed, its re-protection lost with
+  // it) get the restored checkpoint again.
+  if (n > 0) {
+    for (NodeId b : options_->buddies.buddies(ctx.node())) {
+      auto it = infos_.find(b);
+      if (it != infos_.end() && it->second.lost) reprotect(ctx, b, core::kAnyIncarnation);
+    }
   }
   try_validate(ctx);
   restarted_ = true;

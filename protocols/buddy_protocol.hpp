@@ -25,6 +25,12 @@
 // cut N); survivors re-execute nothing. k's re-sends that survivors already had are dropped on
 // arrival (a version is identified by handle and version; the thesis filters them at the sender
 // with per-tag counters). A node whose buddies all lost its data is unrecoverable.
+// Re-protection: a replaced buddy holds nothing; each of its origins sends it, in one message,
+// the full state of a checkpoint R it can still produce (and the saves of later checkpoints
+// already made), so that the buddy can serve it again once R is valid.
+// Log GC: when a node validates checkpoint c, its buddies keep c - 1 and c, so it will never
+// restart before c - 1: it tells the nodes it receives data from, which drop the log entries its
+// tasks before that cut read.
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -83,6 +89,11 @@ private:
   void try_validate(core::ProtocolContext& ctx);
   void collect_garbage(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t valid);
   void build_plan(core::ProtocolContext& ctx);
+  bool acks_for(core::NodeId origin, std::uint32_t checkpoint) const;
+  // --- re-protection after a buddy's replacement, and log GC ---
+  void reprotect(core::ProtocolContext& ctx, core::NodeId buddy, std::uint32_t incarnation);
+  void on_reprotect(core::ProtocolContext& ctx, const core::Message& m);
+  void release_log(core::ProtocolContext& ctx, core::NodeId reader, std::uint32_t checkpoint);
   // --- local restart (Lion 2022 §3) ---
   std::uint32_t checkpoint_section(core::TaskId task) const;  // checkpoints whose cut is at or before the task
   std::vector<std::uint64_t> missing_from(core::ProtocolContext& ctx, core::NodeId producer) const;
@@ -110,14 +121,28 @@ private:
   // As a buddy: each origin's two newest valid checkpoints (older, newest), from VALIDATE.
   std::unordered_map<core::NodeId, std::pair<std::uint32_t, std::uint32_t>> valid_;
   bool lost_held_ = false;  // a replacement: the checkpoint data it held for others died with its predecessor
-  // Sender-based message log by reference (§3.3): what it sent to whom; the versions stay pinned.
-  std::unordered_map<core::NodeId, std::vector<std::uint64_t>> log_;
+  // A replacement buddy: the checkpoint from which each origin protected itself again (it holds
+  // nothing older of that origin).
+  std::unordered_map<core::NodeId, std::uint32_t> protected_from_;
+  // As an origin: the checkpoint it re-protects with, per replaced buddy.
+  std::unordered_map<core::NodeId, std::uint32_t> reprotecting_;
+  std::vector<core::NodeId> producers_;  // the nodes whose versions this node's tasks read (log GC)
+  std::vector<char> released_by_;        // per node: it let this node drop log entries (its incarnations included)
+  // Sender-based message log by reference (§3.3): what it sent to whom; the versions stay pinned
+  // until the destination's restart cut is past all its readers (release_log).
+  struct LogEntry {
+    std::uint64_t version_key;
+    std::uint64_t store_key;  // the entry in the log store
+  };
+  std::unordered_map<core::NodeId, std::vector<LogEntry>> log_;
+  std::uint64_t next_log_key_ = 1;
   // The replacement's recovery: infos from the survivors, then the restore.
   struct Info {
     std::uint32_t bound = 0;
     std::uint32_t servable = 0, older = 0;  // the checkpoints of the failed node it can send back
     bool buddy = false;
     bool lost = false;
+    bool released = false;  // the failed node let it drop log entries (a restart from the input is impossible)
   };
   bool restarting_ = false;
   std::uint32_t restart_incarnation_ = 0;

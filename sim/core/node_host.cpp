@@ -286,6 +286,7 @@ void NodeHost::account_peaks() {
   accounted_ = true;
   if (runtime_) {
     metrics_.peak_memory_bytes = std::max(metrics_.peak_memory_bytes, runtime_->store().peak_bytes());
+    metrics_.log_copies_peak = std::max(metrics_.log_copies_peak, runtime_->store().superseded_peak_bytes());
     metrics_.inputs_missing_at_start += runtime_->inputs_missing_at_start();
   }
   metrics_.checkpoint_store_total += checkpoint_store_.total_bytes();

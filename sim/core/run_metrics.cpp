@@ -52,6 +52,7 @@ void fold_process_metrics(RunMetrics& metrics, const std::vector<NodeMetrics>& p
     metrics.in_mem_cp_data_max_at_t = std::max(metrics.in_mem_cp_data_max_at_t, m.checkpoint_store_peak);
     metrics.log_bytes += m.log_store_total;
     metrics.log_peak_bytes = std::max(metrics.log_peak_bytes, m.log_store_peak);
+    metrics.log_copies_peak_bytes = std::max(metrics.log_copies_peak_bytes, m.log_copies_peak);
   }
 }
 

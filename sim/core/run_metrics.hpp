@@ -34,6 +34,7 @@ struct NodeMetrics {
   // the run, peak held at once), over all incarnations of the node.
   std::uint64_t checkpoint_store_total = 0, checkpoint_store_peak = 0;
   std::uint64_t log_store_total = 0, log_store_peak = 0;
+  std::uint64_t log_copies_peak = 0;  // peak bytes of logged versions overwritten since (copy-on-write)
   std::uint64_t service_messages = 0, service_bytes = 0;  // control traffic it sent
   ProtocolCounters counters;
 };
@@ -86,7 +87,7 @@ struct RunMetrics {
   std::uint64_t cp_data_cached_count = 0, cp_data_cached_size = 0;
   std::uint64_t ft_service_msgs_count = 0, ft_service_msgs_total_size = 0;
   std::uint64_t in_mem_cp_data_total = 0, in_mem_cp_data_max_at_t = 0;
-  std::uint64_t log_bytes = 0, log_peak_bytes = 0;
+  std::uint64_t log_bytes = 0, log_peak_bytes = 0, log_copies_peak_bytes = 0;
   // Oracle: every handle's final version exists where it belongs, with the digest of the
   // failure-free run, and every task is done.
   bool oracle_ok = false;

@@ -40,7 +40,8 @@ json to_json(const RunMetrics& m) {
                      {"orphans_dropped", n.orphans_dropped},
                      {"inputs_missing_at_start", n.inputs_missing_at_start},
                      {"checkpoint_store", {{"total_bytes", n.checkpoint_store_total}, {"peak_bytes", n.checkpoint_store_peak}}},
-                     {"log_store", {{"total_bytes", n.log_store_total}, {"peak_bytes", n.log_store_peak}}},
+                     {"log_store", {{"total_bytes", n.log_store_total}, {"peak_bytes", n.log_store_peak},
+                                    {"copies_peak_bytes", n.log_copies_peak}}},
                      {"peak_memory_bytes", n.peak_memory_bytes},
                      {"restarts", n.restarts}});
     for (std::size_t k = 0; k < kTrafficKinds; ++k) {
@@ -92,7 +93,7 @@ json to_json(const RunMetrics& m) {
             {"FT_SERVICE_MSGS_TOTAL_SIZE", m.ft_service_msgs_total_size},
             {"IN_MEM_CP_DATA_TOTAL", m.in_mem_cp_data_total},
             {"IN_MEM_CP_DATA_MAX_AT_T", m.in_mem_cp_data_max_at_t}}},
-          {"log", {{"bytes", m.log_bytes}, {"peak_bytes", m.log_peak_bytes}}},
+          {"log", {{"bytes", m.log_bytes}, {"peak_bytes", m.log_peak_bytes}, {"copies_peak_bytes", m.log_copies_peak_bytes}}},
           {"failures", failures},
           {"checkpoints", checkpoints},
           {"nodes", nodes},
@@ -117,6 +118,7 @@ RunMetrics run_metrics_from_json(const json& j) {
   m.in_mem_cp_data_max_at_t = starpu.at("IN_MEM_CP_DATA_MAX_AT_T");
   m.log_bytes = j.at("log").at("bytes");
   m.log_peak_bytes = j.at("log").at("peak_bytes");
+  m.log_copies_peak_bytes = j.at("log").at("copies_peak_bytes");
   for (const json& f : j.at("failures")) {
     FailureRecord r;
     r.time = f.at("time");
@@ -157,6 +159,7 @@ RunMetrics run_metrics_from_json(const json& j) {
     r.checkpoint_store_peak = n.at("checkpoint_store").at("peak_bytes");
     r.log_store_total = n.at("log_store").at("total_bytes");
     r.log_store_peak = n.at("log_store").at("peak_bytes");
+    r.log_copies_peak = n.at("log_store").at("copies_peak_bytes");
     r.peak_memory_bytes = n.at("peak_memory_bytes");
     r.restarts = n.at("restarts");
     m.nodes.push_back(r);

@@ -10,6 +10,7 @@ void VersionStore::insert(std::uint64_t k, const Entry& entry) {
     // Already held: keep the pins, refresh the rest.
     const std::uint32_t pins = it->second.pins;
     bytes_ -= it->second.bytes;
+    if (it->second.superseded) superseded_bytes_ -= it->second.bytes;
     it->second = entry;
     it->second.pins = pins;
   }
@@ -19,6 +20,7 @@ void VersionStore::insert(std::uint64_t k, const Entry& entry) {
 
 void VersionStore::erase(std::unordered_map<std::uint64_t, Entry>::iterator it) {
   bytes_ -= it->second.bytes;
+  if (it->second.superseded) superseded_bytes_ -= it->second.bytes;
   entries_.erase(it);
 }
 
@@ -36,6 +38,8 @@ void VersionStore::produce(HandleId h, Version v, std::uint64_t bytes, Digest di
         erase(previous);
       } else {
         previous->second.superseded = true;
+        superseded_bytes_ += previous->second.bytes;
+        superseded_peak_bytes_ = std::max(superseded_peak_bytes_, superseded_bytes_);
       }
     }
   }
@@ -108,14 +112,17 @@ void VersionStore::unpin(HandleId h, Version v) {
 void VersionStore::clear() {
   entries_.clear();
   bytes_ = 0;
+  superseded_bytes_ = 0;
 }
 
 void VersionStore::assign(const std::unordered_map<std::uint64_t, Entry>& entries) {
   entries_ = entries;
   bytes_ = 0;
+  superseded_bytes_ = 0;
   for (auto& [k, e] : entries_) {
     e.pins = 0;
     bytes_ += e.bytes;
+    if (e.superseded) superseded_bytes_ += e.bytes;
   }
   peak_bytes_ = std::max(peak_bytes_, bytes_);
 }

@@ -62,6 +62,10 @@ public:
   void clear();
   std::uint64_t bytes() const { return bytes_; }
   std::uint64_t peak_bytes() const { return peak_bytes_; }
+  // Own versions overwritten while pinned (a message log's copy-on-write): what logging by
+  // reference really costs in memory, now and at its peak.
+  std::uint64_t superseded_bytes() const { return superseded_bytes_; }
+  std::uint64_t superseded_peak_bytes() const { return superseded_peak_bytes_; }
   std::size_t size() const { return entries_.size(); }
   const std::unordered_map<std::uint64_t, Entry>& entries() const { return entries_; }
   void assign(const std::unordered_map<std::uint64_t, Entry>& entries);
@@ -73,6 +77,7 @@ private:
 
   std::unordered_map<std::uint64_t, Entry> entries_;
   std::uint64_t bytes_ = 0;
+  std::uint64_t superseded_bytes_ = 0, superseded_peak_bytes_ = 0;
   std::uint64_t peak_bytes_ = 0;
 };
 

@@ -69,6 +69,7 @@ void encode_metrics(WireWriter& out, const core::NodeMetrics& m) {
   out.u64(m.checkpoint_store_peak);
   out.u64(m.log_store_total);
   out.u64(m.log_store_peak);
+  out.u64(m.log_copies_peak);
   out.u64(m.service_messages);
   out.u64(m.service_bytes);
   out.u64(m.counters.cp_data_normal_count);
@@ -94,6 +95,7 @@ core::NodeMetrics decode_metrics(WireReader& in) {
   m.checkpoint_store_peak = in.u64();
   m.log_store_total = in.u64();
   m.log_store_peak = in.u64();
+  m.log_copies_peak = in.u64();
   m.service_messages = in.u64();
   m.service_bytes = in.u64();
   m.counters.cp_data_normal_count = in.u64();

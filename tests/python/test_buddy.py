@@ -138,3 +138,31 @@ def test_a_node_and_its_only_buddy_is_unrecoverable_two_buddies_recover(ftsim, t
     run, r = run_json(ftsim, tmp_path, two)
     assert run.returncode == 0 and r["complete"] and r["oracle"]["ok"], r["failure_reason"]
     assert {f["node"] for f in r["failures"]} == {1, 2}
+
+
+def test_a_replaced_buddy_is_protected_again(ftsim, tmp_path):
+    # Node 2, the only buddy of node 1, fails first: its replacement holds nothing of node 1, and
+    # node 1's later checkpoints are differential. Node 1 sends it the full state of a checkpoint
+    # again; when node 1 fails later, it restarts from a checkpoint its replaced buddy sends back.
+    failures = {"model": "list", "events": [{"node": 2, "time": "8 ms"}, {"node": 1, "time": "30 ms"}],
+                "detection": "1 ms", "downtime": "1 ms"}
+    run, r = run_json(ftsim, tmp_path, small("cholesky", failures=failures))
+    assert run.returncode == 0 and r["complete"] and r["oracle"]["ok"], r["failure_reason"]
+    second = r["failures"][1]
+    assert second["node"] == 1 and second["restart_point"].startswith("checkpoint ")
+    assert [n["reexecutions"] for n in (r["nodes"][0], r["nodes"][3])] == [0, 0]
+    # The restore came from node 2, the replacement.
+    assert r["nodes"][2]["bytes_sent"]["restore"] > 0
+
+
+def test_the_log_is_collected_as_checkpoints_become_valid(ftsim, tmp_path):
+    # Entries are dropped once their destination can no longer restart before their readers: the
+    # peak is below the total. Cholesky sends only tiles it will not overwrite: no copy-on-write.
+    run, r = run_json(ftsim, tmp_path, small("cholesky", checkpoints={"count": 6, "buddy": "next"}))
+    assert run.returncode == 0
+    for n in r["nodes"]:
+        assert 0 < n["log_store"]["peak_bytes"] < n["log_store"]["total_bytes"]
+        assert n["log_store"]["copies_peak_bytes"] == 0
+    # A stencil overwrites the borders it sent: the log keeps those versions beside the new ones.
+    run, r = run_json(ftsim, tmp_path, small("stencil"))
+    assert run.returncode == 0 and r["log"]["copies_peak_bytes"] > 0

@@ -157,7 +157,7 @@ def test_results_fields_of_a_recovered_run(run, ftsim, stable_window):
     assert res["oracle"] == {"ok": True, "missing": [], "wrong": []}
     assert res["stall_report"] == []
     assert res["events"] > 0
-    assert set(res["log"]) == {"bytes", "peak_bytes"}
+    assert set(res["log"]) == {"bytes", "peak_bytes", "copies_peak_bytes"}
 
     # Identification and the echo of the config.
     assert res["backend"] == "simgrid"
