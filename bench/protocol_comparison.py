@@ -150,7 +150,7 @@ def seconds(value) -> str:
 
 def markdown(app: str, rows: list, reference_memory) -> str:
     head = ["protocol", "makespan", "failure-free", "overhead vs none", "failure cost", "checkpoint bytes (per node)",
-            "spared by cache (% of differential)", "sent per ckpt / app data", "buddy store peak", "log peak (memory vs none)", "recovery time", "re-executed (survivors)", "oracle"]
+            "spared by cache (% of differential)", "sent per ckpt / app data", "buddy store peak", "log peak (its memory cost)", "recovery time", "re-executed (survivors)", "oracle"]
     lines = [f"### {app}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if "failure_free_makespan" in r:

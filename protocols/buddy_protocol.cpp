@@ -27,7 +27,10 @@ enum ControlType : std::uint32_t {
   kReplayRequest = 7,
   kReprotect = 8,
   kLogRelease = 9,
+  kSave = 10,    // a save sent from a copy (cow)
+  kValue = 11,   // a checkpoint's user VALUE entries
 };
+constexpr HandleId kValueHandle = 0xffffffffu;  // the VALUE entries' place in a buddy's store
 constexpr std::uint32_t kNoBound = 0xffffffffu;
 
 std::uint64_t version_key(HandleId h, Version v) { return (std::uint64_t(h) << 32) | v; }
@@ -52,6 +55,9 @@ const config::CheckpointConfig& the_placement(const config::Config& config) { re
 void check_buddy_options(const config::Config& config, config::JsonReader block) {
   block.expect_object();
   block.at("type").as_string();
+  if (auto cow = block.find("cow")) cow->as_bool();
+  if (auto cost = block.find("copy_cost")) cost->as_seconds();
+  if (auto value = block.find("value_bytes")) value->as_bytes();
   if (config.checkpoints.empty()) {
     block.fail("the buddy protocol checkpoints at graph cuts: add /checkpoints (which cuts, e.g. {\"count\": 4, \"buddy\": \"next\"})");
   }
@@ -67,6 +73,10 @@ void check_buddy_options(const config::Config& config, config::JsonReader block)
 BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph& graph)
     : buddies(the_placement(config).buddy, config.distribution, graph.node_count()),
       saves(graph, graphs::CutSelection(the_placement(config), graph, config.file), buddies) {
+  config::JsonReader block(config.protocol.block, config.file, "/protocol");
+  if (auto c = block.find("cow")) cow = c->as_bool();
+  if (auto c = block.find("copy_cost")) copy_cost = c->as_seconds();
+  if (auto c = block.find("value_bytes")) value_bytes = c->as_bytes();
   if (saves.checkpoints() >= kLimit) {
     throw config::ConfigError(config.file, "/checkpoints", "the buddy protocol supports up to 65535 checkpoints");
   }
@@ -78,7 +88,23 @@ BuddyProtocol::BuddyProtocol(std::shared_ptr<const BuddyOptions> options, bool c
 // ----------------------------------------------------------------------------- the plan
 
 void BuddyProtocol::on_start(core::ProtocolContext& ctx) {
-  if (!coordinator_) build_plan(ctx);
+  if (coordinator_) return;
+  build_plan(ctx);
+  send_values(ctx, 1);
+}
+
+void BuddyProtocol::send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint) {
+  // The VALUE entries are saved when the checkpoint is submitted: in an STF program, long before
+  // its data (here, at the start, or at a restart from the job's input).
+  if (options_->value_bytes == 0) return;
+  for (std::uint32_t c = from_checkpoint; c <= options_->saves.checkpoints(); ++c) {
+    for (NodeId buddy : options_->buddies.buddies(ctx.node())) {
+      ctx.send_control(buddy, kValue, checkpoint_body(c), core::Traffic::checkpoint, options_->value_bytes);
+      ++ctx.counters().cp_data_normal_count;
+      ctx.counters().cp_data_normal_total_size += options_->value_bytes;
+      local_[c - 1].bytes += options_->value_bytes;
+    }
+  }
 }
 
 void BuddyProtocol::build_plan(core::ProtocolContext& ctx) {
@@ -97,6 +123,18 @@ void BuddyProtocol::build_plan(core::ProtocolContext& ctx) {
       if (s.buddy == me) {
         held_saves_[version_key(s.handle, s.version)].push_back({s.from, c, s.transferred});
         ++expected_[origin_checkpoint(s.from, c)];
+      }
+    }
+    if (options_->value_bytes > 0) {
+      // Every checkpoint has its VALUE entries, at every buddy.
+      for (NodeId buddy : options_->buddies.buddies(me)) {
+        if (std::find(waiting.begin(), waiting.end(), buddy) == waiting.end()) waiting.push_back(buddy);
+      }
+      for (NodeId origin = 0; origin < ctx.node_count(); ++origin) {
+        const auto buddies = options_->buddies.buddies(origin);
+        if (origin != me && std::find(buddies.begin(), buddies.end(), me) != buddies.end()) {
+          ++expected_[origin_checkpoint(origin, c)];
+        }
       }
     }
   }
@@ -133,6 +171,7 @@ void BuddyProtocol::on_task_completed(core::ProtocolContext& ctx, core::TaskId t
       if (graphs::writes(a.mode)) save_version(ctx, a.handle, a.version);
     }
   }
+  if (!copies_waiting_.empty()) start_copies(ctx);  // a core is free: copy tasks first
   try_validate(ctx);
 }
 
@@ -150,8 +189,20 @@ void BuddyProtocol::save_version(core::ProtocolContext& ctx, HandleId h, Version
       ctx.counters().cp_data_cached_size += bytes;
       continue;
     }
-    // Sent at once, through the runtime: a later writer of h waits until it has left.
-    ctx.runtime().subscribe(h, v, save.buddy, core::Traffic::checkpoint);
+    if (options_->cow) {
+      // Copied now and sent from the copy: the next writer of h need not wait.
+      const auto& entry = ctx.runtime().store().entries().at(core::VersionStore::key(h, v));
+      Bytes body;
+      WireWriter out(body);
+      out.u32(h);
+      out.u32(v);
+      out.u64(entry.digest);
+      out.content(entry.content.get());
+      ctx.send_control(save.buddy, kSave, std::move(body), core::Traffic::checkpoint, bytes);
+    } else {
+      // Sent at once, through the runtime: a later writer of h waits until it has left.
+      ctx.runtime().subscribe(h, v, save.buddy, core::Traffic::checkpoint);
+    }
     ++ctx.counters().cp_data_normal_count;
     ctx.counters().cp_data_normal_total_size += bytes;
     local.bytes += bytes;
@@ -201,13 +252,16 @@ core::ReceiveVerdict BuddyProtocol::on_receive(core::ProtocolContext& ctx, const
     return core::ReceiveVerdict::consumed;
   }
   if (m.traffic != core::Traffic::checkpoint) return core::ReceiveVerdict::accept;
-  auto it = held_saves_.find(version_key(m.handle, m.version));
-  if (it != held_saves_.end()) {
-    for (const HeldSave& save : it->second) {
-      if (save.origin == m.source && !save.cached) store(ctx, m, save);
-    }
-  }
+  receive_save(ctx, m);
   return core::ReceiveVerdict::consumed;  // checkpoint data: the protocol's, not the runtime's
+}
+
+void BuddyProtocol::receive_save(core::ProtocolContext& ctx, const core::Message& m) {
+  auto it = held_saves_.find(version_key(m.handle, m.version));
+  if (it == held_saves_.end()) return;
+  for (const HeldSave& save : it->second) {
+    if (save.origin == m.source && !save.cached) store(ctx, m, save);
+  }
 }
 
 void BuddyProtocol::on_stored(core::ProtocolContext& ctx, const core::Message& m) {
@@ -220,7 +274,7 @@ void BuddyProtocol::on_stored(core::ProtocolContext& ctx, const core::Message& m
   }
 }
 
-void BuddyProtocol::store(core::ProtocolContext& ctx, const core::Message& m, const HeldSave& save) {
+void BuddyProtocol::store(core::ProtocolContext& ctx, const core::Message& m, const HeldSave& save, bool copy) {
   const std::uint64_t key = entry_key(save.origin, save.checkpoint, m.handle);
   if (ctx.checkpoint_store().find(key)) return;  // already held (a duplicate)
   Bytes entry;
@@ -228,13 +282,41 @@ void BuddyProtocol::store(core::ProtocolContext& ctx, const core::Message& m, co
   out.u32(m.version);
   out.u64(m.digest);
   out.content(m.content.get());
-  ctx.checkpoint_store().put(key, std::move(entry), ctx.graph().bytes(m.handle));
+  const std::uint64_t bytes = m.handle == kValueHandle ? options_->value_bytes : ctx.graph().bytes(m.handle);
+  ctx.checkpoint_store().put(key, std::move(entry), bytes);
   stored_[origin_handle(save.origin, m.handle)].push_back(save.checkpoint);
-  auto expected = expected_.find(origin_checkpoint(save.origin, save.checkpoint));
-  if (expected != expected_.end() && expected->second > 0 && --expected->second == 0 &&
-      acks_for(save.origin, save.checkpoint)) {
+  if (copy && options_->copy_cost > 0) {
+    copies_waiting_.emplace_back(save.origin, save.checkpoint);
+    start_copies(ctx);
+  } else {
+    count_stored(ctx, save.origin, save.checkpoint);
+  }
+}
+
+void BuddyProtocol::start_copies(core::ProtocolContext& ctx) {
+  while (!copies_waiting_.empty()) {
+    const std::uint64_t token = next_copy_token_;
+    if (!ctx.run_activity(options_->copy_cost, token)) return;  // no core free: when a task ends
+    ++next_copy_token_;
+    copying_[token] = copies_waiting_.front();
+    copies_waiting_.pop_front();
+  }
+}
+
+void BuddyProtocol::on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) {
+  auto it = copying_.find(token);
+  if (it == copying_.end()) return;
+  const auto [origin, checkpoint] = it->second;
+  copying_.erase(it);
+  count_stored(ctx, origin, checkpoint);
+  start_copies(ctx);
+}
+
+void BuddyProtocol::count_stored(core::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint) {
+  auto expected = expected_.find(origin_checkpoint(origin, checkpoint));
+  if (expected != expected_.end() && expected->second > 0 && --expected->second == 0 && acks_for(origin, checkpoint)) {
     // Every entry of (origin, checkpoint) is here.
-    ctx.send_control(save.origin, kAck, checkpoint_body(save.checkpoint));
+    ctx.send_control(origin, kAck, checkpoint_body(checkpoint));
   }
 }
 
@@ -264,6 +346,19 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
     case kRestartFrom: on_restart_from(ctx, m); return;
     case kRestoreData: on_restore_data(ctx, m); return;
     case kReprotect: on_reprotect(ctx, m); return;
+    case kSave:
+    {
+      WireReader in(m.body);
+      core::Message save;
+      save.source = m.source;
+      save.handle = in.u32();
+      save.version = in.u32();
+      save.digest = in.u64();
+      save.content = in.content();
+      in.expect_done();
+      receive_save(ctx, save);
+    }
+      return;
     default: break;
   }
   WireReader in(m.body);
@@ -283,6 +378,14 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
     }
       return;
     case kLogRelease: release_log(ctx, m.source, c); return;
+    case kValue:
+    {
+      core::Message value;
+      value.source = m.source;
+      value.handle = kValueHandle;
+      store(ctx, value, HeldSave{m.source, c, false}, false);
+    }
+      return;
     case kValidate:
     {
       // Keep the previous valid checkpoint as well: a restart may not be able to use the newest
@@ -369,6 +472,17 @@ void BuddyProtocol::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uin
   for (std::uint32_t later = chosen + 1; later <= saves.checkpoints(); ++later) {
     for (const graphs::CheckpointSave& s : saves.of(later)) add(later, s);
   }
+  if (options_->value_bytes > 0) {
+    for (std::uint32_t c = chosen; c <= saves.checkpoints(); ++c) {  // the VALUE entries, submitted long ago
+      list.u32(c);
+      list.u32(kValueHandle);
+      list.u32(0);
+      list.u64(0);
+      list.content(nullptr);
+      bytes += options_->value_bytes;
+      ++count;
+    }
+  }
   Bytes body;
   WireWriter out(body);
   out.u32(chosen);
@@ -380,7 +494,7 @@ void BuddyProtocol::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uin
   reprotecting_[buddy] = chosen;
   // Its acknowledgement of R (and of the later checkpoints with entries) is awaited again.
   for (std::uint32_t c = std::max(chosen, next_to_validate_); c <= saves.checkpoints(); ++c) {
-    bool has_entries = c == chosen;
+    bool has_entries = c == chosen || options_->value_bytes > 0;
     for (const graphs::CheckpointSave& s : saves.of(c)) has_entries = has_entries || (s.from == me && s.buddy == buddy);
     if (has_entries) local_[c - 1].waiting.push_back(buddy);
   }
@@ -412,7 +526,7 @@ void BuddyProtocol::on_reprotect(core::ProtocolContext& ctx, const core::Message
     save.digest = list.u64();
     save.content = list.content();
     if (c == 0 || c > checkpoints) throw core::WireError("buddy: re-protection entry out of range");
-    store(ctx, save, HeldSave{origin, c, false});
+    store(ctx, save, HeldSave{origin, c, false}, false);  // the message is the copy
   }
   list.expect_done();
   // Acknowledge R and the later checkpoints whose entries are all here now.
@@ -744,6 +858,10 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
     if (newest == 0) continue;
     const auto* entry = ctx.checkpoint_store().find(entry_key(failed, newest, h));
     if (!entry) continue;
+    if (h == kValueHandle) {
+      bytes += options_->value_bytes;  // the application's VALUE entries go back with the data
+      continue;
+    }
     list.u32(h);
     list.bytes(entry->content);
     bytes += graph.bytes(h);
@@ -788,7 +906,10 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   }
   runtime.restore(snapshot);
   runtime.rebuild();
-  if (n == 0) runtime.send_initial_values();
+  if (n == 0) {
+    runtime.send_initial_values();
+    send_values(ctx, 1);  // the application submits every checkpoint again
+  }
   restarting_ = false;
   for (const core::Message& early : early_) {
     runtime.on_data(early.handle, early.version, early.digest, early.content);

@@ -32,6 +32,7 @@
 // restart before c - 1: it tells the nodes it receives data from, which drop the log entries its
 // tasks before that cut read.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -50,6 +51,16 @@ struct BuddyOptions {
   BuddyOptions(const config::Config& config, const graphs::TaskGraph& graph);
   graphs::BuddyMapping buddies;
   graphs::CheckpointSaves saves;
+  // /protocol/cow: a save copies the datum at once (sent from the copy), instead of holding its
+  // next writer until the save has left (write-after-read).
+  bool cow = false;
+  // /protocol/copy_cost: the buddy's copy task per entry received (StarPU copies each received
+  // checkpoint datum into a handle of its own; Lion 2022 §2.5 measured about 100 us per 320 x 320
+  // tile), taking one of its cores; the entry counts once copied.
+  double copy_cost = 0;
+  // /protocol/value_bytes: the user VALUE entries of each checkpoint (e.g. the loop index), saved
+  // with the checkpoint's submission.
+  std::uint64_t value_bytes = 0;
 };
 
 // Checks /protocol and /checkpoints for buddy (errors name the JSON path).
@@ -64,6 +75,7 @@ public:
   core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_stored(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
+  void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) override;
   core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(core::ProtocolContext& ctx) override;
@@ -85,7 +97,12 @@ private:
     std::uint64_t bytes = 0;
   };
   void save_version(core::ProtocolContext& ctx, graphs::HandleId h, graphs::Version v);
-  void store(core::ProtocolContext& ctx, const core::Message& m, const HeldSave& save);
+  // Keeps a save; it counts towards its checkpoint's ack once copied (copy_cost).
+  void store(core::ProtocolContext& ctx, const core::Message& m, const HeldSave& save, bool copy = true);
+  void count_stored(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t checkpoint);
+  void start_copies(core::ProtocolContext& ctx);
+  void receive_save(core::ProtocolContext& ctx, const core::Message& m);
+  void send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint);
   void try_validate(core::ProtocolContext& ctx);
   void collect_garbage(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t valid);
   void build_plan(core::ProtocolContext& ctx);
@@ -128,6 +145,10 @@ private:
   std::unordered_map<core::NodeId, std::uint32_t> reprotecting_;
   std::vector<core::NodeId> producers_;  // the nodes whose versions this node's tasks read (log GC)
   std::vector<char> released_by_;        // per node: it let this node drop log entries (its incarnations included)
+  // copy_cost: saves waiting for a core to be copied, and those being copied (by token).
+  std::deque<std::pair<core::NodeId, std::uint32_t>> copies_waiting_;
+  std::unordered_map<std::uint64_t, std::pair<core::NodeId, std::uint32_t>> copying_;
+  std::uint64_t next_copy_token_ = 1;
   // Sender-based message log by reference (§3.3): what it sent to whom; the versions stay pinned
   // until the destination's restart cut is past all its readers (release_log).
   struct LogEntry {

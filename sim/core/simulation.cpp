@@ -108,8 +108,9 @@ bool Simulation::observe_execution(TaskId task) {
   const NodeId node = graph_.node(task);
   ++node_executions_[node];
   for (const auto& failure : task_count_failures_) {
-    // A failure at a task count: right after this completion (not inside the host's call).
-    if (failure.node == node && failure.after_tasks == node_executions_[node]) add_timer(now(), Timer::Kind::failure, node, 0);
+    // A failure at a task count: right after this completion (not inside the host's call), before
+    // any other event of the same instant (another task of the node ending then would overshoot).
+    if (failure.node == node && failure.after_tasks == node_executions_[node]) failure_due_ = true;
   }
   if (!lost_done_[node].empty() && lost_done_[node][index_.local_slot(task)]) {
     lost_done_[node][index_.local_slot(task)] = 0;
@@ -124,6 +125,10 @@ bool Simulation::observe_execution(TaskId task) {
 void Simulation::on_task_finished(NodeId node, TaskId task) {
   if (halted_ || !hosts_[node]) return;
   hosts_[node]->on_task_finished(task);
+  if (failure_due_) {
+    failure_due_ = false;
+    if (!halted_ && hosts_[node]) inject_failure(node);
+  }
 }
 
 // ----------------------------------------------------------------------------- messages

@@ -153,6 +153,7 @@ private:
   std::vector<std::size_t> lost_failure_;            // per node: the failure those belong to
   std::vector<std::uint64_t> node_executions_;       // per node: task executions so far
   std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
+  bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
   std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
   std::vector<std::uint32_t> incarnation_;

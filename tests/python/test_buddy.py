@@ -166,3 +166,39 @@ def test_the_log_is_collected_as_checkpoints_become_valid(ftsim, tmp_path):
     # A stencil overwrites the borders it sent: the log keeps those versions beside the new ones.
     run, r = run_json(ftsim, tmp_path, small("stencil"))
     assert run.returncode == 0 and r["log"]["copies_peak_bytes"] > 0
+
+
+def test_options_cow_copy_cost_and_values(ftsim, tmp_path):
+    _, base = run_json(ftsim, tmp_path, small("cholesky"))
+    entries = base["starpu"]["CP_DATA_NORMAL_COUNT"] + base["starpu"]["CP_DATA_CACHED_COUNT"]
+    busy = sum(n["busy_seconds"] for n in base["nodes"])
+    # copy_cost: every entry a buddy receives (sent or cached) takes one of its cores that long.
+    _, r = run_json(ftsim, tmp_path, small("cholesky", protocol={"type": "buddy", "copy_cost": "100us"}))
+    assert sum(n["busy_seconds"] for n in r["nodes"]) == pytest.approx(busy + entries * 100e-6, rel=1e-9)
+    assert r["makespan"] > base["makespan"]
+    # value_bytes: one VALUE entry per checkpoint, node and buddy (4 nodes x 3 checkpoints).
+    _, r = run_json(ftsim, tmp_path, small("cholesky", protocol={"type": "buddy", "value_bytes": "8B"}))
+    assert r["starpu"]["CP_DATA_NORMAL_COUNT"] == base["starpu"]["CP_DATA_NORMAL_COUNT"] + 12
+    assert r["starpu"]["CP_DATA_NORMAL_TOTAL_SIZE"] == base["starpu"]["CP_DATA_NORMAL_TOTAL_SIZE"] + 12 * 8
+    # cow: the same saves, sent from a copy; with all three and failures, the oracle still holds.
+    _, r = run_json(ftsim, tmp_path, small("cholesky", protocol={"type": "buddy", "cow": True}))
+    assert r["starpu"]["CP_DATA_NORMAL_TOTAL_SIZE"] == base["starpu"]["CP_DATA_NORMAL_TOTAL_SIZE"]
+    options = {"type": "buddy", "cow": True, "copy_cost": "20us", "value_bytes": "64B"}
+    for app in APPS:
+        _, free = run_json(ftsim, tmp_path, small(app, protocol=options))
+        t = free["makespan"]
+        failures = {"model": "list", "events": [{"node": 2, "time": f"{0.25 * t} s"}, {"node": 1, "time": f"{0.8 * t} s"}],
+                    "detection": f"{0.01 * t} s", "downtime": f"{0.01 * t} s"}
+        run, r = run_json(ftsim, tmp_path, small(app, failures=failures, protocol=options))
+        assert run.returncode == 0 and r["oracle"]["ok"], (app, r["failure_reason"])
+        assert len(r["failures"]) == 2 and all(f["recovered_at"] > 0 for f in r["failures"]), app
+
+
+@pytest.mark.parametrize("option,value,message", [("cow", 1, "/protocol/cow"),
+                                                  ("copy_cost", "-1 s", "/protocol/copy_cost"),
+                                                  ("value_bytes", "lots", "/protocol/value_bytes"),
+                                                  ("priority", "high", "/protocol")])
+def test_bad_options_name_their_path(ftsim, tmp_path, option, value, message):
+    config = small("cholesky", protocol={"type": "buddy", option: value})
+    run = ftsim("run", write(tmp_path, config), "-o", tmp_path / "out")
+    assert run.returncode == 2 and message in run.stderr, run.stderr
