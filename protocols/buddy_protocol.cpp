@@ -265,7 +265,9 @@ void BuddyProtocol::receive_save(core::ProtocolContext& ctx, const core::Message
 }
 
 void BuddyProtocol::on_stored(core::ProtocolContext& ctx, const core::Message& m) {
-  if (coordinator_ || m.traffic != core::Traffic::application) return;
+  // A version for the computation: an application transfer, or the same version replayed to a
+  // restarted node (its application transfer came before the restart).
+  if (coordinator_ || (m.traffic != core::Traffic::application && m.traffic != core::Traffic::recovery)) return;
   auto it = held_saves_.find(version_key(m.handle, m.version));
   if (it == held_saves_.end()) return;
   for (const HeldSave& save : it->second) {
@@ -681,17 +683,20 @@ void BuddyProtocol::on_replay_request(core::ProtocolContext& ctx, const core::Me
   std::vector<std::uint64_t> keys(count);
   for (auto& key : keys) key = in.u64();
   in.expect_done();
-  if (!serve(ctx, m.source, keys, 0)) return;
+  serve(ctx, m.source, keys, core::FailureNotice{m.source, m.source_incarnation > 0 ? m.source_incarnation - 1 : 0, 0});
 }
 
 bool BuddyProtocol::serve(core::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys,
-                          std::uint32_t restart_point) {
+                          const core::FailureNotice& cause) {
   // Sends the versions of `keys` (all produced here) that `to` needs: from memory (the log pins
   // what was sent), an initial value read again from the input; one not produced yet goes by the
-  // normal path. One produced and gone is the cascade of Lion 2022 §3.5, not built.
+  // normal path. One produced and gone (this node restarted since, and its log before its restart
+  // cut went with its predecessor) is the cascade of Lion 2022 §3.5: this node rolls back too, to
+  // a checkpoint before the task that wrote it, and its re-execution sends it again.
   const auto& graph = ctx.graph();
   auto& runtime = ctx.runtime();
   core::FailureEffect effect;
+  std::uint32_t cascade = kNoBound;
   for (std::uint64_t key : keys) {
     const HandleId h = static_cast<HandleId>(key >> 32);
     const Version v = static_cast<Version>(key & 0xffffffffu);
@@ -699,12 +704,8 @@ bool BuddyProtocol::serve(core::ProtocolContext& ctx, NodeId to, const std::vect
       if (v == 0) {
         runtime.reload_initial(h);
       } else if (runtime.status(graph.writer(h, v)) == core::TaskStatus::done) {
-        ctx.fail_run("node " + std::to_string(to) + " restarts at checkpoint " + std::to_string(restart_point) +
-                     " and needs " + graph.handle_name(h) + " v" + std::to_string(v) + ", which node " +
-                     std::to_string(ctx.node()) +
-                     " no longer holds (its log before its own restart is gone): rolling it back too (the cascade of "
-                     "Lion 2022 §3.5) is not built");
-        return false;
+        cascade = std::min(cascade, checkpoint_section(graph.writer(h, v)));
+        continue;
       } else {
         continue;  // not produced yet: its normal send will go
       }
@@ -714,7 +715,46 @@ bool BuddyProtocol::serve(core::ProtocolContext& ctx, NodeId to, const std::vect
     effect.bytes_replayed += graph.bytes(h);
   }
   last_effect_ = effect;
-  return true;
+  if (cascade == kNoBound) return true;
+  roll_back(ctx, cascade, cause);
+  return false;
+}
+
+void BuddyProtocol::roll_back(core::ProtocolContext& ctx, std::uint32_t limit, const core::FailureNotice& cause) {
+  if (restarting_) {
+    // Already restoring: a tighter limit is fine until the checkpoint is chosen.
+    if (!chosen_) {
+      cascade_limit_ = std::min(cascade_limit_, limit);
+      return;
+    }
+    if (restart_point_ <= limit) return;
+    ctx.fail_run("node " + std::to_string(ctx.node()) + " must roll back to checkpoint " + std::to_string(limit) +
+                 " or earlier for node " + std::to_string(cause.node) + " while restoring checkpoint " +
+                 std::to_string(restart_point_) + " (cascade of Lion 2022 §3.5 during a restore: not supported)");
+    return;
+  }
+  if (ctx.recording()) {
+    ctx.note("rolls back to checkpoint " + std::to_string(limit) + " or earlier: node " + std::to_string(cause.node) +
+             " needs versions it wrote before its own restart (the cascade of Lion 2022 §3.5)", "recovery");
+  }
+  // As a restart, but alive: it keeps what it holds for other nodes; its log goes (the versions it
+  // refers to are replaced by the restored ones, and its re-execution logs its sends again).
+  ctx.runtime().abort();
+  for (const auto& entry : log_) {
+    for (const LogEntry& e : entry.second) ctx.log_store().erase(e.store_key);
+  }
+  log_.clear();
+  restarting_ = true;
+  cascading_ = true;
+  cascade_limit_ = limit;
+  chosen_ = false;
+  infos_.clear();
+  restart_incarnation_ = ctx.incarnation();
+  restart_began_ = ctx.now();
+  failure_ = cause;
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (n != ctx.node()) ctx.send_control(n, kInfoRequest, Bytes{});
+  }
 }
 
 void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
@@ -752,6 +792,7 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
     bound = std::min(bound, i.bound);
     released = released || i.released;
   }
+  if (cascading_) bound = std::min(bound, cascade_limit_);
   NodeId source = ctx.node();
   std::uint32_t chosen = 0;
   bool any_buddy_holds = false;  // some buddy did not lose what it held of this node
@@ -769,6 +810,14 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   // With no checkpoint to use, it restarts from the job's input, which needs every message it
   // ever received: possible only while no sender has dropped log entries for it.
   if (chosen == 0 && released) {
+    if (cascading_) {
+      ctx.fail_run("unrecoverable: node " + std::to_string(failure_.node) + " needs versions that node " +
+                   std::to_string(ctx.node()) + " wrote before its own restart, and node " + std::to_string(ctx.node()) +
+                   " cannot roll back to checkpoint " + std::to_string(cascade_limit_) +
+                   " or earlier (the cascade of Lion 2022 §3.5): its buddies no longer hold one and its senders have "
+                   "dropped the log entries a restart from the job's input would need");
+      return;
+    }
     ctx.fail_run(any_buddy_holds
                      ? "unrecoverable: node " + std::to_string(ctx.node()) +
                            " failed, messages still in transit forbid the checkpoints its buddies hold, and its "
@@ -786,6 +835,8 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   out.u32(failure_.incarnation);
   out.u32(chosen);
   out.u32(source);
+  out.u32(failure_.node);  // the failure it recovers from (another node's, in a cascade)
+  out.u8(cascading_ ? 1 : 0);
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     if (n != ctx.node()) ctx.send_control(n, kRestartFrom, body);
   }
@@ -804,7 +855,10 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
   const std::uint32_t failed_incarnation = in.u32();
   const std::uint32_t n = in.u32();
   const NodeId source = in.u32();
+  const NodeId cause_node = in.u32();
+  const bool alive = in.u8() != 0;  // a cascade: that node rolls back, it did not fail
   in.expect_done();
+  const core::FailureNotice cause{cause_node, failed_incarnation, 0};
   const NodeId failed = m.source;
   const auto& graph = ctx.graph();
   const core::TaskId cut = n == 0 ? 0 : options_->saves.position(n);
@@ -819,17 +873,17 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
       if (needed) keys.push_back(version_key(h, v));
     }
   }
-  if (!serve(ctx, failed, keys, n)) return;
+  serve(ctx, failed, keys, cause);  // on a cascade this node rolls back too; the rest still holds
   const core::FailureEffect effect = last_effect_;
   if (ctx.recording()) {
     ctx.note("replays " + std::to_string(effect.messages_replayed) + " messages (" + std::to_string(effect.bytes_replayed) +
              " B) to node " + std::to_string(failed) + ", restarting at checkpoint " + std::to_string(n), "recovery");
   }
-  ctx.record_failure_effect(core::FailureNotice{failed, failed_incarnation, 0}, effect);
+  ctx.record_failure_effect(cause, effect);
   // As its buddy: a restart from the job's input saves everything again, so a replacement that
   // had lost that node's data holds it again from checkpoint 1 on (a restart from a checkpoint
   // re-protects it explicitly, see on_restore_data).
-  if (n == 0 && lost_held_) {
+  if (n == 0 && lost_held_ && !alive) {
     protected_from_[failed] = 1;
     valid_.erase(failed);
   }
@@ -840,7 +894,7 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
   }
   // As its origin: the restarted buddy lost what it held; protect this node's data again.
   const auto mine = options_->buddies.buddies(ctx.node());
-  if (std::find(mine.begin(), mine.end(), failed) != mine.end()) reprotect(ctx, failed, m.source_incarnation);
+  if (!alive && std::find(mine.begin(), mine.end(), failed) != mine.end()) reprotect(ctx, failed, m.source_incarnation);
   if (source != ctx.node() || n == 0) return;
   // The source buddy sends checkpoint N back: of each datum of the origin, its newest entry <= N.
   Bytes body;
@@ -917,17 +971,24 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   }
   early_.clear();
   next_to_validate_ = n + 1;
+  const std::string point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
   core::FailureEffect effect;
-  effect.restart_point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
   effect.processes_rolled_back = 1;
-  ctx.record_failure_effect(failure_, effect);
-  // This node's earlier failures too, if a replacement died before it had recovered.
-  for (std::uint32_t incarnation = 0; incarnation <= failure_.incarnation; ++incarnation) {
-    ctx.record_recovered(core::FailureNotice{ctx.node(), incarnation, 0});
+  if (cascading_) {
+    // Rolled back for another node's failure: one more process rolled back for it.
+    cascading_ = false;
+    ctx.record_failure_effect(failure_, effect);
+  } else {
+    effect.restart_point = point;
+    ctx.record_failure_effect(failure_, effect);
+    // This node's earlier failures too, if a replacement died before it had recovered.
+    for (std::uint32_t incarnation = 0; incarnation <= failure_.incarnation; ++incarnation) {
+      ctx.record_recovered(core::FailureNotice{ctx.node(), incarnation, 0});
+    }
   }
   if (ctx.recording()) {
-    ctx.record_span("restore " + effect.restart_point, "recovery", restart_began_);
-    ctx.note("restarted from " + effect.restart_point, "recovery");
+    ctx.record_span("restore " + point, "recovery", restart_began_);
+    ctx.note("restarted from " + point, "recovery");
   }
   // Buddies that had lost this node's data (replaced before it failed, its re-protection lost with
   // it) get the restored checkpoint again.

@@ -122,8 +122,11 @@ private:
   void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
   void on_replay_request(core::ProtocolContext& ctx, const core::Message& m);
   void send_replay_request(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
+  // Sends `to` the versions of `keys`; false if one is gone (this node then rolls back: the
+  // cascade of §3.5, on behalf of `cause`).
   bool serve(core::ProtocolContext& ctx, core::NodeId to, const std::vector<std::uint64_t>& keys,
-             std::uint32_t restart_point);
+             const core::FailureNotice& cause);
+  void roll_back(core::ProtocolContext& ctx, std::uint32_t limit, const core::FailureNotice& cause);
 
   std::shared_ptr<const BuddyOptions> options_;
   bool coordinator_;
@@ -178,6 +181,10 @@ private:
   std::vector<std::pair<core::NodeId, std::uint32_t>> later_requests_;  // replacements to ask once restored
   core::FailureEffect last_effect_;      // what the last serve() replayed
   core::FailureNotice failure_{};  // the failure being recovered (the replacement's own)
+  // The cascade (§3.5 step 3): this live node rolls back to a checkpoint <= cascade_limit_, for
+  // another node's failure, because that node needs versions its log no longer has.
+  bool cascading_ = false;
+  std::uint32_t cascade_limit_ = 0;
 };
 
 }  // namespace ftsim::protocols
