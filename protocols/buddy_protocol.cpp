@@ -711,6 +711,10 @@ bool BuddyProtocol::serve(core::ProtocolContext& ctx, NodeId to, const std::vect
       }
     }
     runtime.subscribe(h, v, to, core::Traffic::recovery);
+    if (ctx.recording()) {
+      Replay& replay = replays_[to];
+      if (replay.pending++ == 0) replay.began = ctx.now();
+    }
     ++effect.messages_replayed;
     effect.bytes_replayed += graph.bytes(h);
   }
@@ -1006,6 +1010,14 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   deferred_.clear();
   for (const core::Message& request : deferred) on_control(ctx, request);
   ctx.check_completion();  // nothing may be left to run after the cut
+}
+
+void BuddyProtocol::on_data_released(core::ProtocolContext& ctx, const core::Message& m) {
+  if (m.traffic != core::Traffic::recovery) return;
+  auto it = replays_.find(m.destination);
+  if (it == replays_.end() || it->second.pending == 0) return;
+  // The replay span: from the first replayed message to the last one on the wire.
+  if (--it->second.pending == 0) ctx.record_span("replay to node " + std::to_string(m.destination), "recovery", it->second.began);
 }
 
 bool BuddyProtocol::finished(core::ProtocolContext&) {

@@ -76,6 +76,7 @@ public:
   void on_stored(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_data_released(core::ProtocolContext& ctx, const core::Message& message) override;
   core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(core::ProtocolContext& ctx) override;
@@ -183,6 +184,12 @@ private:
   core::FailureNotice failure_{};  // the failure being recovered (the replacement's own)
   // The cascade (§3.5 step 3): this live node rolls back to a checkpoint <= cascade_limit_, for
   // another node's failure, because that node needs versions its log no longer has.
+  // Replays in progress per restarted node: messages not yet on the wire, since when (a span).
+  struct Replay {
+    std::uint64_t pending = 0;
+    double began = 0;
+  };
+  std::unordered_map<core::NodeId, Replay> replays_;
   bool cascading_ = false;
   std::uint32_t cascade_limit_ = 0;
 };

@@ -124,6 +124,15 @@ def test_recovery_is_local_and_reported(ftsim, tmp_path):
     assert [n["reexecutions"] for i, n in enumerate(r["nodes"]) if i != 1] == [0, 0, 0]
     assert r["nodes"][1]["restarts"] == 1
     assert sum(n["bytes_sent"]["restore"] for n in r["nodes"]) > 0
+    # Traces: a span per checkpoint and node, a restore span on node 1, a replay span on survivors.
+    run = ftsim("run", write(tmp_path, config), "-o", tmp_path / "traced", "--trace")
+    trace = json.loads((tmp_path / "traced" / "trace.json").read_text())
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    spans = [e for e in events if e.get("ph") == "X" and e.get("cat") in ("checkpoint", "recovery")]
+    names = {e["name"] for e in spans}
+    assert {"checkpoint 1", "checkpoint 2", "checkpoint 3", "replay to node 1"} <= names, names
+    assert any(n.startswith("restore checkpoint ") for n in names), names
+    assert all(e["dur"] > 0 for e in spans if e["name"] == "replay to node 1")
 
 
 def test_a_node_and_its_only_buddy_is_unrecoverable_two_buddies_recover(ftsim, tmp_path):
