@@ -24,6 +24,7 @@
 #include "sim/config/units.hpp"
 #include "sim/core/run_metrics_json.hpp"
 #include "sim/simgrid/network_model.hpp"
+#include "sim/cli/run_job.hpp"
 #include "sim/cli/run_report.hpp"
 #include "sim/simgrid/simulate.hpp"
 
@@ -84,78 +85,30 @@ Command add_run_command(CLI::App& app) {
     const config::Config cfg = protocols::load_config(options->config);
     const std::filesystem::path dir = options->output_dir.empty() ? std::filesystem::path("out") / cfg.name
                                                                   : std::filesystem::path(options->output_dir);
-    core::SimulationOptions sim_options;
-    sim_options.progress = true;
-    if (options->trace) sim_options.trace_file = (dir / "trace.json").string();
+    RunJobOptions job_options;
+    if (options->trace) job_options.trace_file = (dir / "trace.json").string();
     if (!options->log.empty()) {
+      std::uint32_t categories = 0;
       std::string unknown;
-      if (!core::parse_log_categories(options->log, sim_options.log_categories, unknown)) {
+      if (!core::parse_log_categories(options->log, categories, unknown)) {
         std::cerr << "error: --log: unknown category \"" << unknown << "\" (task, message, failure, protocol, run or all)\n";
         return 2;
       }
-      sim_options.log_file = (dir / "events.log").string();
+      job_options.log_file = (dir / "events.log").string();
+      job_options.log_categories = options->log;
     }
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error) throw config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
-
-    graphs::TaskGraph graph;
-    simgrid_backend::SimulationResult result;
-    try {
-      graph = graphs::build_application(cfg);
-    } catch (const Interrupted&) {
-      graph = graphs::TaskGraph{};
-    }
-    if (stop_requested()) {
-      // Stopped before the simulation started: an empty result that says so.
-      result.metrics.failure_reason = "interrupted before the simulation started (while loading and building the graph)";
-    } else {
-      const graphs::CostModel cost(cfg, graph);
-      if (!cost.has_speeds()) {
-        throw config::ConfigError(cfg.file, "/platform", "a timed run needs kernel speeds: add \"core_gflops\"");
-      }
-      sim_options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
-      result = simgrid_backend::simulate(cfg, graph, cost, sim_options);
-    }
-
-    std::optional<core::RunMetrics> reference;
-    double reference_wall = 0;
-    // FTSIM_NO_FORK=1 (for debuggers) runs one simulation per process: SimGrid allows one engine.
-    const char* no_fork = std::getenv("FTSIM_NO_FORK");
-    const bool one_simulation = no_fork && std::string(no_fork) == "1";
-    if (cfg.run.reference && one_simulation) {
-      std::cerr << "ftsim: /run/reference skipped: FTSIM_NO_FORK=1 runs a single simulation per process\n";
-    }
-    if (cfg.run.reference && !stop_requested() && !one_simulation) {  // an interrupted run skips its reference
-      const graphs::CostModel cost(cfg, graph);
-      config::Config failure_free = cfg;
-      failure_free.protocol = config::ProtocolConfig{};
-      failure_free.failures = config::FailureConfig{};
-      core::SimulationOptions reference_options;
-      reference_options.progress = true;
-      const auto reference_result = simgrid_backend::simulate(failure_free, graph, cost, reference_options);
-      reference = reference_result.metrics;
-      reference_wall = reference_result.wall_seconds;
-    }
-
-    nlohmann::json results = results_json(cfg, graph, result.metrics, reference, "simgrid");
-    const auto factors = simgrid_backend::network_model_factors(cfg.platform.network.model);
-    results["network_model"] = {{"name", config::to_string(cfg.platform.network.model)},
-                                {"latency_factor", factors.latency},
-                                {"bandwidth_factor", factors.bandwidth},
-                                {"factors_by_message_size", factors.by_message_size}};
-    results["wall"] = {{"simulation_seconds", result.wall_seconds},
-                       {"reference_seconds", reference_wall},
-                       {"events_per_second", result.wall_seconds > 0 ? double(result.metrics.events) / result.wall_seconds : 0.0}};
-    results["mpi"] = nullptr;
-    write_results(dir, results);
-    print_summary(cfg, graph, result.metrics, reference, result.wall_seconds,
+    const RunJob job = run_job(cfg, job_options);
+    write_results(dir, job.results);
+    print_summary(cfg, job.graph, job.metrics, job.reference, job.wall_seconds,
                   "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model), false, std::cout);
     std::cout << "results: " << (dir / "results.json").string();
     if (options->trace) std::cout << "  trace: " << (dir / "trace.json").string();
     if (!options->log.empty()) std::cout << "  log: " << (dir / "events.log").string();
     std::cout << "\n";
-    return result.metrics.complete && result.metrics.oracle_ok ? kExitOk : kExitRunFailed;
+    return job.succeeded() ? kExitOk : kExitRunFailed;
   };
 }
 

@@ -12,6 +12,7 @@
 #include "graphs/cut_selection.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/table.hpp"
+#include "sim/cli/volumes_document.hpp"
 #include "sim/config/config.hpp"
 
 namespace ftsim::cli {
@@ -23,10 +24,6 @@ struct VolumesOptions {
   std::string json_file;
   bool per_node = false;
 };
-
-config::Json per_node_json(const analysis::PerNode& p) {
-  return {{"per_node", p.bytes}, {"average", p.average()}, {"min", p.min()}, {"max", p.max()}, {"total", p.total()}};
-}
 
 const config::ReferenceVolumes* reference_row(const config::Config& cfg, std::size_t checkpoints) {
   if (!cfg.reference) return nullptr;
@@ -60,6 +57,7 @@ Command add_volumes_command(CLI::App& app) {
       throw config::ConfigError(cfg.file, "/", "missing required key \"checkpoints\" (where to cut and which buddy)");
     }
     const graphs::TaskGraph graph = graphs::build_application(cfg);
+    const std::vector<PlacementVolumes> placements = placement_volumes(cfg, graph);
     const analysis::PerNode application = analysis::application_bytes_sent(graph);
 
     std::cout << fmt::format("{}: {} on {} nodes, {} tasks, {} data handles ({:.2f} GB)\n", cfg.name,
@@ -73,38 +71,19 @@ Command add_volumes_command(CLI::App& app) {
     }
     std::cout << "\n\n";
 
-    config::Json json_rows = config::Json::array();
     Table table({"checkpoints", "buddy", "blind/node", "differential/node", "cached/node", "cached-any/node",
                  "peak held/node", "cached % of app"});
-    std::vector<std::pair<std::string, analysis::CheckpointVolumes>> results;
-    for (const auto& placement : cfg.checkpoints) {
-      const graphs::CutSelection cuts(placement, graph, cfg.file);
-      const graphs::BuddyMapping buddies(placement.buddy, cfg.distribution, graph.node_count());
-      const analysis::CheckpointVolumes v = analysis::compute_volumes(graph, cuts, buddies);
+    for (const auto& [placement, v] : placements) {
       const auto* reference = reference_row(cfg, v.checkpoints);
       auto ref = [&](std::optional<double> config::ReferenceVolumes::*field) {
         return reference ? reference->*field : std::optional<double>{};
       };
-      table.add_row({std::to_string(v.checkpoints), to_string(placement.buddy.kind),
+      table.add_row({std::to_string(v.checkpoints), to_string(placement->buddy.kind),
                      with_reference(v.blind.average(), ref(&config::ReferenceVolumes::blind)),
                      with_reference(v.differential.average(), ref(&config::ReferenceVolumes::differential)),
                      with_reference(v.cached.average(), ref(&config::ReferenceVolumes::cached)),
                      gigabytes(v.cached_any.average()), gigabytes(v.peak_held.average()),
                      percent(v.cached.average() / std::max(application.average(), 1.0))});
-      std::vector<std::uint32_t> iterations;
-      for (auto cut : v.cuts) iterations.push_back(cut - 1);
-      json_rows.push_back({{"placement", placement.pointer},
-                           {"checkpoints", v.checkpoints},
-                           {"buddy", to_string(placement.buddy.kind)},
-                           {"cut_after_iteration", iterations},
-                           {"blind", per_node_json(v.blind)},
-                           {"differential", per_node_json(v.differential)},
-                           {"cached", per_node_json(v.cached)},
-                           {"cached_any", per_node_json(v.cached_any)},
-                           {"peak_held", per_node_json(v.peak_held)},
-                           {"saves", v.saves},
-                           {"saves_spared_by_cache", v.cached_saves}});
-      results.emplace_back(fmt::format("{} checkpoint(s), buddy {}", v.checkpoints, to_string(placement.buddy.kind)), v);
     }
     if (cfg.reference && !cfg.reference->volumes.empty()) {
       std::cout << "bytes per node, averaged over nodes; in parentheses " << cfg.reference->source
@@ -115,8 +94,8 @@ Command add_volumes_command(CLI::App& app) {
     table.print(std::cout);
 
     if (options->per_node) {
-      for (const auto& [title, v] : results) {
-        std::cout << "\n" << title << "\n";
+      for (const auto& [placement, v] : placements) {
+        std::cout << "\n" << fmt::format("{} checkpoint(s), buddy {}", v.checkpoints, to_string(placement->buddy.kind)) << "\n";
         Table nodes({"node", "app sent", "blind", "differential", "cached", "cached-any", "peak held"});
         for (graphs::NodeId n = 0; n < graph.node_count(); ++n) {
           nodes.add_row({std::to_string(n), gigabytes(application.bytes[n]), gigabytes(v.blind.bytes[n]),
@@ -128,13 +107,7 @@ Command add_volumes_command(CLI::App& app) {
     }
 
     if (!options->json_file.empty()) {
-      config::Json document = {{"config", cfg.file},
-                               {"name", cfg.name},
-                               {"nodes", graph.node_count()},
-                               {"tasks", graph.task_count()},
-                               {"data_bytes", graph.total_data_bytes()},
-                               {"application_bytes_sent", per_node_json(application)},
-                               {"placements", json_rows}};
+      const config::Json document = volumes_document(cfg, graph, placements);
       std::ofstream out(options->json_file);
       if (!out) throw config::ConfigError(options->json_file, "", "cannot write this file");
       out << document.dump(2) << "\n";

@@ -2,11 +2,17 @@
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
 SOURCE_DIR = pathlib.Path(os.environ.get("FTSIM_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 BINARY = pathlib.Path(os.environ.get("FTSIM_BINARY", SOURCE_DIR / "build" / "ftsim"))
+# The Python package is built beside the binary (build/python/ftsim): importable by the tests
+# without PYTHONPATH.
+PYTHON_PACKAGE_DIR = BINARY.parent / "python"
+if PYTHON_PACKAGE_DIR.is_dir() and str(PYTHON_PACKAGE_DIR) not in sys.path:
+    sys.path.insert(0, str(PYTHON_PACKAGE_DIR))
 
 
 @pytest.fixture(scope="session")

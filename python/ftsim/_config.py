@@ -1,0 +1,97 @@
+"""Configs as the package takes them: a path or a dict, with overrides by dotted key or pointer."""
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+from pathlib import Path
+from typing import Any, Union
+
+from ftsim import _ftsim
+
+ConfigLike = Union[str, Path, dict]
+
+
+class ConfigError(ValueError):
+    """A bad config: ``file``, JSON ``pointer`` and ``message``, as the CLI prints them."""
+
+    def __init__(self, file: str, pointer: str, message: str):
+        self.file, self.pointer, self.message = file, pointer, message
+        where = ": ".join(part for part in (file, pointer) if part)
+        super().__init__(f"{where}: {message}" if where else message)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def translated():
+        """Turns the C++ module's ConfigError into this class."""
+        try:
+            yield
+        except _ftsim.ConfigError as e:
+            raise ConfigError(*e.args) from None
+
+
+def _pointer_parts(key: str) -> list[str]:
+    if key.startswith("/"):
+        return [part.replace("~1", "/").replace("~0", "~") for part in key[1:].split("/")]
+    return key.split(".")
+
+
+def set_key(document: dict, key: str, value: Any) -> None:
+    """Sets ``key`` (dotted or a JSON pointer) in ``document``, creating objects on the way."""
+    parts = _pointer_parts(key)
+    node = document
+    for i, part in enumerate(parts[:-1]):
+        if isinstance(node, list):
+            node = node[int(part)]
+            continue
+        if part not in node or not isinstance(node[part], (dict, list)):
+            node[part] = {}
+        node = node[part]
+    last = parts[-1]
+    if isinstance(node, list):
+        node[int(last)] = value
+    else:
+        node[last] = value
+
+
+def apply_overrides(config: ConfigLike, overrides: dict) -> ConfigLike:
+    """The config with ``overrides`` applied (a path stays a path when there are none)."""
+    if not overrides:
+        return config
+    if isinstance(config, dict):
+        document, origin = copy.deepcopy(config), None
+    else:
+        path = Path(config)
+        try:
+            document = json.loads(path.read_text())
+        except OSError as e:
+            raise ConfigError(str(path), "", f"cannot read this file: {e.strerror}") from None
+        except json.JSONDecodeError as e:
+            raise ConfigError(str(path), "", f"not valid JSON: {e}") from None
+        origin = str(path)
+    for key, value in overrides.items():
+        set_key(document, key, value)
+    if origin is not None:
+        # Keep the file's name so that relative paths inside resolve from its folder.
+        document.setdefault("name", Path(origin).stem)
+        return _Derived(document, origin)
+    return document
+
+
+class _Derived(dict):
+    """A document read from a file and modified: relative paths still resolve from that file."""
+
+    def __init__(self, document: dict, origin: str):
+        super().__init__(document)
+        self.origin = origin
+
+
+def config_source(config: ConfigLike) -> tuple[str, str, bool]:
+    """(JSON text, origin for messages and relative paths, whether origin is the file to read)."""
+    if isinstance(config, _Derived):
+        return json.dumps(config), config.origin, False
+    if isinstance(config, dict):
+        return json.dumps(config), "<dict>", False
+    if isinstance(config, (str, Path)):
+        return "", str(config), True
+    raise TypeError(f"config must be a path or a dict, not {type(config).__name__}")

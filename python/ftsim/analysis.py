@@ -1,0 +1,32 @@
+"""Optimal checkpoint periods (notes: ../shared/papers/notes/anchors-simgrid-starpu-peers.md §5).
+
+All times in seconds. ``checkpoint``: the time to take one checkpoint (C, δ); ``mtbf``: the
+platform's mean time between failures (M). The period returned is the compute time between two
+checkpoints (τ; a cycle lasts τ + C).
+"""
+from __future__ import annotations
+
+from ftsim import _ftsim
+
+__all__ = ["young", "daly", "optimal_period", "daly_wall_time"]
+
+
+def young(checkpoint: float, mtbf: float) -> float:
+    """Young 1974: √(2CM)."""
+    return _ftsim.young_period(checkpoint, mtbf)
+
+
+def daly(checkpoint: float, mtbf: float) -> float:
+    """Daly 2006's higher-order estimate: √(2CM)·[1 + ⅓√(C/2M) + (C/2M)/9] − C if C < 2M, else M."""
+    return _ftsim.daly_period(checkpoint, mtbf)
+
+
+def optimal_period(checkpoint: float, mtbf: float) -> float:
+    """The exact optimum of Daly's complete model: M·(1 + W₀(−e^{−C/M−1})) (Lambert W)."""
+    return _ftsim.optimal_period(checkpoint, mtbf)
+
+
+def daly_wall_time(period: float, checkpoint: float, mtbf: float, restart: float, work: float) -> float:
+    """Daly's complete model: expected wall time of ``work`` seconds of computation with this
+    period and restart time R: M·e^{R/M}·(e^{(τ+C)/M} − 1)·work/τ."""
+    return _ftsim.daly_wall_time(period, checkpoint, mtbf, restart, work)
