@@ -546,14 +546,8 @@ core::SendVerdict BuddyProtocol::on_send(core::ProtocolContext& ctx, core::Messa
   if (coordinator_ || !m.is_data || m.traffic != core::Traffic::application) return core::SendVerdict::send;
   // Logged by reference (§3.3): the entry names the version, which stays pinned in memory so that
   // a later writer does not destroy it (copy-on-write) until release_log drops the entry.
-  Bytes record;
-  WireWriter out(record);
-  out.u32(m.destination);
-  out.u32(m.handle);
-  out.u32(m.version);
-  out.u64(m.digest);
   const std::uint64_t key = next_log_key_++;
-  ctx.log_store().put(key, std::move(record), ctx.graph().bytes(m.handle));
+  ctx.log_store().put(key, core::log_record(m), ctx.graph().bytes(m.handle));
   log_[m.destination].push_back({version_key(m.handle, m.version), key});
   ctx.runtime().store().pin(m.handle, m.version);
   return core::SendVerdict::send;

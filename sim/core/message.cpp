@@ -13,4 +13,14 @@ const char* to_string(Traffic traffic) {
   return "?";
 }
 
+Bytes log_record(const Message& m) {
+  Bytes record;
+  WireWriter out(record);
+  out.u32(m.destination);
+  out.u32(m.handle);
+  out.u32(m.version);
+  out.u64(m.digest);
+  return record;
+}
+
 }  // namespace ftsim::core

@@ -59,4 +59,8 @@ struct Message {
   std::uint64_t sequence = 0;  // position in its channel (FIFO per ordered pair), set by the driver
 };
 
+// A sender-based message log's entry for a data message, by reference: destination, handle,
+// version and digest (the version stays in memory; no copy of the payload).
+Bytes log_record(const Message& m);
+
 }  // namespace ftsim::core

@@ -185,13 +185,7 @@ void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest dig
   switch (verdict) {
     case SendVerdict::hold: held_sends_.push_back(std::move(m)); return;
     case SendVerdict::send_and_log: {
-      Bytes record;
-      WireWriter out(record);
-      out.u32(m.destination);
-      out.u32(m.handle);
-      out.u32(m.version);
-      out.u64(m.digest);
-      log_store_.put(log_store_.entries().empty() ? 1 : log_store_.entries().rbegin()->first + 1, std::move(record),
+      log_store_.put(log_store_.entries().empty() ? 1 : log_store_.entries().rbegin()->first + 1, log_record(m),
                      graph.bytes(handle));
       break;
     }

@@ -34,7 +34,7 @@
 #include "protocols/registry.hpp"
 #include "sim/config/json_reader.hpp"
 #include "sim/core/simulation.hpp"
-#include "tests/support/queue_backend.hpp"
+#include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;
 
@@ -85,17 +85,7 @@ config::Json failure_at(double seconds, int node) {
 }
 
 core::RunMetrics run(const config::Json& document, double latency = kLatency, double bandwidth = kBandwidth) {
-  const config::Config cfg = protocols::load_config_json(document, "buddy recovery examples");
-  const graphs::TaskGraph graph = graphs::build_application(cfg);
-  const graphs::CostModel cost(cfg, graph);
-  testing::QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts, latency, bandwidth);
-  const auto factory = protocols::make_protocol_factory(cfg, graph);
-  core::Simulation simulation(cfg, graph, cost, factory, backend, {});
-  backend.set_events(&simulation);
-  simulation.start();
-  backend.run();
-  simulation.finish();
-  return simulation.metrics();
+  return testing::run_on_queue(document, "buddy recovery examples", latency, bandwidth);
 }
 
 std::uint64_t sent(const core::RunMetrics& m, std::size_t node, core::Traffic traffic) {

@@ -11,6 +11,7 @@
 #include "sim/core/run_metrics_json.hpp"
 #include "sim/core/simulation.hpp"
 #include "tests/support/queue_backend.hpp"
+#include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;
 
@@ -27,17 +28,7 @@ config::Json cholesky_config(const config::Json& protocol, const config::Json& f
 }
 
 core::RunMetrics run(const config::Json& document, core::ProtocolFactory factory = {}) {
-  const config::Config cfg = protocols::load_config_json(document, "engine test");
-  const graphs::TaskGraph graph = graphs::build_application(cfg);
-  const graphs::CostModel cost(cfg, graph);
-  testing::QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts);
-  if (!factory) factory = protocols::make_protocol_factory(cfg, graph);
-  core::Simulation simulation(cfg, graph, cost, factory, backend, {});
-  backend.set_events(&simulation);
-  simulation.start();
-  backend.run();
-  simulation.finish();
-  return simulation.metrics();
+  return testing::run_on_queue(document, "engine test", 1e-6, 1e9, std::move(factory));
 }
 
 config::Json one_failure(double time, int node) {

@@ -1,0 +1,29 @@
+#pragma once
+// A whole run (world driver, node hosts, protocols) of a config document on the in-process queue
+// backend: no SimGrid.
+#include <string>
+
+#include "graphs/application.hpp"
+#include "graphs/cost_model.hpp"
+#include "protocols/registry.hpp"
+#include "sim/core/simulation.hpp"
+#include "tests/support/queue_backend.hpp"
+
+namespace ftsim::testing {
+
+inline core::RunMetrics run_on_queue(const config::Json& document, const std::string& origin, double latency = 1e-6,
+                                     double bandwidth = 1e9, core::ProtocolFactory factory = {}) {
+  const config::Config cfg = protocols::load_config_json(document, origin);
+  const graphs::TaskGraph graph = graphs::build_application(cfg);
+  const graphs::CostModel cost(cfg, graph);
+  QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts, latency, bandwidth);
+  if (!factory) factory = protocols::make_protocol_factory(cfg, graph);
+  core::Simulation simulation(cfg, graph, cost, factory, backend, {});
+  backend.set_events(&simulation);
+  simulation.start();
+  backend.run();
+  simulation.finish();
+  return simulation.metrics();
+}
+
+}  // namespace ftsim::testing
