@@ -1,9 +1,11 @@
 // ftsim sweep CONFIG [-j N] [--shard K/N] [-o DIR]: run every point of a config's sweep section,
 // each as a child `ftsim run`, and write one row per point (docs/sweeps.md). Resumable: the points
-// that already have a row are skipped.
+// that already have a row are skipped. Under mpirun, ftsim-mpi does the same with the points spread
+// over the ranks (sim/cli/sweep_mpi.cpp).
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 
@@ -17,6 +19,12 @@
 namespace ftsim::cli {
 
 namespace {
+
+// Under mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE in every rank) with more than one rank.
+bool under_mpirun() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  return size && std::atoi(size) > 1;
+}
 
 int run_sweep(const sweep::SweepOptions& options) {
   using namespace sweep;
@@ -66,7 +74,14 @@ Command add_sweep_command(CLI::App& app) {
   auto* command = app.add_subcommand("sweep", "Run every point of a config's sweep section; one row per point in CSV and JSON lines");
   auto options = std::make_shared<sweep::SweepOptions>();
   sweep::add_sweep_options(*command, *options);
-  return [options] { return run_sweep(*options); };
+  return [options] {
+    // The ranks of an MPI job share the points: ftsim-mpi (which can call MPI, see
+    // sibling_executable.hpp) gathers their rows on rank 0.
+    if (under_mpirun()) {
+      return exec_sibling("ftsim-mpi", arguments(), "ftsim sweep under mpirun");
+    }
+    return run_sweep(*options);
+  };
 }
 
 }  // namespace ftsim::cli
