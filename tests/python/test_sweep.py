@@ -246,7 +246,7 @@ def test_the_protocol_comparison_covers_every_protocol_and_three_applications(ft
     assert without_wall_clock(read_csv(tmp_path / "out" / "rows.csv")) == without_wall_clock(read_csv(serial_protocol_rows / "rows.csv"))
 
 
-def test_csv_and_json_lines_have_the_same_rows(serial_protocol_rows):
+def test_csv_and_json_lines_have_the_same_rows_and_the_documented_columns(serial_protocol_rows):
     jsonl = read_jsonl(serial_protocol_rows / "rows.jsonl")
     table = read_csv(serial_protocol_rows / "rows.csv")
     assert list(table[0].keys()) == list(jsonl[0].keys())
@@ -260,10 +260,13 @@ def test_csv_and_json_lines_have_the_same_rows(serial_protocol_rows):
                 assert float(text[column]) == pytest.approx(value, rel=1e-15)
             else:
                 assert text[column] == value
+    docs = (SOURCE / "docs" / "sweeps.md").read_text()
     varied = {"application.precision", "application.tile_size", "application.tiles", "application.type", "application.iterations",
               "application.blocks", "application.grid", "failures.events.0.after_tasks", "protocol.type", "protocol.at",
               "protocol.storage"}
     assert varied <= set(jsonl[0])
+    for column in set(jsonl[0]) - varied:
+        assert f"`{column}`" in docs, f"column {column} is not documented in docs/sweeps.md"
 
 
 def slow_sweep(tmp_path, points=8):
