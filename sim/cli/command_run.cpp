@@ -1,11 +1,6 @@
 // ftsim run CONFIG [-o DIR] [--trace]: simulate the config on SimGrid; print a summary, write
 // DIR/results.json (docs/results.md) and, with --trace, DIR/trace.json (Chrome trace format).
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -17,6 +12,7 @@
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/sibling_executable.hpp"
 #include "sim/cli/table.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/stop_request.hpp"
@@ -41,25 +37,6 @@ struct RunOptions {
   bool no_verify = false;
 };
 
-
-
-// --backend mpi: the same command line, run by ftsim-mpi (beside this executable). SimGrid's
-// library defines MPI symbols of its own (SMPI), so the MPI backend lives in a process that does
-// not load SimGrid.
-int exec_mpi_runner() {
-  std::error_code error;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  const std::string runner = (error ? std::filesystem::path(".") : self.parent_path()) / "ftsim-mpi";
-  std::vector<char*> argv;
-  for (const std::string& arg : arguments()) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv[0] = const_cast<char*>(runner.c_str());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  ::execv(runner.c_str(), argv.data());
-  std::cerr << "error: --backend mpi needs " << runner << ": " << std::strerror(errno) << "\n";
-  return kExitRunFailed;
-}
-
 }  // namespace
 
 Command add_run_command(CLI::App& app) {
@@ -79,7 +56,8 @@ Command add_run_command(CLI::App& app) {
   return [options] {
     // Every rank of an MPI job runs this: hand over at once, so that ftsim-mpi alone reads the
     // config and reports errors (from one rank).
-    if (options->backend == "mpi") return exec_mpi_runner();
+    // (SimGrid's library defines MPI symbols of its own, SMPI's: the MPI backend is ftsim-mpi.)
+    if (options->backend == "mpi") return exec_sibling("ftsim-mpi", arguments(), "--backend mpi");
     // From the first instruction: a signal only asks to stop; what is done so far is reported.
     simgrid_backend::install_stop_handlers();
     const config::Config cfg = protocols::load_config(options->config);

@@ -1,4 +1,4 @@
-// ftsim validate CONFIG: load and check a config; print what it resolves to.
+// ftsim validate CONFIG: load and check a config (or every point of a sweep); print what it resolves to.
 #include <iostream>
 #include <memory>
 
@@ -8,7 +8,9 @@
 #include "graphs/size_check.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/sweep_plan.hpp"
 #include "sim/config/config.hpp"
+#include "sim/config/json_reader.hpp"
 
 namespace ftsim::cli {
 
@@ -17,6 +19,13 @@ Command add_validate_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   command->add_option("CONFIG", *path, "JSON config file")->required();
   return [path] {
+    // A sweep config: every point must load (sweep_plan.hpp).
+    if (sweep::has_sweep_section(config::read_json_file(*path))) {
+      const auto plan = sweep::SweepPlan::load(*path);
+      std::cout << *path << ": ok (sweep " << plan.name() << ": " << plan.points().size() << " points, each a valid config; "
+                << plan.varied_columns().size() << " varied columns)\n";
+      return kExitOk;
+    }
     const config::Config cfg = protocols::load_config(*path);
     // What ftsim graph, volumes and run would refuse before building: sizes, memory, durations.
     graphs::check_application_size(cfg);

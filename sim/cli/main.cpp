@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   add(add_graph_command);
   add(add_volumes_command);
   add(add_run_command);
+  add(add_sweep_command);
 
   try {
     app.parse(argc, argv);

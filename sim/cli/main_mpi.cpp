@@ -1,6 +1,6 @@
-// ftsim-mpi: `ftsim run --backend mpi` (ftsim execs it: SimGrid's library defines MPI symbols of
-// its own, SMPI's, so a process that links SimGrid cannot call Open MPI). Every rank runs it;
-// the driver rank (the last) reports.
+// ftsim-mpi: `ftsim run --backend mpi`, and `ftsim sweep` under mpirun (ftsim execs it: SimGrid's
+// library defines MPI symbols of its own, SMPI's, so a process that links SimGrid cannot call Open
+// MPI). Every rank runs it; for a run the driver rank (the last) reports, for a sweep rank 0.
 #include <malloc.h>
 #include <mpi.h>
 
@@ -15,6 +15,7 @@
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/run_report.hpp"
+#include "sim/cli/sweep_mpi.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/mpi/mpi_command.hpp"
 
@@ -85,6 +86,9 @@ int main(int argc, char** argv) {
   using namespace ftsim::cli;
   CLI::App app{"ftsim-mpi: run a config for real on MPI ranks (started by `ftsim run --backend mpi` under mpirun)"};
   auto* run = app.add_subcommand("run", "Execute a config on MPI ranks: one per node plus one for the driver");
+  auto* sweep = app.add_subcommand("sweep", "Run a sweep's points on the ranks (as child ftsim runs); rank 0 writes the rows");
+  ftsim::cli::sweep::SweepOptions sweep_options;
+  ftsim::cli::sweep::add_sweep_options(*sweep, sweep_options);
   app.require_subcommand(1);
   MpiRunOptions options;
   run->add_option("CONFIG", options.config, "JSON config file")->required();
@@ -104,6 +108,16 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   ftsim::mpi::MpiSession session(&argc, &argv);
+  if (sweep->parsed()) {
+    try {
+      return ftsim::cli::sweep::run_sweep_on_ranks(sweep_options, session.rank(), session.size());
+    } catch (const std::exception& e) {
+      // Rank 0 could not write a row, or a bug: end the whole job, naming the rank.
+      std::cerr << "ftsim-mpi sweep: rank " << session.rank() << ": error: " << e.what() << "\n";
+      MPI_Abort(MPI_COMM_WORLD, kExitRunFailed);
+      return kExitRunFailed;
+    }
+  }
   const bool speaker = session.rank() == session.size() - 1;
   if (options.trace || !options.log.empty()) {
     if (speaker) std::cerr << "error: --trace and --log are not available with --backend mpi yet (see docs/mpi.md)\n";

@@ -14,6 +14,10 @@ SOURCE = Path(os.environ.get("FTSIM_SOURCE_DIR", Path(__file__).resolve().parent
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 BACKEND_HEADERS = re.compile(r"^(simgrid/|xbt/|mpi\.h$|mpi/|openmpi/|smpi/)")
 LAYERS_WITHOUT_BACKENDS = ["graphs", "sim/config", "sim/core", "protocols", "analysis"]
+# `ftsim sweep` (sim/cli/CMakeLists.txt: ftsim_cli_sweep) and ftsim-mpi's sweep verb.
+MPI_SWEEP_SOURCES = sorted((SOURCE / "sim/cli").glob("sweep_mpi.*"))
+SWEEP_SOURCES = sorted(p for p in (SOURCE / "sim/cli").glob("sweep_*") if p not in MPI_SWEEP_SOURCES) + sorted(
+    (SOURCE / "sim/cli").glob("sibling_executable.*"))
 
 
 def sources(folder):
@@ -36,7 +40,7 @@ def test_the_mpi_backend_never_loads_simgrid():
     # SimGrid's library defines MPI symbols of its own (SMPI): what ftsim-mpi is built from must not
     # include SimGrid nor the SimGrid backend, and the kernels include neither backend.
     files = sources("sim/mpi") + [SOURCE / "sim/cli/main_mpi.cpp", SOURCE / "sim/cli/run_report.cpp",
-                                  SOURCE / "sim/cli/run_report.hpp"]
+                                  SOURCE / "sim/cli/run_report.hpp"] + SWEEP_SOURCES + MPI_SWEEP_SOURCES
     offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in files for h in includes(p)
                  if h.startswith(("simgrid/", "xbt/", "smpi/", "sim/simgrid/"))]
     offenders += [f"{p.relative_to(SOURCE)}: {h}" for p in sources("sim/mpi/kernels") for h in includes(p)
@@ -45,6 +49,15 @@ def test_the_mpi_backend_never_loads_simgrid():
     simgrid_side = [f"{p.relative_to(SOURCE)}: {h}" for p in sources("sim/simgrid") for h in includes(p)
                     if h == "mpi.h" or h.startswith("sim/mpi/")]
     assert simgrid_side == []
+
+
+def test_the_sweep_shared_by_ftsim_and_ftsim_mpi_includes_no_backend():
+    # ftsim_cli_sweep is linked into ftsim (SimGrid) and ftsim-mpi (MPI): it includes neither; only
+    # ftsim-mpi's own sweep file talks MPI.
+    assert SWEEP_SOURCES and MPI_SWEEP_SOURCES
+    offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in SWEEP_SOURCES for h in includes(p)
+                 if BACKEND_HEADERS.match(h) or h.startswith(("sim/simgrid/", "sim/mpi/"))]
+    assert offenders == []
 
 
 def test_protocols_see_only_their_context():

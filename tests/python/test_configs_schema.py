@@ -1,5 +1,5 @@
 """Every config under configs/ is valid for both the JSON schema (configs/schema/ftsim.schema.json)
-and the C++ loader (`ftsim validate` exits 0); every graph file under configs/ (top-level "format":
+and the C++ loader (`ftsim validate` exits 0; for a sweep config, every point's config too); every graph file under configs/ (top-level "format":
 "ftsim-graph") is valid for the graph schema and loads. New files are found automatically.
 Also checks that the schemas' unit patterns accept exactly the strings the loader accepts."""
 import json
@@ -87,6 +87,15 @@ def test_config_is_valid_for_schema_and_loader(config_schema, ftsim, path):
         assert (path.parent / document["$schema"]).resolve() == CONFIG_SCHEMA.resolve(), document["$schema"]
     result = ftsim("validate", path, timeout=120)
     assert result.returncode == 0, f"ftsim validate {relative(path)}: exit {result.returncode}\n{result.stderr}"
+    if "sweep" in document:
+        # A sweep config (docs/sweeps.md): the schema checks its sweep section and top-level keys, and
+        # every point's config, as `ftsim sweep --list-json` makes them, as a config of its own.
+        listed = ftsim("sweep", path, "--list-json", timeout=120)
+        assert listed.returncode == 0, listed.stderr
+        for line in listed.stdout.splitlines():
+            point = json.loads(line)
+            errors = schema_errors(config_schema, point["config"])
+            assert not errors, f"{relative(path)}: point {point['point']} ({point['values']}) does not match the schema:\n{errors}"
 
 
 @pytest.mark.parametrize("path", GRAPH_FILES, ids=relative)

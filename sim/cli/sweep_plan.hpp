@@ -1,0 +1,78 @@
+#pragma once
+// The points of a sweep (docs/sweeps.md): a config with a "sweep" section is a base config (the
+// rest of the file) and axes that set keys of it. An axis is a grid key (a list of values), a zip
+// group (lists of one length, varied together) or the seeds; the points are the cartesian product
+// of the axes, the first axis varying slowest. Each point has an index (its place in that order)
+// and an id: a hash of its config, which stays the same when the sweep grows, so that a resumed
+// sweep recognises the points it has already run.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ftsim::cli::sweep {
+
+using Json = nlohmann::json;
+
+// Beyond this many points a sweep is refused (each point is a process and a row).
+inline constexpr std::uint64_t kMaxPoints = 1'000'000;
+
+// A key that the sweep sets in the base config.
+struct SweepKey {
+  std::vector<std::string> tokens;  // the path in the config: {"protocol", "type"}
+  std::string pointer;              // as a JSON pointer: "/protocol/type"
+  std::string column;               // as a column name: "protocol.type"
+  std::string source;               // pointer of its list in the sweep file: "/sweep/grid/protocol.type"
+};
+
+struct Axis {
+  std::vector<SweepKey> keys;
+  std::vector<std::vector<Json>> values;  // values[k][i]: the value of keys[k] at position i
+  std::size_t size() const { return values.empty() ? 0 : values.front().size(); }
+};
+
+struct Point {
+  std::size_t index = 0;
+  std::string id;                        // 16 hex digits
+  std::vector<std::uint32_t> positions;  // one per axis
+};
+
+class SweepPlan {
+public:
+  // Reads the config file and its sweep section, enumerates the points and checks that every
+  // point's config loads. Throws config::ConfigError naming the file and the JSON pointer (for a
+  // point, with its index and varied values).
+  static SweepPlan load(const std::string& path);
+
+  const std::string& file() const { return file_; }
+  const std::string& name() const { return name_; }
+  const std::vector<Point>& points() const { return points_; }
+  // The columns of the varied keys, in axis order; an object value is flattened into one column
+  // per leaf ("protocol.type", "protocol.at", ...).
+  const std::vector<std::string>& varied_columns() const { return varied_columns_; }
+
+  // The point's config document, ready to be written anywhere (file paths made absolute).
+  Json point_config(const Point& point) const;
+  // The point's varied values by column, flattened as varied_columns() (absent leaves omitted).
+  std::vector<std::pair<std::string, Json>> varied_values(const Point& point) const;
+  // "protocol.type=buddy, application.type=cg": the point in messages.
+  std::string describe(const Point& point) const;
+
+private:
+  Json with_values(const Point& point) const;  // the base config with the point's values set
+
+  std::string file_;
+  std::string name_;
+  Json base_;  // the document without "sweep"
+  std::vector<Axis> axes_;
+  std::vector<Point> points_;
+  std::vector<std::string> varied_columns_;
+};
+
+// Whether a parsed config document has a sweep section.
+bool has_sweep_section(const Json& document);
+
+}  // namespace ftsim::cli::sweep
