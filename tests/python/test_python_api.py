@@ -144,3 +144,28 @@ def test_runs_release_the_gil():
     assert len(results) == 2 and all(r.ok for r in results)
     assert ticks > 10
     assert both < 1.8 * one + 0.2
+
+
+def test_sweep_returns_a_dataframe_and_resumes(source_dir, tmp_path):
+    frame = ftsim.sweep(source_dir / "configs" / "sweeps" / "protocols.json", jobs=2, output=tmp_path / "s")
+    assert len(frame) == 12 and set(frame["status"]) == {"ok"}
+    assert set(frame["protocol.type"]) == {"none", "global", "lineage", "buddy"}
+    assert set(frame["application.type"]) == {"cholesky", "stencil", "cg"}
+    buddy = frame[frame["protocol.type"] == "buddy"]
+    assert (buddy["starpu.CP_DATA_NORMAL_COUNT"] + buddy["starpu.CP_DATA_CACHED_COUNT"] > 0).all()
+    # Again into the same directory: nothing is recomputed (the points' results stay as they were).
+    results = sorted((tmp_path / "s" / "points").glob("*/results.json"))
+    stamps = [p.stat().st_mtime_ns for p in results]
+    again = ftsim.sweep(source_dir / "configs" / "sweeps" / "protocols.json", output=tmp_path / "s")
+    assert [p.stat().st_mtime_ns for p in results] == stamps
+    assert list(again["makespan"]) == list(frame["makespan"])
+
+
+def test_sweep_of_a_dict_and_its_errors():
+    config = small(sweep={"grid": {"protocol.type": ["none", "lineage"]}, "seeds": 2},
+                   failures={"model": "list", "events": [{"node": 1, "time": "1 ms"}]})
+    frame = ftsim.sweep(config, jobs=2)
+    assert len(frame) == 4 and set(frame["status"]) == {"ok"} and set(frame["seed"]) == {1, 2}
+    with pytest.raises(ftsim.ConfigError) as error:
+        ftsim.sweep(small(sweep={"grid": {"protocol.type": ["none", "bogus"]}}))
+    assert error.value.pointer == "/protocol/type"

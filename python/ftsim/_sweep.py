@@ -1,0 +1,81 @@
+"""ftsim.sweep: runs `ftsim sweep` (docs/sweeps.md) and reads its rows into a DataFrame."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+from ftsim._config import ConfigError, ConfigLike, _Derived, apply_overrides
+
+# The keys the loader reads relative to the config file (made absolute before the config moves).
+_FILE_KEYS = (("application", "file"), ("platform", "xml"), ("failures", "file"))
+
+
+def _binary() -> Path:
+    """The ftsim executable: $FTSIM_BINARY, else the one this package was built beside."""
+    if "FTSIM_BINARY" in os.environ:
+        return Path(os.environ["FTSIM_BINARY"])
+    return Path(__file__).resolve().parent.parent.parent / "ftsim"
+
+
+def _config_file(config: ConfigLike, folder: Path) -> Path:
+    """A file holding the config: the file itself, or the dict written into ``folder`` with its
+    relative file paths made absolute (from the original file's folder, or the current one)."""
+    if isinstance(config, (str, Path)):
+        return Path(config)
+    base = Path(config.origin).resolve().parent if isinstance(config, _Derived) else Path.cwd()
+    document = json.loads(json.dumps(config))
+    for section, key in _FILE_KEYS:
+        value = document.get(section, {}).get(key) if isinstance(document.get(section), dict) else None
+        if isinstance(value, str) and not Path(value).is_absolute():
+            document[section][key] = str(base / value)
+    path = folder / "sweep-config.json"
+    path.write_text(json.dumps(document, indent=1))
+    return path
+
+
+def _config_error(stderr: str, origin: str) -> ConfigError:
+    for line in reversed(stderr.strip().splitlines()):
+        line = line.removeprefix("error: ")
+        match = re.match(r"^(.*?): (/[^:]*): (.*)$", line)
+        if match:
+            return ConfigError(*match.groups())
+        if line:
+            return ConfigError(origin, "", line)
+    return ConfigError(origin, "", "ftsim sweep refused the config")
+
+
+def sweep(config: ConfigLike, *, jobs: int = 1, output: Optional[str | Path] = None, shard: Optional[str] = None,
+          progress: bool = False, **overrides):
+    """Runs the sweep config ``config`` (a path or a dict with a ``sweep`` section) with ``jobs``
+    points at once and returns one row per point as a pandas DataFrame (the columns of
+    docs/sweeps.md: the varied keys, ``status``, ``exit_code``, ``reason`` and the metrics).
+
+    ``output``: the sweep's directory; run again with the same one, finished points are not
+    recomputed (default: a temporary directory). ``shard``: ``"K/N"``. A point that fails is a row
+    with ``status`` "failed" or "error"; a bad config raises :class:`ConfigError`.
+    """
+    import pandas as pd
+
+    config = apply_overrides(config, overrides)
+    origin = str(config) if isinstance(config, (str, Path)) else getattr(config, "origin", "<dict>")
+    with tempfile.TemporaryDirectory(prefix="ftsim-sweep-") as tmp:
+        directory = Path(output) if output is not None else Path(tmp) / "sweep"
+        directory.mkdir(parents=True, exist_ok=True)
+        command = [str(_binary()), "sweep", str(_config_file(config, Path(tmp))), "-o", str(directory), "-j", str(jobs)]
+        if shard:
+            command += ["--shard", shard]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+        process = subprocess.run(command, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE,
+                                 text=True, env=env)
+        if process.returncode == 2:
+            raise _config_error(process.stderr or "", origin)
+        rows_file = directory / (f"rows.shard-{shard.replace('/', '-of-')}.jsonl" if shard else "rows.jsonl")
+        if not rows_file.exists():
+            raise RuntimeError(f"ftsim sweep wrote no rows (exit code {process.returncode}): {process.stderr}")
+        rows = [json.loads(line) for line in rows_file.read_text().splitlines() if line.strip()]
+    return pd.DataFrame(rows)
