@@ -44,7 +44,7 @@ def main():
         instance.write_text(json.dumps(generate(args.tasks)))
         config = tmp / "config.json"
         config.write_text(json.dumps({"application": {"type": "wfformat", "path": str(instance), "placement": "file"},
-                                      "platform": {"nodes": 16, "core_gflops": {"default": 1}}}))
+                                      "platform": {"nodes": 16, "core_gflops": 1}}))
         best = None
         for _ in range(args.repeat):
             start = time.perf_counter()

@@ -24,6 +24,11 @@ public:
     return it->second;
   }
   bool contains(const std::string& name) const { return index_.count(name) != 0; }
+  // The index of a name, or kNone (no reader is made on the fast path).
+  std::uint32_t lookup(const std::string& name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? kNone : it->second;
+  }
   std::uint32_t size() const { return static_cast<std::uint32_t>(index_.size()); }
 
 private:
@@ -37,12 +42,19 @@ std::string identifier(const JsonReader& at) {
   return text;
 }
 
-// A list of identifiers, each resolved in `names`.
+// A list of identifiers, each resolved in `names`. Read from the raw JSON: a 100,000-task file has
+// a million references, and a reader (with its pointer) is made only for an error.
 void references(JsonReader list, const Names& names, const char* what, std::vector<std::uint32_t>& out) {
   if (!list.is_array()) list.fail_expected("a list of " + std::string(what) + " identifiers");
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    auto item = list[i];
-    out.push_back(names.find(item, identifier(item), what));
+  const Json& items = list.json();
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Json& item = items[i];
+    const std::uint32_t index = item.is_string() ? names.lookup(item.get_ref<const std::string&>()) : kNone;
+    if (index == kNone) {
+      auto at = list[i];
+      names.find(at, identifier(at), what);  // throws: not a string, or unknown
+    }
+    out.push_back(index);
   }
 }
 
@@ -59,7 +71,8 @@ void read_specification(JsonReader workflow, double reference_gflops, WorkflowDa
     for (std::size_t i = 0; i < list->size(); ++i) {
       auto file = (*list)[i];
       file.expect_object();
-      files.add(file.at("id"), identifier(file.at("id")), "file");
+      auto id = file.at("id");
+      files.add(id, identifier(id), "file");
       dag.files.push_back({file.at("sizeInBytes").as_bytes()});
     }
   }
@@ -68,7 +81,8 @@ void read_specification(JsonReader workflow, double reference_gflops, WorkflowDa
   for (std::size_t i = 0; i < task_list.size(); ++i) {
     auto task = task_list[i];
     task.expect_object();
-    tasks.add(task.at("id"), identifier(task.at("id")), "task");
+    auto id = task.at("id");
+    tasks.add(id, identifier(id), "task");
     dag.tasks.push_back({});
     dag.tasks.back().kernel = kernel_of_task_name(identifier(task.at("name")));
   }
@@ -99,14 +113,18 @@ void read_specification(JsonReader workflow, double reference_gflops, WorkflowDa
   for (std::size_t i = 0; i < runs.size(); ++i) {
     auto run = runs[i];
     run.expect_object();
-    const std::uint32_t t = tasks.find(run.at("id"), identifier(run.at("id")), "task");
-    if (seen[t]) run.at("id").fail("task \"" + identifier(run.at("id")) + "\" has two execution entries");
+    auto id = run.at("id");
+    const std::uint32_t t = tasks.find(id, identifier(id), "task");
+    if (seen[t]) id.fail("task \"" + identifier(id) + "\" has two execution entries");
     seen[t] = true;
     dag.tasks[t].flops = runtime_flops(run.at("runtimeInSeconds"), reference_gflops);
     if (auto priority = run.find("priority")) dag.tasks[t].priority = static_cast<std::int32_t>(priority->as_int(INT32_MIN, INT32_MAX));
     if (auto list = run.find("machines")) {
       if (!list->is_array()) list->fail_expected("a list of machine node names");
-      if (list->size() > 0) dag.tasks[t].machine = machines.find((*list)[0], identifier((*list)[0]), "machine");
+      if (list->size() > 0) {
+        auto first = (*list)[0];
+        dag.tasks[t].machine = machines.find(first, identifier(first), "machine");
+      }
     }
   }
 }
