@@ -51,6 +51,8 @@ std::string size_pointer(const config::Config& config, bool one_iteration_fits) 
     case ApplicationType::cg: return one_iteration_fits ? "/application/iterations" : "/application/blocks";
     case ApplicationType::spmd: return one_iteration_fits ? "/application/iterations" : "/platform/nodes";
     case ApplicationType::json: return "/application/file";
+    case ApplicationType::wfformat:
+    case ApplicationType::dot: return "/application/path";
   }
   return "/application";
 }
@@ -65,6 +67,8 @@ std::string bytes_pointer(const config::Config& config) {
       return config.application.spmd.message_bytes >= config.application.spmd.state_bytes ? "/application/message_size"
                                                                                           : "/application/state_size";
     case ApplicationType::json: return "/application/file";
+    case ApplicationType::wfformat:
+    case ApplicationType::dot: return "/application/path";
   }
   return "/application";
 }
@@ -125,7 +129,9 @@ GraphEstimate estimate_application(const config::Config& config) {
     case ApplicationType::stencil: return estimate_stencil(app.stencil);
     case ApplicationType::cg: return estimate_cg(app.cg, config.platform.nodes);
     case ApplicationType::spmd: return estimate_spmd(app.spmd, config.platform.nodes);
-    case ApplicationType::json: break;
+    case ApplicationType::json:
+    case ApplicationType::wfformat:
+    case ApplicationType::dot: break;
   }
   return {};
 }
@@ -133,9 +139,11 @@ GraphEstimate estimate_application(const config::Config& config) {
 void check_application_size(const config::Config& config) {
   double graph = 0;
   std::string graph_pointer = size_pointer(config, true), graph_text;
-  if (config.application.type == ApplicationType::json) {
+  if (config::is_graph_file(config.application.type)) {
     std::error_code error;
-    const auto file_bytes = std::filesystem::file_size(config.application.json.file, error);
+    const std::string& file = config.application.type == ApplicationType::json ? config.application.json.file
+                                                                                : config.application.workflow.path;
+    const auto file_bytes = std::filesystem::file_size(file, error);
     graph = error ? 0 : double(file_bytes) * kBytesPerGraphFileByte;
     graph_text = "the graph file of " + config::format_bytes(double(file_bytes));
   } else {

@@ -29,7 +29,7 @@ Command add_validate_command(CLI::App& app) {
     const config::Config cfg = protocols::load_config(*path);
     // What ftsim graph, volumes and run would refuse before building: sizes, memory, durations.
     graphs::check_application_size(cfg);
-    if (cfg.application.type == config::ApplicationType::json) {
+    if (config::is_graph_file(cfg.application.type)) {
       // A user's graph file is checked too: its syntax, its kernels' speeds, its cuts.
       const graphs::TaskGraph graph = graphs::build_application(cfg);
       graphs::CostModel cost(cfg, graph);

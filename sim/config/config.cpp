@@ -30,7 +30,9 @@ std::vector<std::string> kernels_of(ApplicationType type) {
     case ApplicationType::stencil: return {"JACOBI", "HALO"};
     case ApplicationType::cg: return {"COPY", "SPMV", "DOT", "REDUCE", "AXPY", "XPAY"};
     case ApplicationType::spmd: return {"COMPUTE", "PACK"};
-    case ApplicationType::json: return {};
+    case ApplicationType::json:
+    case ApplicationType::wfformat:
+    case ApplicationType::dot: return {};
   }
   return {};
 }
@@ -42,7 +44,9 @@ std::optional<std::uint32_t> outer_iterations(const ApplicationConfig& app) {
     case ApplicationType::stencil: return app.stencil.iterations;
     case ApplicationType::cg: return app.cg.iterations;
     case ApplicationType::spmd: return app.spmd.iterations;
-    case ApplicationType::json: return std::nullopt;
+    case ApplicationType::json:
+    case ApplicationType::wfformat:
+    case ApplicationType::dot: return std::nullopt;
   }
   return std::nullopt;
 }
@@ -55,15 +59,39 @@ std::optional<std::uint64_t> distributed_blocks(const ApplicationConfig& app, st
     case ApplicationType::stencil: return std::uint64_t(app.stencil.tiles_x) * app.stencil.tiles_y;
     case ApplicationType::cg: return app.cg.blocks;
     case ApplicationType::spmd: return nodes;
-    case ApplicationType::json: return std::nullopt;
+    case ApplicationType::json:
+    case ApplicationType::wfformat:
+    case ApplicationType::dot: return std::nullopt;
   }
   return std::nullopt;
+}
+
+// wfformat and dot: the file, the placement rule, the reference speed, the cut spacing.
+void read_workflow_file(JsonReader& reader, const std::string& config_file, ApplicationType type, WorkflowFileConfig& w) {
+  auto path = reader.at("path");
+  std::filesystem::path resolved(path.as_string());
+  if (resolved.is_relative() && !config_file.empty()) resolved = std::filesystem::path(config_file).parent_path() / resolved;
+  if (auto problem = input_file_problem(resolved.string(), kMaxGraphFileBytes)) {
+    path.fail("graph file \"" + resolved.string() + "\": " + *problem);
+  }
+  w.path = resolved.string();
+  if (auto placement = reader.find("placement")) {
+    const std::string rule = placement->as_choice({"round-robin", "distribution", "file"});
+    w.placement = rule == "round-robin"    ? WorkflowPlacement::round_robin
+                  : rule == "distribution" ? WorkflowPlacement::distribution
+                                           : WorkflowPlacement::file;
+  }
+  // Only WfFormat has runtimes in seconds; a DOT task gives its flops.
+  if (type == ApplicationType::wfformat) {
+    if (auto speed = reader.find("reference_gflops")) w.reference_gflops = speed->as_positive_number();
+  }
+  if (auto levels = reader.find("cut_levels")) w.cut_levels = read_count(levels.value());
 }
 
 ApplicationConfig read_application(JsonReader reader, const std::string& config_file) {
   ApplicationConfig app;
   reader.expect_object();
-  std::string type = reader.at("type").as_choice({"cholesky", "stencil", "cg", "spmd", "json"});
+  std::string type = reader.at("type").as_choice({"cholesky", "stencil", "cg", "spmd", "json", "wfformat", "dot"});
   if (type == "cholesky") {
     app.type = ApplicationType::cholesky;
     auto& c = app.cholesky;
@@ -122,6 +150,9 @@ ApplicationConfig read_application(JsonReader reader, const std::string& config_
     s.message_bytes = reader.at("message_size").as_bytes();
     s.state_bytes = reader.at("state_size").as_bytes();
     s.flops = reader.at("flops").as_number(0);
+  } else if (type == "wfformat" || type == "dot") {
+    app.type = type == "wfformat" ? ApplicationType::wfformat : ApplicationType::dot;
+    read_workflow_file(reader, config_file, app.type, app.workflow);
   } else {
     app.type = ApplicationType::json;
     auto file = reader.at("file");
@@ -166,6 +197,8 @@ DistributionConfig default_distribution(const ApplicationConfig& app, std::uint3
     case ApplicationType::cg:
     case ApplicationType::spmd:
     case ApplicationType::json:
+    case ApplicationType::wfformat:
+    case ApplicationType::dot:
       d.type = DistributionType::block;
       break;
   }
@@ -181,6 +214,10 @@ DistributionConfig read_distribution(std::optional<JsonReader> reader, const App
   if (app.type == ApplicationType::json) {
     reader->fail("a \"json\" application gives the owner of each datum in its graph file; "
                  "remove \"distribution\"");
+  }
+  if ((app.type == ApplicationType::wfformat || app.type == ApplicationType::dot) &&
+      app.workflow.placement != WorkflowPlacement::distribution) {
+    reader->fail("a distribution places the tasks of a workflow file only with \"placement\": \"distribution\"");
   }
   std::string type = reader->at("type").as_choice({"block-cyclic", "block", "explicit"});
   if (type == "block-cyclic") {
@@ -257,7 +294,7 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
       allowed.push_back("default");
       for (const auto& item : speeds->json().items()) {
         const std::string& name = item.key();
-        bool known = app.type == ApplicationType::json ||
+        bool known = is_graph_file(app.type) ||
                      std::find(allowed.begin(), allowed.end(), name) != allowed.end();
         if (!known) {
           std::string message = "unknown kernel \"" + name + "\" for the " +
@@ -484,6 +521,8 @@ const char* to_string(ApplicationType type) {
     case ApplicationType::cg: return "cg";
     case ApplicationType::spmd: return "spmd";
     case ApplicationType::json: return "json";
+    case ApplicationType::wfformat: return "wfformat";
+    case ApplicationType::dot: return "dot";
   }
   return "?";
 }

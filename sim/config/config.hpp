@@ -55,7 +55,20 @@ struct JsonGraphConfig {
   std::string file;  // resolved relative to the config file
 };
 
-enum class ApplicationType { cholesky, stencil, cg, spmd, json };
+// A workflow file (wfformat, dot; docs/inputs.md#task-graphs): where its tasks run, their cost, the cuts.
+enum class WorkflowPlacement { round_robin, distribution, file };
+struct WorkflowFileConfig {
+  std::string path;                  // resolved relative to the config file
+  WorkflowPlacement placement = WorkflowPlacement::round_robin;
+  double reference_gflops = 1;       // wfformat: flops = runtime x this x 1e9
+  std::uint32_t cut_levels = 1;      // a candidate cut every K topological levels
+};
+
+enum class ApplicationType { cholesky, stencil, cg, spmd, json, wfformat, dot };
+// A graph read from a file (json, wfformat, dot): no built-in kernels, no outer iterations.
+inline bool is_graph_file(ApplicationType type) {
+  return type == ApplicationType::json || type == ApplicationType::wfformat || type == ApplicationType::dot;
+}
 
 struct ApplicationConfig {
   ApplicationType type = ApplicationType::cholesky;
@@ -64,6 +77,7 @@ struct ApplicationConfig {
   CgConfig cg;
   SpmdConfig spmd;
   JsonGraphConfig json;
+  WorkflowFileConfig workflow;  // wfformat and dot
 };
 
 // --- Data distribution ------------------------------------------------------------------

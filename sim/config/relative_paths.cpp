@@ -8,8 +8,8 @@ namespace ftsim::config {
 nlohmann::json with_absolute_file_paths(nlohmann::json document, const std::string& origin) {
   // The loader resolves each of these against the config's directory (config.cpp: read_application
   // and read_platform, run_config.cpp: read_failures); a new file key must be added here too.
-  static const std::array<nlohmann::json::json_pointer, 3> file_keys = {
-      nlohmann::json::json_pointer("/application/file"), nlohmann::json::json_pointer("/platform/xml"),
+  static const std::array<nlohmann::json::json_pointer, 4> file_keys = {
+      nlohmann::json::json_pointer("/application/file"), nlohmann::json::json_pointer("/application/path"), nlohmann::json::json_pointer("/platform/xml"),
       nlohmann::json::json_pointer("/failures/file")};
   const std::filesystem::path directory = std::filesystem::absolute(std::filesystem::path(origin)).parent_path();
   for (const auto& key : file_keys) {

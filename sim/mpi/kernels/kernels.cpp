@@ -18,7 +18,9 @@ std::unique_ptr<KernelSet> KernelSet::make(const config::Config& config, const g
     case config::ApplicationType::stencil: return detail::make_stencil_kernels(config, graph);
     case config::ApplicationType::cg: return detail::make_cg_kernels(config, graph);
     case config::ApplicationType::spmd:
-    case config::ApplicationType::json: return detail::make_synthetic_kernels(config, graph);
+    case config::ApplicationType::json:
+    case config::ApplicationType::wfformat:
+    case config::ApplicationType::dot: return detail::make_synthetic_kernels(config, graph);
   }
   throw KernelError("/application/type: no real kernels for this application");
 }
