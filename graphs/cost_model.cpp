@@ -1,5 +1,8 @@
 #include "graphs/cost_model.hpp"
 
+#include <cmath>
+#include <optional>
+
 #include "sim/config/units.hpp"
 
 namespace ftsim::graphs {
@@ -14,12 +17,53 @@ std::string speed_pointer(const config::Config& config, const std::string& kerne
   return "/platform/core_gflops/" + (own ? config::escape_pointer_token(kernel) : std::string("default"));
 }
 
+namespace {
+
+// A kernel timed by a StarPU model: the speed that gives its tasks the entry's mean duration.
+// All its tasks must have the same flops (one tile size), else one duration cannot fit them.
+double model_speed(const config::Config& config, const TaskGraph& graph, KernelId k, const config::KernelModel& model) {
+  const std::string& name = graph.kernel_name(k);
+  const std::string pointer = "/platform/kernel_models/" + config::escape_pointer_token(name);
+  std::optional<double> flops;
+  for (TaskId t = 0; t < graph.task_count(); ++t) {
+    if (graph.kernel(t) != k) continue;
+    if (flops && *flops != graph.flops(t)) {
+      throw config::ConfigError(config.file, pointer, "the " + name + " tasks have different flops (" + config::format_number(*flops) +
+                                    " and " + config::format_number(graph.flops(t)) + "): one measured duration cannot time them all");
+    }
+    flops = graph.flops(t);
+  }
+  if (!flops) return 1;  // no task of this kernel: any speed
+  const config::PerfmodelEntry* chosen = nullptr;
+  std::string available;
+  for (const auto& e : model.entries) {
+    const bool match = model.size ? e.size == *model.size : std::abs(e.flops - *flops) <= 1e-9 * *flops;
+    if (match && !chosen) chosen = &e;
+    available += (available.empty() ? "" : ", ") + (model.size ? std::to_string(e.size) + " bytes" : config::format_number(e.flops) + " flops");
+  }
+  if (!chosen) {
+    throw config::ConfigError(config.file, pointer,
+                              "no entry of " + model.file + " for " +
+                                  (model.size ? std::to_string(*model.size) + " bytes (\"size\")" : config::format_number(*flops) + " flops (the " + name + " tasks' flops)") +
+                                  "; it has " + available);
+  }
+  if (!(chosen->mean_us > 0)) {
+    throw config::ConfigError(model.file + ":" + std::to_string(chosen->line), "", "the entry chosen for " + name + " has a mean duration of 0");
+  }
+  return *flops > 0 ? *flops / (chosen->mean_us * 1e-6) : 1;
+}
+
+}  // namespace
+
 CostModel::CostModel(const config::Config& config, const TaskGraph& graph) {
   const auto& platform = config.platform;
-  if (platform.core_gflops.empty() && !platform.default_core_gflops) return;
+  if (platform.core_gflops.empty() && !platform.default_core_gflops && platform.kernel_models.empty()) return;
   for (KernelId k = 0; k < graph.kernel_count(); ++k) {
     auto found = platform.core_gflops.find(graph.kernel_name(k));
-    if (found != platform.core_gflops.end()) {
+    auto model = platform.kernel_models.find(graph.kernel_name(k));
+    if (model != platform.kernel_models.end()) {
+      flops_per_second_.push_back(model_speed(config, graph, k, model->second));
+    } else if (found != platform.core_gflops.end()) {
       flops_per_second_.push_back(found->second * 1e9);
     } else if (platform.default_core_gflops) {
       flops_per_second_.push_back(*platform.default_core_gflops * 1e9);

@@ -35,6 +35,11 @@ Command add_validate_command(CLI::App& app) {
       graphs::CostModel cost(cfg, graph);
       for (const auto& placement : cfg.checkpoints) graphs::CutSelection(placement, graph, cfg.file);
     }
+    if (cfg.application.type != config::ApplicationType::json && !cfg.platform.kernel_models.empty()) {
+      // A StarPU model must have an entry for the tile size used: only the graph tells.
+      const graphs::TaskGraph graph = graphs::build_application(cfg);
+      graphs::CostModel cost(cfg, graph);
+    }
     std::cout << *path << ": ok (" << cfg.name << ": " << to_string(cfg.application.type) << " on "
               << cfg.platform.nodes << " nodes x " << cfg.platform.cores_per_node << " cores, distribution "
               << to_string(cfg.distribution.type);
@@ -43,6 +48,11 @@ Command add_validate_command(CLI::App& app) {
     }
     if (!cfg.distribution.given) std::cout << " (application default)";
     std::cout << ", " << cfg.checkpoints.size() << " checkpoint placement(s))\n";
+    // A failure log is mapped onto the nodes: say what was dropped (events before the window,
+    // on machine nodes left out, of other systems), as nothing else would.
+    if (cfg.failures.model == config::FailureModel::log) {
+      std::cout << "note: failure log " << cfg.failures.trace_file << ": " << cfg.failures.log_note << "\n";
+    }
     return kExitOk;
   };
 }

@@ -294,7 +294,7 @@ SweepPlan SweepPlan::load(const std::string& path) {
     try {
       const config::Config config = protocols::load_config_json(plan.point_config(point), path);
       graphs::check_application_size(config);
-      if (config.platform.core_gflops.empty() && !config.platform.default_core_gflops) {
+      if (config.platform.core_gflops.empty() && !config.platform.default_core_gflops && config.platform.kernel_models.empty()) {
         throw ConfigError(path, "/platform", "a timed run needs kernel speeds: add \"core_gflops\"");
       }
     } catch (const ConfigError& e) {

@@ -257,6 +257,40 @@ DistributionConfig read_distribution(std::optional<JsonReader> reader, const App
   return d;
 }
 
+// /platform/kernel_models: {kernel: {"file", "size", "device"}}, each file read here so that
+// ftsim validate reports its errors (the entry is chosen with the graph, in the cost model).
+void read_kernel_models(JsonReader models, const ApplicationConfig& app, PlatformConfig& p) {
+  models.expect_object();
+  const std::vector<std::string> kernels = kernels_of(app.type);
+  for (const auto& item : models.json().items()) {
+    const std::string& name = item.key();
+    auto model = models.at(name);
+    if (app.type != ApplicationType::json && std::find(kernels.begin(), kernels.end(), name) == kernels.end()) {
+      std::string list;
+      for (const auto& k : kernels) list += (list.empty() ? "" : ", ") + k;
+      model.fail("unknown kernel \"" + name + "\" for the " + std::string(to_string(app.type)) + " application; expected one of " + list);
+    }
+    model.expect_object();
+    KernelModel m;
+    auto file = model.at("file");
+    std::filesystem::path path(file.as_string());
+    if (path.is_relative() && !models.file().empty()) path = std::filesystem::path(models.file()).parent_path() / path;
+    m.file = path.string();
+    if (auto problem = input_file_problem(m.file, kMaxTraceFileBytes)) {
+      file.fail("cannot open performance model \"" + m.file + "\": " + *problem);
+    }
+    if (auto size = model.find("size")) m.size = static_cast<std::uint64_t>(size->as_int(1, std::int64_t(1) << 62));
+    auto device = PerfmodelDevice::cpu;
+    if (auto d = model.find("device")) {
+      const std::string text = d->as_choice({"cpu", "cuda", "opencl"});
+      device = text == "cpu" ? PerfmodelDevice::cpu : text == "cuda" ? PerfmodelDevice::cuda : PerfmodelDevice::opencl;
+    }
+    model.finish();
+    m.entries = read_perfmodel(m.file, device);
+    p.kernel_models[name] = std::move(m);
+  }
+}
+
 PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
   PlatformConfig p;
   reader.expect_object();
@@ -284,6 +318,7 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
     p.xml = path.string();
     check_platform_file(*xml, p.xml, p);
   }
+  if (auto models = reader.find("kernel_models")) read_kernel_models(*models, app, p);
   if (auto speeds = reader.find("core_gflops")) {
     if (speeds->is_number()) {
       p.default_core_gflops = speeds->as_positive_number();
@@ -314,7 +349,7 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
       }
       if (!p.default_core_gflops) {
         for (const auto& kernel : kernels) {
-          if (!p.core_gflops.count(kernel)) {
+          if (!p.core_gflops.count(kernel) && !p.kernel_models.count(kernel)) {
             speeds->fail("no speed for kernel \"" + kernel +
                          "\" and no \"default\"; give every kernel a speed or add \"default\"");
           }
@@ -495,7 +530,7 @@ Config load_config_json(const Json& document, const std::string& origin) {
     }
   }
   if (auto reference = root.find("reference")) config.reference = read_reference(*reference);
-  if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, origin);
+  if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, config.seed, origin);
   // SimGrid 3.32's IB model forgets only finished transfers: one cancelled by a failure keeps
   // penalizing its nodes, and a later lone transfer of theirs takes twice as long.
   if (config.platform.network.model == NetworkModel::ib && config.failures.model != FailureModel::none) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "json_reader.hpp"
+#include "perfmodel_file.hpp"
 #include "run_config.hpp"
 
 namespace ftsim::config {
@@ -101,12 +102,23 @@ struct DistributionConfig {
 inline constexpr std::uint32_t kMaxNodes = 1 << 20;
 inline constexpr std::uint32_t kMaxCoresPerNode = 1 << 16;
 
+// /platform/kernel_models/<kernel>: the measured duration of a kernel, from a StarPU history
+// model (perfmodel_file.hpp). The entry used is the one of `size` bytes if given, else the one
+// whose flops are the kernel's (graphs/cost_model.cpp).
+struct KernelModel {
+  std::string file;
+  std::optional<std::uint64_t> size;
+  std::vector<PerfmodelEntry> entries;
+};
+
 struct PlatformConfig {
   std::uint32_t nodes = 0;
   std::uint32_t cores_per_node = 1;
   // Core speed per kernel name in GFlop/s; "default" applies to kernels not listed.
   std::map<std::string, double> core_gflops;
   std::optional<double> default_core_gflops;
+  // Kernels whose duration comes from a StarPU performance model instead of a speed.
+  std::map<std::string, KernelModel> kernel_models;
   NetworkConfig network;
   StorageConfig storage;
   std::string xml;             // a SimGrid platform file instead of the generated platform

@@ -76,4 +76,24 @@ std::string read_input_file(const std::string& path, std::uint64_t max_bytes) {
   return contents;
 }
 
+// At most `limit` characters of a line, control and non-ASCII bytes escaped, for messages: a
+// trace line may hold a CR, a NUL or megabytes of junk.
+std::string printable_excerpt(const std::string& line, std::size_t limit) {
+  std::string text;
+  for (std::size_t i = 0; i < line.size() && text.size() < limit; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if (c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) == 0xB5) {
+      text += "\u00b5";  // the micro sign of "µs"
+      ++i;
+    } else if (c >= 0x20 && c < 0x7F) {
+      text += static_cast<char>(c);
+    } else {
+      static const char* const kHex = "0123456789abcdef";
+      text += c == '\r' ? std::string("\\r") : c == '\t' ? std::string("\\t") : std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    }
+  }
+  if (text.size() >= limit && text.size() < line.size()) text += "...";
+  return text;
+}
+
 }  // namespace ftsim::config

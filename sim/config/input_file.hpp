@@ -23,4 +23,8 @@ std::optional<std::string> input_file_problem(const std::string& path, std::uint
 // opened file again (it may have changed since a stat). Throws ConfigError naming `path`.
 std::string read_input_file(const std::string& path, std::uint64_t max_bytes);
 
+// At most `limit` characters of a line, control and non-ASCII bytes escaped, for messages: a
+// line of an input file may hold a CR, a NUL or megabytes of junk.
+std::string printable_excerpt(const std::string& line, std::size_t limit = 60);
+
 }  // namespace ftsim::config

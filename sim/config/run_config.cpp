@@ -4,7 +4,9 @@
 #include <regex>
 #include <sstream>
 
+#include "failure_log.hpp"
 #include "input_file.hpp"
+#include "log_dates.hpp"
 #include "units.hpp"
 
 namespace ftsim::config {
@@ -161,26 +163,6 @@ StorageConfig read_storage(JsonReader reader) {
 
 namespace {
 
-// At most `limit` characters of a line, control and non-ASCII bytes escaped, for messages: a
-// trace line may hold a CR, a NUL or megabytes of junk.
-std::string printable_excerpt(const std::string& line, std::size_t limit = 60) {
-  std::string text;
-  for (std::size_t i = 0; i < line.size() && text.size() < limit; ++i) {
-    const auto c = static_cast<unsigned char>(line[i]);
-    if (c == 0xC2 && i + 1 < line.size() && static_cast<unsigned char>(line[i + 1]) == 0xB5) {
-      text += "\u00b5";  // the micro sign of "µs"
-      ++i;
-    } else if (c >= 0x20 && c < 0x7F) {
-      text += static_cast<char>(c);
-    } else {
-      static const char* const kHex = "0123456789abcdef";
-      text += c == '\r' ? std::string("\\r") : c == '\t' ? std::string("\\t") : std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
-    }
-  }
-  if (text.size() >= limit && text.size() < line.size()) text += "...";
-  return text;
-}
-
 std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::string& path, std::uint32_t nodes) {
   if (auto problem = input_file_problem(path, kMaxTraceFileBytes)) {
     file_reader.fail("cannot open failure trace \"" + path + "\": " + *problem);
@@ -214,12 +196,48 @@ std::vector<FailureEvent> read_trace_file(JsonReader file_reader, const std::str
   return events;
 }
 
+// /failures with "model": "log": a failure log of a real machine mapped onto the simulated
+// nodes (sim/config/failure_log.hpp).
+void read_failure_log(JsonReader& reader, std::uint32_t nodes, std::uint64_t seed, const std::string& config_file, FailureConfig& f) {
+  f.model = FailureModel::log;
+  const std::string format = reader.at("format").as_choice({"fta", "lanl"});
+  auto file = reader.at("file");
+  std::filesystem::path path(file.as_string());
+  if (path.is_relative() && !config_file.empty()) path = std::filesystem::path(config_file).parent_path() / path;
+  f.trace_file = path.string();
+  if (auto problem = input_file_problem(f.trace_file, kMaxTraceFileBytes)) {
+    file.fail("cannot open failure log \"" + f.trace_file + "\": " + *problem);
+  }
+  LogWindow window;
+  if (auto system = reader.find("system")) window.system = system->as_int(0, INT64_MAX);
+  auto start = reader.at("start");
+  auto start_epoch = start.json().is_number() ? std::optional<double>(start.as_number()) : parse_iso_date(start.as_string());
+  if (!start_epoch || *start_epoch < 0) start.fail_expected("a date \"YYYY-MM-DD[ HH:MM[:SS]]\" (UTC) or epoch seconds >= 0");
+  window.start = *start_epoch;
+  if (auto scale = reader.find("time_scale")) window.time_scale = scale->as_positive_number();
+  if (auto mapping = reader.find("nodes")) {
+    const std::string m = mapping->as_choice({"modulo", "first", "random"});
+    window.nodes = m == "modulo" ? NodeMapping::modulo : m == "first" ? NodeMapping::first : NodeMapping::random;
+  }
+  if (auto repair = reader.find("repair_as_downtime")) window.repair_as_downtime = repair->as_bool();
+  if (window.repair_as_downtime && reader.find("downtime")) {
+    reader.at("downtime").fail("\"downtime\" and \"repair_as_downtime\": true both set the downtime: keep one");
+  }
+  const auto log = format == "fta" ? read_fta_log(f.trace_file) : read_lanl_log(f.trace_file);
+  LogCounts counts;
+  f.events = map_log_failures(log, window, nodes, seed, f.trace_file, counts);
+  f.log_note = std::to_string(counts.kept) + " of the " + std::to_string(counts.read) + " failures of the log kept (" +
+               std::to_string(counts.other_system) + " of other systems, " + std::to_string(counts.before_start) +
+               " before the start, " + std::to_string(counts.beyond_horizon) + " beyond 1e15 s, " +
+               std::to_string(counts.unmapped) + " on unmapped nodes dropped)";
+}
+
 }  // namespace
 
-FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::string& config_file) {
+FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_t seed, const std::string& config_file) {
   FailureConfig f;
   reader.expect_object();
-  const std::string model = reader.at("model").as_choice({"none", "list", "exponential", "weibull", "trace"});
+  const std::string model = reader.at("model").as_choice({"none", "list", "exponential", "weibull", "trace", "log"});
   if (model == "none") {
     f.model = FailureModel::none;
   } else if (model == "list") {
@@ -250,6 +268,8 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::s
         shape.fail_expected("a Weibull shape in [" + format_number(kMinWeibullShape) + ", " + format_number(kMaxWeibullShape) + "]");
       }
     }
+  } else if (model == "log") {
+    read_failure_log(reader, nodes, seed, config_file, f);
   } else {
     f.model = FailureModel::trace;
     auto file = reader.at("file");

@@ -48,7 +48,7 @@ struct StorageConfig {
   double latency = 1e-5;
 };
 
-enum class FailureModel { none, list, exponential, weibull, trace };
+enum class FailureModel { none, list, exponential, weibull, trace, log };
 
 inline constexpr double kMinWeibullShape = 0.1;
 inline constexpr double kMaxWeibullShape = 100;
@@ -59,6 +59,8 @@ struct FailureEvent {
   // Instead of a time: the node fails once it has completed this many task executions (0: use
   // the time). Reproducible where times are not (the MPI backend runs in wall-clock time).
   std::uint64_t after_tasks = 0;
+  // Seconds until a spare takes the rank, from a failure log's repair time; < 0: /failures/downtime.
+  double downtime = -1;
 };
 
 struct FailureConfig {
@@ -66,7 +68,8 @@ struct FailureConfig {
   std::vector<FailureEvent> events;  // list (and trace, once read)
   double mtbf = 0;                    // per-node mean time between failures (exponential, weibull)
   double shape = 1;                   // weibull shape k
-  std::string trace_file;
+  std::string trace_file;              // trace and log
+  std::string log_note;                // log: how many failures were kept and dropped, and why
   double downtime = 0;                // until a spare takes the failed rank
   double detection = 0;               // until survivors are notified
   std::uint32_t max_failures = 1000000;  // stop injecting after this many
@@ -94,7 +97,7 @@ namespace ftsim::config {
 // Readers of the run sections (used by load_config_json).
 NetworkConfig read_network(JsonReader reader);
 StorageConfig read_storage(JsonReader reader);
-FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, const std::string& config_file);
+FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_t seed, const std::string& config_file);
 struct CheckpointConfig;
 ProtocolConfig read_protocol(JsonReader reader);
 RunConfig read_run(JsonReader reader);

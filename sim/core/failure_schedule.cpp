@@ -38,7 +38,10 @@ double FailureSchedule::draw(graphs::NodeId node) {
 }
 
 std::vector<config::FailureEvent> FailureSchedule::initial() const {
-  if (config_.model == config::FailureModel::list || config_.model == config::FailureModel::trace) return config_.events;
+  if (config_.model == config::FailureModel::list || config_.model == config::FailureModel::trace ||
+      config_.model == config::FailureModel::log) {
+    return config_.events;
+  }
   std::vector<config::FailureEvent> events;
   for (graphs::NodeId n = 0; n < first_.size(); ++n) events.push_back({first_[n], n});
   return events;

@@ -18,6 +18,11 @@ public:
 
   // Failures known at the start: the whole list, or the first failure of every node.
   std::vector<config::FailureEvent> initial() const;
+  // The downtime of initial()[index]: its own (a failure log's repair time) or /failures/downtime.
+  double initial_downtime(std::size_t index) const {
+    const double own = index < config_.events.size() ? config_.events[index].downtime : -1;
+    return own >= 0 ? own : config_.downtime;
+  }
   // The next failure of a node whose new incarnation started at `from` (renewal models only).
   std::optional<double> next_after(graphs::NodeId node, double from);
 

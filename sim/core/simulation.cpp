@@ -79,12 +79,15 @@ std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, 
 
 void Simulation::start() {
   wall_start_ = last_progress_ = std::chrono::steady_clock::now();
-  for (const auto& failure : failures_.initial()) {
+  const auto initial = failures_.initial();
+  for (std::size_t i = 0; i < initial.size(); ++i) {
+    const auto& failure = initial[i];
     if (failure.node >= node_count()) continue;
     if (failure.after_tasks > 0) {
       task_count_failures_.push_back(failure);
     } else {
-      add_timer(failure.time, Timer::Kind::failure, failure.node, 0);
+      // The token of a failure with its own downtime (a log's repair time) is its index + 1.
+      add_timer(failure.time, Timer::Kind::failure, failure.node, failure.downtime >= 0 ? i + 1 : 0);
     }
   }
   if (options_.time_limit > 0) add_timer(options_.time_limit, Timer::Kind::time_limit, 0, 0);
@@ -127,7 +130,7 @@ void Simulation::on_task_finished(NodeId node, TaskId task) {
   hosts_[node]->on_task_finished(task);
   if (failure_due_) {
     failure_due_ = false;
-    if (!halted_ && hosts_[node]) inject_failure(node);
+    if (!halted_ && hosts_[node]) inject_failure(node, config_.failures.downtime);
   }
 }
 
@@ -296,7 +299,9 @@ void Simulation::on_timer(std::uint64_t id) {
   if (halted_) return;
   const Timer timer = timers_[id];
   switch (timer.kind) {
-    case Timer::Kind::failure: inject_failure(timer.node); break;
+    case Timer::Kind::failure:
+      inject_failure(timer.node, timer.token > 0 ? failures_.initial_downtime(timer.token - 1) : config_.failures.downtime);
+      break;
     case Timer::Kind::detection: notify_detection(timer.node, static_cast<std::uint32_t>(timer.token)); break;
     case Timer::Kind::replacement: replace(timer.node); break;
     case Timer::Kind::protocol:
@@ -312,7 +317,7 @@ void Simulation::on_timer(std::uint64_t id) {
 
 // ----------------------------------------------------------------------------- failures
 
-void Simulation::inject_failure(NodeId node) {
+void Simulation::inject_failure(NodeId node, double downtime) {
   if (!hosts_[node] || failures_injected_ >= config_.failures.max_failures) return;
   ++failures_injected_;
   // Failures faster than anything can progress: stop rather than loop for ever.
@@ -356,7 +361,7 @@ void Simulation::inject_failure(NodeId node) {
   replacement_scheduled_[node] = unlimited_spares_ || spares_left_ > 0;
   if (replacement_scheduled_[node]) {
     if (!unlimited_spares_) --spares_left_;
-    add_timer(now() + config_.failures.downtime, Timer::Kind::replacement, node, 0);
+    add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
   }
 }
 

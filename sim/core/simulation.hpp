@@ -117,7 +117,7 @@ private:
   NodeId coordinator() const { return graph_.node_count(); }
   std::unique_ptr<NodeHost> make_host(NodeId node);
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
-  void inject_failure(NodeId node);
+  void inject_failure(NodeId node, double downtime);
   void notify_detection(NodeId failed, std::uint32_t incarnation);
   void replace(NodeId node);
   void route(Message message);

@@ -34,15 +34,19 @@ Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
 
 void Driver::start() {
   if (!spec_.inject_failures) return;
-  for (const auto& failure : schedule_.initial()) {
-    // Failures at a task count are reported by the node's rank when it gets there.
-    if (failure.node < nodes() && failure.after_tasks == 0) timers_.add(failure.time, {Action::Kind::inject, failure.node, 0});
+  const auto initial = schedule_.initial();
+  for (std::size_t i = 0; i < initial.size(); ++i) {
+    const auto& failure = initial[i];
+    // Failures at a task count are reported by the node's rank when it gets there. An inject
+    // action's "incarnation" is the index + 1 of a failure with its own downtime (from a log).
+    const auto own = failure.downtime >= 0 ? static_cast<std::uint32_t>(i + 1) : 0;
+    if (failure.node < nodes() && failure.after_tasks == 0) timers_.add(failure.time, {Action::Kind::inject, failure.node, own});
   }
 }
 
 // ----------------------------------------------------------------------------- failures
 
-void Driver::inject(NodeId node) {
+void Driver::inject(NodeId node, double downtime) {
   if (finishing_ || !up_[node] || injected_ >= spec_.config.failures.max_failures) return;
   ++injected_;
   local_.hold_timers(false);  // the run goes on: the coordinator's timers are needed again
@@ -67,7 +71,7 @@ void Driver::inject(NodeId node) {
   replacement_scheduled_[node] = unlimited || spares_left_ > 0;
   if (replacement_scheduled_[node]) {
     if (!unlimited) --spares_left_;
-    timers_.add(now + spec_.config.failures.downtime, {Action::Kind::replace, node, 0});
+    timers_.add(now + downtime, {Action::Kind::replace, node, 0});
     ++pending_actions_;
   }
 }
@@ -194,7 +198,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       return;
     }
     case PacketKind::fail_run: finish(false, decode_string(in)); return;
-    case PacketKind::task_count: inject(in.u32()); return;
+    case PacketKind::task_count: inject(in.u32(), spec_.config.failures.downtime); return;
     case PacketKind::results: add_results(static_cast<NodeId>(from), in); return;
     default: throw std::runtime_error("driver: unexpected packet kind " + std::to_string(int(kind)));
   }
@@ -210,7 +214,9 @@ bool Driver::tick() {
   while (!finishing_ && timers_.pop_due(now, action)) {
     progress = true;
     switch (action.kind) {
-      case Action::Kind::inject: inject(action.node); break;
+      case Action::Kind::inject:
+        inject(action.node, action.incarnation > 0 ? schedule_.initial_downtime(action.incarnation - 1) : spec_.config.failures.downtime);
+        break;
       case Action::Kind::detect: --pending_actions_; notify(action.node, action.incarnation); break;
       case Action::Kind::replace: --pending_actions_; replace(action.node); break;
     }

@@ -47,7 +47,7 @@ private:
     std::uint64_t bytes = 0;
   };
   NodeId nodes() const { return spec_.graph.node_count(); }
-  void inject(NodeId node);
+  void inject(NodeId node, double downtime);
   void notify(NodeId node, std::uint32_t incarnation);
   void replace(NodeId node);
   core::FailureRecord* record(NodeId node, std::uint32_t incarnation);
