@@ -12,7 +12,7 @@ from typing import Optional
 from ftsim._config import ConfigError, ConfigLike, _Derived, apply_overrides
 
 # The keys the loader reads relative to the config file (made absolute before the config moves).
-_FILE_KEYS = (("application", "file"), ("platform", "xml"), ("failures", "file"))
+_FILE_KEYS = (("application", "file"), ("application", "path"), ("platform", "xml"), ("failures", "file"))
 
 
 def _binary() -> Path:
@@ -33,6 +33,10 @@ def _config_file(config: ConfigLike, folder: Path) -> Path:
         value = document.get(section, {}).get(key) if isinstance(document.get(section), dict) else None
         if isinstance(value, str) and not Path(value).is_absolute():
             document[section][key] = str(base / value)
+    models = document.get("platform", {}).get("kernel_models") if isinstance(document.get("platform"), dict) else None
+    for model in (models or {}).values():
+        if isinstance(model, dict) and isinstance(model.get("file"), str) and not Path(model["file"]).is_absolute():
+            model["file"] = str(base / model["file"])
     path = folder / "sweep-config.json"
     path.write_text(json.dumps(document, indent=1))
     return path
