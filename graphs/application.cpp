@@ -6,6 +6,7 @@
 #include "graphs/workflow_dag.hpp"
 #include "graphs/workflow_dot.hpp"
 #include "graphs/workflow_wfformat.hpp"
+#include "sim/config/config_error.hpp"
 
 namespace ftsim::graphs {
 
@@ -20,6 +21,15 @@ TaskGraph build_application(const config::Config& config) {
     const WorkflowDag dag = app.type == config::ApplicationType::wfformat
                                 ? read_wfformat(app.workflow.path, app.workflow.reference_gflops)
                                 : read_dot(app.workflow.path);
+    // An explicit distribution places the k-th submitted task: one owner per task.
+    if (app.workflow.placement == config::WorkflowPlacement::distribution &&
+        config.distribution.type == config::DistributionType::explicit_map &&
+        config.distribution.owners.size() < dag.tasks.size()) {
+      throw config::ConfigError(config.file, "/distribution/owners",
+                                "placement \"distribution\" with explicit owners needs one owner per task of " +
+                                    app.workflow.path + ": " + std::to_string(dag.tasks.size()) + " tasks, " +
+                                    std::to_string(config.distribution.owners.size()) + " owners");
+    }
     return build_workflow(dag, {app.workflow.placement, &distribution, app.workflow.cut_levels, config.platform.nodes});
   }
   const Distribution distribution(config.distribution, config.platform.nodes);

@@ -100,3 +100,15 @@ def check_bad(ftsim, tmp_path, kind, name, place):
         assert result.returncode == 2, (command, result.stdout, result.stderr)
         assert name in result.stderr, result.stderr
         assert place in result.stderr, result.stderr
+
+
+def test_explicit_owners_must_cover_every_task(ftsim, tmp_path):
+    # placement "distribution" with an explicit map places the k-th submitted task on owners[k].
+    path = write_config(tmp_path, "wfformat-1.5-pipeline.json")
+    config = json.loads(path.read_text())
+    config["application"]["placement"] = "distribution"
+    config["distribution"] = {"type": "explicit", "owners": [0, 1]}
+    path.write_text(json.dumps(config))
+    result = ftsim("validate", path)
+    assert_no_crash(result)
+    assert result.returncode == 2 and "/distribution/owners" in result.stderr and str(path) in result.stderr, result.stderr
