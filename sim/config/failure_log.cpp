@@ -1,4 +1,5 @@
 #include "failure_log.hpp"
+#include "random_stream.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -77,14 +78,23 @@ std::vector<std::string> split_log_line(const std::string& line, char separator,
   return fields;
 }
 
-namespace {
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+std::map<std::string, std::size_t> read_log_header(const std::vector<std::string>& fields,
+                                                   std::span<const char* const> known,
+                                                   std::span<const char* const> required, const std::string& where,
+                                                   const std::string& format) {
+  std::map<std::string, std::size_t> column;
+  for (std::size_t c = 0; c < fields.size(); ++c) {
+    bool is_known = false;
+    for (const char* name : known) is_known = is_known || fields[c] == name;
+    if (!is_known) throw ConfigError(where, "", "unknown column \"" + printable_excerpt(fields[c]) + "\" in the header of " + format);
+    if (!column.emplace(fields[c], c).second) throw ConfigError(where, "", "column \"" + fields[c] + "\" given twice");
+  }
+  for (const char* name : required) {
+    if (!column.count(name)) throw ConfigError(where, "", std::string("the header has no column \"") + name + "\"");
+  }
+  return column;
 }
-}  // namespace
+
 
 std::vector<FailureEvent> map_log_failures(const std::vector<LogFailure>& log, const LogWindow& window, std::uint32_t nodes,
                                            std::uint64_t seed, const std::string& path, LogCounts& counts) {

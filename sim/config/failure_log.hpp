@@ -3,6 +3,8 @@
 // tab-separated event traces and the LANL failure data (CSV) of Schroeder and Gibson. Each log
 // is read into machine failures, then mapped onto the simulated nodes and times.
 #include <cstdint>
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,5 +57,12 @@ double log_number(const std::string& field, const std::string& column, const std
 // Splits one line of a log into fields: at tabs (FTA), or at commas with CSV's double quotes
 // (LANL). Throws ConfigError on an unterminated quote.
 std::vector<std::string> split_log_line(const std::string& line, char separator, const std::string& where);
+
+// A log's header line: the index of each column, every one of them known and the required ones
+// present (`format` names the log in messages, e.g. "an FTA event trace").
+std::map<std::string, std::size_t> read_log_header(const std::vector<std::string>& fields,
+                                                   std::span<const char* const> known,
+                                                   std::span<const char* const> required, const std::string& where,
+                                                   const std::string& format);
 
 }  // namespace ftsim::config

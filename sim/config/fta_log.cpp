@@ -23,15 +23,7 @@ std::vector<LogFailure> read_fta_log(const std::string& path) {
     if (line.find_first_not_of(" \t") == std::string::npos || line[0] == '#') continue;
     auto fields = split_log_line(line, '\t', where);
     if (width == 0) {
-      for (std::size_t c = 0; c < fields.size(); ++c) {
-        bool known = false;
-        for (const char* name : kColumns) known = known || fields[c] == name;
-        if (!known) throw ConfigError(where, "", "unknown column \"" + printable_excerpt(fields[c]) + "\" in the header of an FTA event trace");
-        if (!column.emplace(fields[c], c).second) throw ConfigError(where, "", "column \"" + fields[c] + "\" given twice");
-      }
-      for (const char* name : kRequired) {
-        if (!column.count(name)) throw ConfigError(where, "", std::string("the header has no column \"") + name + "\"");
-      }
+      column = read_log_header(fields, kColumns, kRequired, where, "an FTA event trace");
       width = fields.size();
       continue;
     }

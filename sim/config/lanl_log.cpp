@@ -37,15 +37,7 @@ std::vector<LogFailure> read_lanl_log(const std::string& path) {
     if (line.find_first_not_of(" ,") == std::string::npos) continue;  // blank, or only empty fields
     auto fields = split_log_line(line, ',', where);
     if (width == 0) {
-      for (std::size_t c = 0; c < fields.size(); ++c) {
-        bool known = false;
-        for (const char* name : kColumns) known = known || fields[c] == name;
-        if (!known) throw ConfigError(where, "", "unknown column \"" + printable_excerpt(fields[c]) + "\" in the header of a LANL failure log");
-        if (!column.emplace(fields[c], c).second) throw ConfigError(where, "", "column \"" + fields[c] + "\" given twice");
-      }
-      for (const char* name : kRequired) {
-        if (!column.count(name)) throw ConfigError(where, "", std::string("the header has no column \"") + name + "\"");
-      }
+      column = read_log_header(fields, kColumns, kRequired, where, "a LANL failure log");
       width = fields.size();
       continue;
     }

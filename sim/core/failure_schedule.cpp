@@ -2,16 +2,11 @@
 
 #include <cmath>
 
+#include "sim/config/random_stream.hpp"
+
 namespace ftsim::core {
 
-namespace {
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-}  // namespace
+using config::splitmix64;
 
 FailureSchedule::FailureSchedule(const config::FailureConfig& config, graphs::NodeId nodes, std::uint64_t seed)
     : config_(config) {
