@@ -61,6 +61,10 @@ Command add_run_command(CLI::App& app) {
     // From the first instruction: a signal only asks to stop; what is done so far is reported.
     simgrid_backend::install_stop_handlers();
     const config::Config cfg = protocols::load_config(options->config);
+    // A failure log is mapped onto the nodes: say what was kept and dropped, as validate does.
+    if (cfg.failures.model == config::FailureModel::log) {
+      std::cerr << "ftsim: failure log " << cfg.failures.trace_file << ": " << cfg.failures.log_note << "\n";
+    }
     const std::filesystem::path dir = options->output_dir.empty() ? std::filesystem::path("out") / cfg.name
                                                                   : std::filesystem::path(options->output_dir);
     RunJobOptions job_options;

@@ -61,6 +61,7 @@ def test_log_failures_are_injected_and_recovered(ftsim, tmp_path, fmt, protocol)
     assert done.returncode == 0, done.stderr + done.stdout
     assert r["complete"] and r["oracle"]["ok"]
     assert len(r["failures"]) >= 1
+    assert "ftsim: failure log" in done.stderr and "kept" in done.stderr  # what the mapping kept and dropped
 
 
 def test_fta_mapping_and_repair_times(ftsim, tmp_path):
