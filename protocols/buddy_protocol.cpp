@@ -91,6 +91,7 @@ void BuddyProtocol::on_start(core::ProtocolContext& ctx) {
   if (coordinator_) return;
   build_plan(ctx);
   send_values(ctx, 1);
+  try_validate(ctx);  // a node with no task before a cut and nothing to save: valid at once
 }
 
 void BuddyProtocol::send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint) {
@@ -343,7 +344,7 @@ void BuddyProtocol::collect_garbage(core::ProtocolContext& ctx, NodeId origin, s
 void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& m) {
   switch (m.control_type) {
     case kRecoveryInfo: on_recovery_info(ctx, m); return;
-    case kInfoRequest: send_recovery_info(ctx, m.source, m.source_incarnation); return;
+    case kInfoRequest: send_recovery_info(ctx, m); return;
     case kReplayRequest: on_replay_request(ctx, m); return;
     case kRestartFrom: on_restart_from(ctx, m); return;
     case kRestoreData: on_restore_data(ctx, m); return;
@@ -623,14 +624,31 @@ std::pair<std::uint32_t, std::uint32_t> BuddyProtocol::servable(NodeId origin) c
   return {older, newest};
 }
 
-void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
+void BuddyProtocol::send_info_requests(core::ProtocolContext& ctx) {
+  // A new round: answers to an earlier round (an earlier rollback of this same process) no
+  // longer count, and every node may be asked again once per incarnation.
+  ++round_;
+  infos_.clear();
+  asked_.clear();
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (n != ctx.node()) ctx.send_control(n, kInfoRequest, checkpoint_body(round_));
+  }
+}
+
+void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, const core::Message& request) {
   if (coordinator_) return;
+  WireReader in(request.body);
+  const std::uint32_t round = in.u32();
+  in.expect_done();
+  const NodeId failed = request.source;
+  const std::uint32_t replacement = request.source_incarnation;
   const core::FailureNotice notice{failed, replacement, 0};
   const auto buddies = options_->buddies.buddies(notice.node);
   const bool buddy = std::find(buddies.begin(), buddies.end(), ctx.node()) != buddies.end();
   Bytes body;
   WireWriter out(body);
   out.u32(notice.incarnation);
+  out.u32(round);
   // A node restarting itself waits for nothing yet: what it will need from the other comes by replay.
   out.u32(restarting_ ? kNoBound : in_transit_bound(ctx, notice.node));
   const auto [older, newest] = buddy ? servable(notice.node) : std::pair<std::uint32_t, std::uint32_t>{0, 0};
@@ -642,15 +660,31 @@ void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, NodeId failed
   out.u8(notice.node < released_by_.size() && released_by_[notice.node] ? 1 : 0);
   ctx.send_control(notice.node, kRecoveryInfo, std::move(body), core::Traffic::control, 0, replacement);
   if (restarting_) {
-    // Both restart at once: the other's predecessor may have taken this node's request (and its
-    // replays) with it. Ask its replacement again, and for the versions still missing once
-    // restored.
-    if (chosen_ && failed == restore_source_) chosen_ = false;  // the buddy sending the checkpoint died: choose again
-    if (!chosen_) {
-      infos_.erase(failed);
-      ctx.send_control(failed, kInfoRequest, Bytes{}, core::Traffic::control, 0, replacement);
+    // Two restarts overlap. An answer of the requester's current incarnation is kept (it is still
+    // true: a process that rolls back alive keeps what it holds for others). One of a dead
+    // predecessor is dropped, and the new incarnation asked once: the predecessor may have died
+    // with this node's request unanswered. Each (node, incarnation) is asked at most once, so the
+    // exchange ends however many restarts overlap (docs/protocols.md, "Concurrent restarts").
+    if (chosen_ && failed == restore_source_ && replacement > restore_source_incarnation_) {
+      chosen_ = false;  // the buddy sending the checkpoint died: choose again
     }
-    later_requests_.emplace_back(failed, replacement);
+    if (!chosen_) {
+      auto it = infos_.find(failed);
+      if (it != infos_.end() && it->second.incarnation < replacement) infos_.erase(it);
+      std::uint32_t& asked = asked_[failed];  // incarnation + 1 asked by name, 0 if none
+      if (infos_.find(failed) == infos_.end() && asked < replacement + 1) {
+        asked = replacement + 1;
+        ctx.send_control(failed, kInfoRequest, checkpoint_body(round_), core::Traffic::control, 0, replacement);
+      }
+    }
+    // Once restored, ask the requester for what its predecessor may have been replaying here.
+    auto later = std::find_if(later_requests_.begin(), later_requests_.end(),
+                              [&](const auto& r) { return r.first == failed; });
+    if (later == later_requests_.end()) {
+      later_requests_.emplace_back(failed, replacement);
+    } else {
+      later->second = std::max(later->second, replacement);
+    }
     return;
   }
   if (restarted_) send_replay_request(ctx, failed, replacement);
@@ -746,13 +780,10 @@ void BuddyProtocol::roll_back(core::ProtocolContext& ctx, std::uint32_t limit, c
   cascading_ = true;
   cascade_limit_ = limit;
   chosen_ = false;
-  infos_.clear();
   restart_incarnation_ = ctx.incarnation();
   restart_began_ = ctx.now();
   failure_ = cause;
-  for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (n != ctx.node()) ctx.send_control(n, kInfoRequest, Bytes{});
-  }
+  send_info_requests(ctx);
 }
 
 void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
@@ -764,15 +795,15 @@ void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartIn
   restart_began_ = ctx.now();
   failure_ = core::FailureNotice{ctx.node(), info.incarnation - 1, 0};
   // §3.5: ask every other node for its bound and, from the buddies, what they hold.
-  for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (n != ctx.node()) ctx.send_control(n, kInfoRequest, Bytes{});
-  }
+  send_info_requests(ctx);
 }
 
 void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Message& m) {
   WireReader in(m.body);
   const std::uint32_t incarnation = in.u32();
+  const std::uint32_t round = in.u32();
   Info info;
+  info.incarnation = m.source_incarnation;
   info.bound = in.u32();
   info.servable = in.u32();
   info.older = in.u32();
@@ -780,7 +811,7 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   info.lost = in.u8() != 0;
   info.released = in.u8() != 0;
   in.expect_done();
-  if (!restarting_ || chosen_ || incarnation != restart_incarnation_) return;
+  if (!restarting_ || chosen_ || incarnation != restart_incarnation_ || round != round_) return;
   infos_[m.source] = info;
   if (infos_.size() + 1 < ctx.node_count()) return;
   // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
@@ -827,6 +858,7 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   }
   restart_point_ = chosen;
   restore_source_ = source;
+  restore_source_incarnation_ = source == ctx.node() ? 0 : infos_.at(source).incarnation;
   chosen_ = true;
   Bytes body;
   WireWriter out(body);
@@ -843,45 +875,37 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   }
 }
 
+BuddyProtocol::RestartFrom BuddyProtocol::read_restart_from(const core::Message& m) {
+  WireReader in(m.body);
+  RestartFrom r;
+  r.failed_incarnation = in.u32();
+  r.checkpoint = in.u32();
+  r.source = in.u32();
+  r.cause_node = in.u32();
+  r.alive = in.u8() != 0;  // a cascade: that node rolls back, it did not fail
+  in.expect_done();
+  if (r.checkpoint > options_->saves.checkpoints()) throw core::WireError("buddy: restart checkpoint out of range");
+  return r;
+}
+
 void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Message& m) {
+  // The keeper's part needs only what this node holds for others: served at once, even while
+  // this node restarts itself, so that no restore ever waits for another restore. The origin's
+  // part (replays, re-protection) needs its own state: deferred until it has it back.
+  keep_for_restart(ctx, m.source, read_restart_from(m));
   if (restarting_) {
-    // Two restarts overlap: this node serves the other once it has its own state back.
     deferred_.push_back(m);
     return;
   }
-  WireReader in(m.body);
-  const std::uint32_t failed_incarnation = in.u32();
-  const std::uint32_t n = in.u32();
-  const NodeId source = in.u32();
-  const NodeId cause_node = in.u32();
-  const bool alive = in.u8() != 0;  // a cascade: that node rolls back, it did not fail
-  in.expect_done();
-  const core::FailureNotice cause{cause_node, failed_incarnation, 0};
-  const NodeId failed = m.source;
-  const auto& graph = ctx.graph();
-  const core::TaskId cut = n == 0 ? 0 : options_->saves.position(n);
-  // Replay (§3.3): every version this node produced that the restarted node will read from cut N
-  // on.
-  std::vector<std::uint64_t> keys;
-  for (HandleId h = 0; h < graph.handle_count(); ++h) {
-    for (Version v = 0; v <= graph.final_version(h); ++v) {
-      if (graph.version_node(h, v) != ctx.node()) continue;
-      bool needed = false;
-      for (core::TaskId r : ctx.index().readers(h, v)) needed = needed || (graph.node(r) == failed && r >= cut);
-      if (needed) keys.push_back(version_key(h, v));
-    }
-  }
-  serve(ctx, failed, keys, cause);  // on a cascade this node rolls back too; the rest still holds
-  const core::FailureEffect effect = last_effect_;
-  if (ctx.recording()) {
-    ctx.note("replays " + std::to_string(effect.messages_replayed) + " messages (" + std::to_string(effect.bytes_replayed) +
-             " B) to node " + std::to_string(failed) + ", restarting at checkpoint " + std::to_string(n), "recovery");
-  }
-  ctx.record_failure_effect(cause, effect);
+  replay_for_restart(ctx, m);
+}
+
+void BuddyProtocol::keep_for_restart(core::ProtocolContext& ctx, NodeId failed, const RestartFrom& r) {
+  const std::uint32_t n = r.checkpoint;
   // As its buddy: a restart from the job's input saves everything again, so a replacement that
   // had lost that node's data holds it again from checkpoint 1 on (a restart from a checkpoint
   // re-protects it explicitly, see on_restore_data).
-  if (n == 0 && lost_held_ && !alive) {
+  if (n == 0 && lost_held_ && !r.alive) {
     protected_from_[failed] = 1;
     valid_.erase(failed);
   }
@@ -890,11 +914,9 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
     auto it = expected_.find(origin_checkpoint(failed, c));
     if (it != expected_.end() && it->second == 0 && acks_for(failed, c)) ctx.send_control(failed, kAck, checkpoint_body(c));
   }
-  // As its origin: the restarted buddy lost what it held; protect this node's data again.
-  const auto mine = options_->buddies.buddies(ctx.node());
-  if (!alive && std::find(mine.begin(), mine.end(), failed) != mine.end()) reprotect(ctx, failed, m.source_incarnation);
-  if (source != ctx.node() || n == 0) return;
+  if (r.source != ctx.node() || n == 0) return;
   // The source buddy sends checkpoint N back: of each datum of the origin, its newest entry <= N.
+  const auto& graph = ctx.graph();
   Bytes body;
   WireWriter out(body);
   std::uint64_t bytes = 0, count = 0;
@@ -923,6 +945,36 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
   out.u64(count);
   out.bytes(entries);
   ctx.send_control(failed, kRestoreData, std::move(body), core::Traffic::restore, bytes);
+}
+
+void BuddyProtocol::replay_for_restart(core::ProtocolContext& ctx, const core::Message& m) {
+  const RestartFrom r = read_restart_from(m);
+  const std::uint32_t n = r.checkpoint;
+  const core::FailureNotice cause{r.cause_node, r.failed_incarnation, 0};
+  const NodeId failed = m.source;
+  const auto& graph = ctx.graph();
+  const core::TaskId cut = n == 0 ? 0 : options_->saves.position(n);
+  // Replay (§3.3): every version this node produced that the restarted node will read from cut N
+  // on.
+  std::vector<std::uint64_t> keys;
+  for (HandleId h = 0; h < graph.handle_count(); ++h) {
+    for (Version v = 0; v <= graph.final_version(h); ++v) {
+      if (graph.version_node(h, v) != ctx.node()) continue;
+      bool needed = false;
+      for (core::TaskId reader : ctx.index().readers(h, v)) needed = needed || (graph.node(reader) == failed && reader >= cut);
+      if (needed) keys.push_back(version_key(h, v));
+    }
+  }
+  serve(ctx, failed, keys, cause);  // on a cascade this node rolls back too; the rest still holds
+  const core::FailureEffect effect = last_effect_;
+  if (ctx.recording()) {
+    ctx.note("replays " + std::to_string(effect.messages_replayed) + " messages (" + std::to_string(effect.bytes_replayed) +
+             " B) to node " + std::to_string(failed) + ", restarting at checkpoint " + std::to_string(n), "recovery");
+  }
+  ctx.record_failure_effect(cause, effect);
+  // As its origin: the restarted buddy lost what it held; protect this node's data again.
+  const auto mine = options_->buddies.buddies(ctx.node());
+  if (!r.alive && std::find(mine.begin(), mine.end(), failed) != mine.end()) reprotect(ctx, failed, m.source_incarnation);
 }
 
 void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Message& m) {
@@ -1002,7 +1054,15 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   later_requests_.clear();
   auto deferred = std::move(deferred_);
   deferred_.clear();
-  for (const core::Message& request : deferred) on_control(ctx, request);
+  for (std::size_t i = 0; i < deferred.size(); ++i) {
+    if (restarting_) {
+      deferred_.push_back(deferred[i]);  // a replay rolled this node back again: after that restore
+    } else if (deferred[i].control_type == kRestartFrom) {
+      replay_for_restart(ctx, deferred[i]);  // its keeper's part was served on arrival
+    } else {
+      on_control(ctx, deferred[i]);
+    }
+  }
   ctx.check_completion();  // nothing may be left to run after the cut
 }
 
@@ -1012,6 +1072,34 @@ void BuddyProtocol::on_data_released(core::ProtocolContext& ctx, const core::Mes
   if (it == replays_.end() || it->second.pending == 0) return;
   // The replay span: from the first replayed message to the last one on the wire.
   if (--it->second.pending == 0) ctx.record_span("replay to node " + std::to_string(m.destination), "recovery", it->second.began);
+}
+
+std::string BuddyProtocol::phase(core::ProtocolContext& ctx) {
+  if (coordinator_) return {};
+  const auto list = [](const std::vector<NodeId>& nodes) {
+    std::string text;
+    for (std::size_t i = 0; i < nodes.size() && i < 8; ++i) text += (i ? ", " : "") + std::to_string(nodes[i]);
+    return text + (nodes.size() > 8 ? ", ..." : "");
+  };
+  if (restarting_) {
+    const std::string what = cascading_ ? "rollback for node " + std::to_string(failure_.node) + " (cascade)"
+                                        : "restart of incarnation " + std::to_string(restart_incarnation_);
+    if (chosen_) {
+      return what + ": waiting for checkpoint " + std::to_string(restart_point_) + " from node " +
+             std::to_string(restore_source_);
+    }
+    std::vector<NodeId> waiting;
+    for (NodeId n = 0; n < ctx.node_count(); ++n) {
+      if (n != ctx.node() && !infos_.contains(n)) waiting.push_back(n);
+    }
+    return what + ": waiting for the recovery info of nodes " + list(waiting) + " (round " + std::to_string(round_) + ")";
+  }
+  if (next_to_validate_ > options_->saves.checkpoints()) return {};
+  const std::string checkpoint = "checkpoint " + std::to_string(next_to_validate_);
+  if (!ctx.runtime().done_before(options_->saves.position(next_to_validate_))) {
+    return ctx.runtime().remaining_tasks() == 0 ? checkpoint + ": its tasks before the cut are not done" : std::string();
+  }
+  return checkpoint + ": waiting for the acknowledgements of nodes " + list(local_[next_to_validate_ - 1].waiting);
 }
 
 bool BuddyProtocol::finished(core::ProtocolContext&) {

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -80,6 +81,7 @@ public:
   core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(core::ProtocolContext& ctx) override;
+  std::string phase(core::ProtocolContext& ctx) override;
 
 private:
   struct OwnSave {         // a save this node makes
@@ -117,9 +119,22 @@ private:
   std::vector<std::uint64_t> missing_from(core::ProtocolContext& ctx, core::NodeId producer) const;
   std::uint32_t in_transit_bound(core::ProtocolContext& ctx, core::NodeId failed) const;
   std::pair<std::uint32_t, std::uint32_t> servable(core::NodeId origin) const;  // (older, newest) held
-  void send_recovery_info(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
+  void send_info_requests(core::ProtocolContext& ctx);
+  void send_recovery_info(core::ProtocolContext& ctx, const core::Message& request);
   void on_recovery_info(core::ProtocolContext& ctx, const core::Message& m);
+  struct RestartFrom {  // a restarting node's choice (RESTART_FROM), told to every other node
+    std::uint32_t failed_incarnation = 0;
+    std::uint32_t checkpoint = 0;
+    core::NodeId source = 0;      // the buddy that sends the checkpoint back
+    core::NodeId cause_node = 0;  // the failure it recovers from (another node's, in a cascade)
+    bool alive = false;           // a cascade: the node rolls back, it did not fail
+  };
+  RestartFrom read_restart_from(const core::Message& m);
   void on_restart_from(core::ProtocolContext& ctx, const core::Message& m);
+  // The keeper's part of a restart (re-acks, the checkpoint sent back): at once, whatever state
+  // this node is in; the origin's part (replays, re-protection): once this node has its state.
+  void keep_for_restart(core::ProtocolContext& ctx, core::NodeId failed, const RestartFrom& r);
+  void replay_for_restart(core::ProtocolContext& ctx, const core::Message& m);
   void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
   void on_replay_request(core::ProtocolContext& ctx, const core::Message& m);
   void send_replay_request(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
@@ -163,6 +178,7 @@ private:
   std::uint64_t next_log_key_ = 1;
   // The replacement's recovery: infos from the survivors, then the restore.
   struct Info {
+    std::uint32_t incarnation = 0;  // of the node that answered
     std::uint32_t bound = 0;
     std::uint32_t servable = 0, older = 0;  // the checkpoints of the failed node it can send back
     bool buddy = false;
@@ -171,7 +187,9 @@ private:
   };
   bool restarting_ = false;
   std::uint32_t restart_incarnation_ = 0;
-  std::unordered_map<core::NodeId, Info> infos_;
+  std::unordered_map<core::NodeId, Info> infos_;   // answers of the current round, kept
+  std::uint32_t round_ = 0;                        // this process's restarts and rollbacks
+  std::unordered_map<core::NodeId, std::uint32_t> asked_;  // incarnation + 1 asked by name, this round
   std::uint32_t restart_point_ = 0;
   double restart_began_ = 0;
   std::vector<core::Message> early_;  // data that arrived before the restore
@@ -179,6 +197,7 @@ private:
   bool restarted_ = false;               // this process restored a checkpoint (a replacement)
   bool chosen_ = false;                  // its restart checkpoint is chosen
   core::NodeId restore_source_ = 0;      // the buddy that sends it back
+  std::uint32_t restore_source_incarnation_ = 0;
   std::vector<std::pair<core::NodeId, std::uint32_t>> later_requests_;  // replacements to ask once restored
   core::FailureEffect last_effect_;      // what the last serve() replayed
   core::FailureNotice failure_{};  // the failure being recovered (the replacement's own)

@@ -46,6 +46,8 @@ void NodeHost::schedule() {
 
 void NodeHost::restart(const RestartInfo& info) { protocol_->on_restart(*this, info); }
 
+std::string NodeHost::protocol_phase() { return protocol_->phase(*this); }
+
 bool NodeHost::finished() {
   if (runtime_ && runtime_->remaining_tasks() != 0) return false;
   return protocol_->finished(*this);

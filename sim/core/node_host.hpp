@@ -91,6 +91,8 @@ public:
   bool has_runtime() const { return runtime_ != nullptr; }
   const NodeRuntime& node_runtime() const { return *runtime_; }
   bool finished();
+  // The protocol's phase on this process (Protocol::phase), for reports.
+  std::string protocol_phase();
   // Core seconds of the executions running now (lost if the process dies now).
   double running_seconds() const;
   // Folds the peaks and totals of this process into its metrics (once; the destructor does it

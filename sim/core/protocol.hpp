@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "sim/core/message.hpp"
 
@@ -78,6 +79,10 @@ public:
   virtual void on_restart(ProtocolContext&, const RestartInfo&) {}
   // Whether the protocol lets the run finish now that every task of the node is done.
   virtual bool finished(ProtocolContext&) { return true; }
+  // What the protocol is doing on this process, in a few words ("restart: waiting for recovery
+  // info from nodes 2, 5"), for the no-progress report and stall reports; empty: nothing of
+  // its own (the node just runs tasks). Not called on hot paths.
+  virtual std::string phase(ProtocolContext&) { return {}; }
 };
 
 // Makes the protocol instance of a new process (a node at the start, a replacement, or the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <limits>
 #include <numeric>
 
 #include "sim/core/event_log.hpp"
@@ -61,6 +62,69 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
     recorder_.add(std::make_unique<EventLog>(options_.log_file, options_.log_categories, graph));
   }
   for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
+  derive_progress_bounds();
+}
+
+void Simulation::derive_progress_bounds() {
+  // A correct protocol makes progress (a task completes, a checkpoint is validated, a restore
+  // finishes) within a span that the job bounds: the longest task, moving the whole data set
+  // twice over the slowest link (a checkpoint or a restore of everything), the latencies of a
+  // few rounds of messages, and a failure's detection and downtime. The bound is ten times
+  // that. In events, a recovery or a checkpoint sends at most a few messages per data access,
+  // per datum and node, and per pair of processes; the bound is four times those.
+  const NodeId processes = node_count() + 1;
+  double longest_task = 0;
+  std::uint64_t accesses = 0;
+  for (TaskId t = 0; t < graph_.task_count(); ++t) {
+    if (cost_.has_speeds()) longest_task = std::max(longest_task, cost_.seconds(graph_, t));
+    accesses += graph_.accesses(t).size();
+  }
+  const auto& network = config_.platform.network;
+  double bandwidth = network.bandwidth;
+  if (network.backbone_bandwidth > 0) bandwidth = std::min(bandwidth, network.backbone_bandwidth);
+  if (config_.platform.storage.hosts > 0) bandwidth = std::min(bandwidth, config_.platform.storage.bandwidth);
+  const double latency = std::max({network.latency, network.backbone_latency, config_.platform.storage.latency});
+  double downtime = config_.failures.downtime;
+  for (const auto& failure : failures_.initial()) downtime = std::max(downtime, failure.downtime);
+  const double data_seconds = 2.0 * double(graph_.total_data_bytes()) / std::max(bandwidth, 1.0);
+  progress_span_bound_ = 10.0 * (longest_task + data_seconds + 100.0 * latency) + config_.failures.detection + downtime;
+  // A SimGrid platform file has links the config does not describe: the events bound only.
+  if (!config_.platform.xml.empty()) progress_span_bound_ = std::numeric_limits<double>::infinity();
+  progress_event_bound_ = 4 * (accesses + std::uint64_t(graph_.handle_count()) * processes +
+                               16 * std::uint64_t(processes) * processes) + 100000;
+}
+
+void Simulation::note_progress() {
+  events_without_progress_ = 0;
+  last_progress_time_ = now();
+}
+
+std::string Simulation::protocol_phases() {
+  // What each process of the protocol is doing, processes in the same phase together.
+  std::map<std::string, std::vector<NodeId>> phases;
+  for (NodeId n = 0; n < hosts_.size(); ++n) {
+    if (!hosts_[n]) continue;
+    std::string phase = hosts_[n]->protocol_phase();
+    if (!phase.empty()) phases[phase].push_back(n);
+  }
+  std::string stuck;
+  for (const auto& [phase, nodes] : phases) {
+    std::string who = nodes.size() == 1 ? "node " : "nodes ";
+    for (std::size_t i = 0; i < nodes.size() && i < 8; ++i) {
+      who += (i ? ", " : "") + (nodes[i] == coordinator() ? std::string("coordinator") : std::to_string(nodes[i]));
+    }
+    if (nodes.size() > 8) who += ", ...";
+    stuck += (stuck.empty() ? "" : "; ") + who + ": " + phase;
+  }
+  return stuck;
+}
+
+void Simulation::fail_without_progress(const std::string& what) {
+  report_stall();
+  const std::string stuck = protocol_phases();
+  fail_run("no progress: " + what + " (no task completed, no checkpoint was validated, no restore finished); protocol " +
+           config_.protocol.type + " stuck in " + (stuck.empty() ? std::string("no phase of its own") : stuck) +
+           " (the bound is derived from the graph and /failures: docs/runtime.md, \"No progress\")");
 }
 
 Simulation::~Simulation() = default;
@@ -79,6 +143,7 @@ std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, 
 
 void Simulation::start() {
   wall_start_ = last_progress_ = std::chrono::steady_clock::now();
+  note_progress();
   const auto initial = failures_.initial();
   for (std::size_t i = 0; i < initial.size(); ++i) {
     const auto& failure = initial[i];
@@ -105,6 +170,7 @@ void Simulation::start() {
 
 bool Simulation::observe_execution(TaskId task) {
   ++metrics_.events;
+  note_progress();
   if (executions_[task] == 0) failures_since_progress_ = 0;  // a task completed for the first time
   // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
   // reported by their protocols, which know what they undo).
@@ -395,6 +461,7 @@ void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
 void Simulation::replace(NodeId node) {
   if (hosts_[node] || halted_) return;
   replacement_scheduled_[node] = false;
+  note_progress();  // the protocol gets its full span to recover the new process
   backend_.replace_node(node);
   ++process_metrics_[node].restarts;
   if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
@@ -424,13 +491,17 @@ void Simulation::record_failure_effect(const FailureNotice& failure, const Failu
 }
 
 void Simulation::record_recovered(const FailureNotice& failure) {
+  note_progress();
   FailureRecord* record = failure_record(failure.node, failure.incarnation);
   if (!record || record->recovered_at >= 0) return;
   record->recovered_at = now();
   --unrecovered_failures_;
 }
 
-void Simulation::record_checkpoint(const CheckpointRecord& record) { update_checkpoints(metrics_.checkpoints, record); }
+void Simulation::record_checkpoint(const CheckpointRecord& record) {
+  note_progress();
+  update_checkpoints(metrics_.checkpoints, record);
+}
 
 // ----------------------------------------------------------------------------- end of run
 
@@ -517,6 +588,9 @@ void Simulation::finish() {
 }
 
 void Simulation::report_stall() {
+  if (const std::string phases = protocol_phases(); !phases.empty()) {
+    metrics_.stall_report.push_back("protocol " + config_.protocol.type + ": " + phases);
+  }
   for (NodeId n = 0; n < node_count(); ++n) {
     if (!hosts_[n]) {
       metrics_.stall_report.push_back("node " + std::to_string(n) + ": dead, never replaced");
@@ -532,6 +606,17 @@ void Simulation::report_stall() {
 }
 
 void Simulation::count_event() {
+  if (halted_) return;
+  if (++events_without_progress_ > progress_event_bound_) {
+    fail_without_progress(std::to_string(events_without_progress_ - 1) + " events since " +
+                          std::to_string(last_progress_time_) + " s of simulated time");
+    return;
+  }
+  if (now() - last_progress_time_ > progress_span_bound_) {
+    fail_without_progress("from " + std::to_string(last_progress_time_) + " s to " + std::to_string(now()) +
+                          " s of simulated time, more than " + std::to_string(progress_span_bound_) + " s");
+    return;
+  }
   if (++events_since_check_ >= kEventsBetweenChecks) periodic_checks();
 }
 

@@ -128,6 +128,12 @@ private:
   FailureRecord* failure_record(NodeId node, std::uint32_t incarnation);
   void halt();
   void count_event();
+  // The no-progress backstop (docs/runtime.md, "No progress"): a task completion, a validated
+  // checkpoint or a finished restore resets it; so does a replacement starting.
+  void note_progress();
+  void derive_progress_bounds();
+  void fail_without_progress(const std::string& what);
+  std::string protocol_phases();
   void periodic_checks();
   void report_progress();
   void check_oracle();
@@ -175,6 +181,11 @@ private:
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
   static constexpr std::uint64_t kEventsBetweenChecks = 4096;  // stop request, wall limit, progress
   std::uint64_t events_since_check_ = 0;
+  // The backstop's bounds and state: events and simulated seconds since the last progress.
+  std::uint64_t progress_event_bound_ = 0;
+  double progress_span_bound_ = 0;
+  std::uint64_t events_without_progress_ = 0;
+  double last_progress_time_ = 0;
 };
 
 }  // namespace ftsim::core

@@ -13,7 +13,13 @@ namespace ftsim::testing {
 
 inline core::RunMetrics run_on_queue(const config::Json& document, const std::string& origin, double latency = 1e-6,
                                      double bandwidth = 1e9, core::ProtocolFactory factory = {}) {
-  const config::Config cfg = protocols::load_config_json(document, origin);
+  // The config describes the network the queue backend models (the no-progress bound of the
+  // world driver is derived from it).
+  config::Json described = document;
+  described["platform"]["network"]["latency"] = latency;
+  described["platform"]["network"]["bandwidth"] = bandwidth;
+  if (described["platform"].contains("storage")) described["platform"]["storage"]["bandwidth"] = bandwidth;
+  const config::Config cfg = protocols::load_config_json(described, origin);
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts, latency, bandwidth);
