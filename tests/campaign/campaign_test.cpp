@@ -213,3 +213,158 @@ TEST_CASE("campaign: the digest oracle catches a recovery that uses a stale vers
   CHECK(double(caught) >= 0.95 * double(fired));
   CHECK(old_check_caught == 0);
 }
+
+// ----------------------------------------------------------------------------- buddy, overlapping restarts
+// Issue 19: three or more overlapping restarts never ended. Every run here must end: recovered
+// with the oracle holding, or unrecoverable for a cause the test checks against the scenario.
+
+namespace {
+
+config::Json buddy_application(const std::string& name) {
+  if (name == "cholesky") return {{"type", "cholesky"}, {"tiles", 8}, {"tile_size", 128}, {"order", "column"}};
+  if (name == "stencil") return {{"type", "stencil"}, {"tiles", {4, 4}}, {"tile_size", {64, 64}}, {"iterations", 10}};
+  return {{"type", "cg"}, {"grid", 64}, {"blocks", 8}, {"iterations", 8}};
+}
+
+// The buddies of each node: "next" (one buddy), or a ring of two (node i's buddies i+1 and i+2).
+std::vector<std::vector<int>> ring(int nodes, int buddies) {
+  std::vector<std::vector<int>> of(nodes);
+  for (int i = 0; i < nodes; ++i) {
+    for (int b = 1; b <= buddies; ++b) of[i].push_back((i + b) % nodes);
+  }
+  return of;
+}
+
+config::Json buddy_config(const std::string& app, int nodes, int buddies) {
+  config::Json mapping = config::Json::array();
+  for (const auto& list : ring(nodes, buddies)) mapping.push_back(list);
+  return {{"name", "buddy-overlap-" + app},
+          {"application", buddy_application(app)},
+          {"platform", {{"nodes", nodes}, {"cores_per_node", 2}, {"core_gflops", {{"default", 2.0}}}}},
+          {"checkpoints", {{"count", 3}, {"buddy", mapping}}},
+          {"protocol", {{"type", "buddy"}}}};
+}
+
+struct Outcome {
+  std::size_t recovered = 0, unrecoverable_buddies = 0, unrecoverable_other = 0;
+};
+
+// A run ends recovered (oracle ok, no task started without its input) or unrecoverable for a
+// cause that holds in the scenario: every buddy of the named node failed too; or the node failed
+// with messages in transit forbidding its checkpoints and its senders' logs collected; or the
+// documented limit of the cascade (docs/protocols.md). Never a stall, a hang or a time limit.
+void check_buddy_run(const config::Json& document, const std::string& origin, int nodes, int buddies, Outcome& outcome) {
+  const core::RunMetrics m = run(document, origin);
+  INFO(origin << ": " << document.dump());
+  INFO("failure reason: " << m.failure_reason);
+  for (const auto& line : m.stall_report) INFO("stall: " << line);
+  for (const auto& line : m.oracle_wrong) INFO("oracle wrong: " << line);
+  if (m.complete) {
+    CHECK(m.oracle_ok);
+    CHECK(inputs_missing(m) == 0);
+    ++outcome.recovered;
+    return;
+  }
+  REQUIRE(m.failure_reason.rfind("unrecoverable: ", 0) == 0);
+  std::vector<int> failed;
+  for (const auto& event : document["failures"]["events"]) failed.push_back(event["node"].get<int>());
+  const auto has_failed = [&](int n) { return std::find(failed.begin(), failed.end(), n) != failed.end(); };
+  const std::string& reason = m.failure_reason;
+  const auto named = [&](const std::string& after) {
+    const auto at = reason.find(after);
+    REQUIRE(at != std::string::npos);
+    return std::stoi(reason.substr(at + after.size()));
+  };
+  if (reason.find("every one of its buddies had lost") != std::string::npos) {
+    const int node = named("unrecoverable: node ");
+    CHECK(has_failed(node));
+    const auto buddies_of = ring(nodes, buddies);
+    for (int b : buddies_of[node]) CHECK(has_failed(b));
+    ++outcome.unrecoverable_buddies;
+  } else if (reason.find("messages still in transit forbid") != std::string::npos) {
+    CHECK(has_failed(named("unrecoverable: node ")));
+    ++outcome.unrecoverable_other;
+  } else {
+    // The cascade's limit: a node that rolled back alive for another one cannot go further back.
+    CHECK(reason.find("(the cascade of Lion 2022 §3.5)") != std::string::npos);
+    CHECK(has_failed(named("unrecoverable: node ")));
+    CHECK(failed.size() >= 2);
+    ++outcome.unrecoverable_other;
+  }
+}
+
+double buddy_makespan(const std::string& app, int nodes, int buddies) {
+  const core::RunMetrics reference = run(buddy_config(app, nodes, buddies), "failure-free buddy " + app);
+  INFO(reference.failure_reason);
+  REQUIRE(reference.complete);
+  REQUIRE(reference.oracle_ok);
+  return reference.makespan;
+}
+
+}  // namespace
+
+TEST_CASE("campaign: buddy, 3 and 4 simultaneous failures at 4 and 16 nodes", "[campaign][buddy]") {
+  Outcome outcome;
+  for (const char* app : {"cholesky", "stencil", "cg"}) {
+    for (int nodes : {4, 16}) {
+      const double makespan = buddy_makespan(app, nodes, 1);
+      for (int count : {3, 4}) {
+        for (bool adjacent : {true, false}) {
+          for (double at : {0.0002, 0.3, 0.7}) {
+            config::Json document = buddy_config(app, nodes, 1);
+            config::Json events = config::Json::array();
+            const double time = at * makespan;
+            for (int i = 0; i < count; ++i) {
+              const int node = adjacent ? i : (i * nodes / count + (nodes == 4 ? 0 : 1)) % nodes;
+              events.push_back({{"node", node}, {"time", time}});
+            }
+            document["failures"] = {{"model", "list"}, {"events", events}};
+            const std::string origin = std::string(app) + " on " + std::to_string(nodes) + " nodes, " +
+                                       std::to_string(count) + (adjacent ? " adjacent" : " spread") + " failures at " +
+                                       std::to_string(at) + " x makespan";
+            check_buddy_run(document, origin, nodes, 1, outcome);
+          }
+        }
+      }
+    }
+  }
+  WARN("simultaneous failures: " << outcome.recovered << " recovered, " << outcome.unrecoverable_buddies
+                                 << " unrecoverable (a node and its buddy), " << outcome.unrecoverable_other
+                                 << " unrecoverable (in-transit bound or cascade limit)");
+  // Spread failures at 16 nodes never hit a node and its buddy: those must all recover.
+  CHECK(outcome.recovered >= 3 * 2 * 3);
+}
+
+// The campaign that found the livelock: 16 nodes, two buddies per node (a ring), three failures
+// within one recovery window, 30% of the later ones hitting a buddy of the previous one.
+TEST_CASE("campaign: buddy, three failures in one recovery window, two buddies per node", "[campaign][buddy]") {
+  constexpr int kNodes = 16, kBuddies = 2;
+  Outcome outcome;
+  const std::size_t scenarios = std::max<std::size_t>(20, scenarios_per_case());
+  for (const char* app : {"cholesky", "stencil", "cg"}) {
+    const double makespan = buddy_makespan(app, kNodes, kBuddies);
+    for (std::uint64_t seed = 1; seed <= scenarios; ++seed) {
+      std::mt19937_64 random(seed * 104729 + std::hash<std::string>{}(app));
+      std::uniform_real_distribution<double> unit(0.0, 1.0);
+      const double detection = unit(random) * 0.002 * makespan;
+      const double downtime = unit(random) * 0.004 * makespan;
+      const double window = detection + downtime + 0.002 * makespan;  // about one recovery
+      const double first = unit(random) * makespan;
+      config::Json events = config::Json::array();
+      int node = int(random() % kNodes);
+      for (int i = 0; i < 3; ++i) {
+        if (i > 0) node = random() % 10 < 3 ? (node + 1 + int(random() % kBuddies)) % kNodes : int(random() % kNodes);
+        const double time = i == 0 || random() % 5 == 0 ? first : first + unit(random) * window;
+        events.push_back({{"node", node}, {"time", time}});
+      }
+      config::Json document = buddy_config(app, kNodes, kBuddies);
+      document["seed"] = seed;
+      document["failures"] = {{"model", "list"}, {"events", events}, {"detection", detection}, {"downtime", downtime}};
+      check_buddy_run(document, std::string(app) + "/seed " + std::to_string(seed), kNodes, kBuddies, outcome);
+    }
+  }
+  WARN("overlapping restarts, " << 3 * scenarios << " runs: " << outcome.recovered << " recovered, "
+                                << outcome.unrecoverable_buddies << " unrecoverable (a node and both buddies), "
+                                << outcome.unrecoverable_other << " unrecoverable (in-transit bound or cascade limit)");
+  CHECK(outcome.recovered >= 3 * scenarios * 8 / 10);
+}
