@@ -1,0 +1,96 @@
+// The world driver's no-progress backstop (issue 19): a protocol that exchanges messages forever
+// without any task completing, checkpoint being validated or restore finishing must end the run
+// in seconds of wall time, with exit status "failed", naming the protocol and its phase. A
+// protocol that never lets the run end while its node waits for nothing must end the same way.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+#include "sim/core/protocol_context.hpp"
+#include "tests/support/run_on_queue.hpp"
+
+using namespace ftsim;
+
+namespace {
+
+// Test-only: node 0 and node 1 ping-pong a control message for ever once node 0's tasks are done,
+// and never let the run finish.
+class PingPongForever final : public core::Protocol {
+public:
+  void on_task_completed(core::ProtocolContext& ctx, core::TaskId, bool) override {
+    if (ctx.node() == 0 && !started_ && ctx.runtime().remaining_tasks() == 0) {
+      started_ = true;
+      ctx.send_control(1, 1, core::Bytes{});
+    }
+  }
+  void on_control(core::ProtocolContext& ctx, const core::Message& m) override {
+    ++exchanged_;
+    ctx.send_control(m.source, 1, core::Bytes{});
+  }
+  bool finished(core::ProtocolContext&) override { return false; }
+  std::string phase(core::ProtocolContext& ctx) override {
+    return ctx.is_coordinator() || exchanged_ == 0 ? std::string() : "ping-pong for ever";
+  }
+
+private:
+  bool started_ = false;
+  std::uint64_t exchanged_ = 0;
+};
+
+// Test-only: nothing moves and nothing waits, but the protocol never lets the run end (a timer
+// every simulated second keeps the event queue alive).
+class TickForever final : public core::Protocol {
+public:
+  void on_start(core::ProtocolContext& ctx) override { ctx.set_timer(1.0, 0); }
+  void on_timer(core::ProtocolContext& ctx, std::uint64_t) override { ctx.set_timer(1.0, 0); }
+  bool finished(core::ProtocolContext&) override { return false; }
+  std::string phase(core::ProtocolContext& ctx) override {
+    return ctx.is_coordinator() ? std::string() : "waiting for a tick";
+  }
+};
+
+config::Json small_cholesky() {
+  return {{"application", {{"type", "cholesky"}, {"tiles", 4}, {"tile_size", 64}}},
+          {"platform", {{"nodes", 2}, {"cores_per_node", 2}, {"core_gflops", 2}}},
+          {"protocol", {{"type", "none"}}}};
+}
+
+template <class P>
+core::RunMetrics run_with(double& wall, double latency = 1e-6) {
+  const auto start = std::chrono::steady_clock::now();
+  const core::RunMetrics m = testing::run_on_queue(small_cholesky(), "no-progress test", latency, 1e9,
+                                                   [](core::NodeId, bool) { return std::make_unique<P>(); });
+  wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("no progress: a protocol that ping-pongs for ever ends in seconds, naming its phase", "[core][progress]") {
+  double wall = 0;
+  // On a fast network the messages outrun the simulated span: the events bound acts.
+  const double latency = GENERATE(1e-6, 1e-9);
+  const core::RunMetrics m = run_with<PingPongForever>(wall, latency);
+  INFO(m.failure_reason);
+  CHECK_FALSE(m.complete);
+  CHECK(m.failure_reason.rfind("no progress: ", 0) == 0);
+  if (latency < 1e-6) CHECK(m.failure_reason.find("events since") != std::string::npos);
+  CHECK(m.failure_reason.find("protocol none stuck in nodes 0, 1: ping-pong for ever") != std::string::npos);
+  CHECK(wall < 5.0);
+  // Every task ran: the protocol, not the application, is stuck.
+  std::uint64_t executions = 0;
+  for (const auto& node : m.nodes) executions += node.executions;
+  CHECK(executions == 20);
+}
+
+TEST_CASE("no progress: a protocol that waits for ever on a timer ends after the derived span", "[core][progress]") {
+  double wall = 0;
+  const core::RunMetrics m = run_with<TickForever>(wall);
+  INFO(m.failure_reason);
+  CHECK_FALSE(m.complete);
+  CHECK(m.failure_reason.rfind("no progress: from ", 0) == 0);  // the simulated span acted
+  CHECK(m.failure_reason.find("waiting for a tick") != std::string::npos);
+  // The span is a few seconds for this tiny job: far from the default time limit (an hour).
+  CHECK(m.makespan < 100.0);
+  CHECK(wall < 5.0);
+}
