@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include "graphs/application.hpp"
@@ -249,6 +250,42 @@ struct Outcome {
   std::size_t recovered = 0, unrecoverable_buddies = 0, unrecoverable_other = 0;
 };
 
+enum class Cause { none, buddies_lost, other };
+
+// Why a buddy run may end unrecoverable, checked against its scenario: every buddy of the named
+// node failed too; or the named node failed with messages in transit forbidding its checkpoints
+// and its senders' logs collected; or the documented limit of the cascade (a node that rolled
+// back, alive, for another node cannot go further back). `none`: no such cause holds.
+Cause unrecoverable_cause(const std::string& reason, const config::Json& document, int nodes, int buddies) {
+  if (reason.rfind("unrecoverable: ", 0) != 0) return Cause::none;
+  std::vector<int> failed;
+  for (const auto& event : document["failures"]["events"]) failed.push_back(event["node"].get<int>());
+  const auto has_failed = [&](int n) { return std::find(failed.begin(), failed.end(), n) != failed.end(); };
+  const auto named = [&](const std::string& after) {
+    const auto at = reason.find(after);
+    return at == std::string::npos ? -1 : std::atoi(reason.c_str() + at + after.size());
+  };
+  if (reason.find("every one of its buddies had lost") != std::string::npos) {
+    const int node = named("unrecoverable: node ");
+    if (node < 0 || !has_failed(node)) return Cause::none;
+    const auto buddies_of = ring(nodes, buddies);
+    for (int b : buddies_of[node]) {
+      if (!has_failed(b)) return Cause::none;
+    }
+    return Cause::buddies_lost;
+  }
+  if (reason.find("messages still in transit forbid") != std::string::npos) {
+    return has_failed(named("unrecoverable: node ")) ? Cause::other : Cause::none;
+  }
+  if (reason.find("(the cascade of Lion 2022 §3.5)") != std::string::npos) {
+    // "node X needs versions that node Y wrote before its own restart": X failed, and a node never
+    // needs its own versions from a log.
+    const int needing = named("unrecoverable: node "), writer = named("needs versions that node ");
+    return has_failed(needing) && writer >= 0 && writer != needing && failed.size() >= 2 ? Cause::other : Cause::none;
+  }
+  return Cause::none;
+}
+
 // A run ends recovered (oracle ok, no task started without its input) or unrecoverable for a
 // cause that holds in the scenario: every buddy of the named node failed too; or the node failed
 // with messages in transit forbidding its checkpoints and its senders' logs collected; or the
@@ -265,32 +302,10 @@ void check_buddy_run(const config::Json& document, const std::string& origin, in
     ++outcome.recovered;
     return;
   }
-  REQUIRE(m.failure_reason.rfind("unrecoverable: ", 0) == 0);
-  std::vector<int> failed;
-  for (const auto& event : document["failures"]["events"]) failed.push_back(event["node"].get<int>());
-  const auto has_failed = [&](int n) { return std::find(failed.begin(), failed.end(), n) != failed.end(); };
-  const std::string& reason = m.failure_reason;
-  const auto named = [&](const std::string& after) {
-    const auto at = reason.find(after);
-    REQUIRE(at != std::string::npos);
-    return std::stoi(reason.substr(at + after.size()));
-  };
-  if (reason.find("every one of its buddies had lost") != std::string::npos) {
-    const int node = named("unrecoverable: node ");
-    CHECK(has_failed(node));
-    const auto buddies_of = ring(nodes, buddies);
-    for (int b : buddies_of[node]) CHECK(has_failed(b));
-    ++outcome.unrecoverable_buddies;
-  } else if (reason.find("messages still in transit forbid") != std::string::npos) {
-    CHECK(has_failed(named("unrecoverable: node ")));
-    ++outcome.unrecoverable_other;
-  } else {
-    // The cascade's limit: a node that rolled back alive for another one cannot go further back.
-    CHECK(reason.find("(the cascade of Lion 2022 §3.5)") != std::string::npos);
-    CHECK(has_failed(named("unrecoverable: node ")));
-    CHECK(failed.size() >= 2);
-    ++outcome.unrecoverable_other;
-  }
+  const Cause cause = unrecoverable_cause(m.failure_reason, document, nodes, buddies);
+  CHECK(cause != Cause::none);
+  if (cause == Cause::buddies_lost) ++outcome.unrecoverable_buddies;
+  if (cause == Cause::other) ++outcome.unrecoverable_other;
 }
 
 double buddy_makespan(const std::string& app, int nodes, int buddies) {
@@ -299,6 +314,29 @@ double buddy_makespan(const std::string& app, int nodes, int buddies) {
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);
   return reference.makespan;
+}
+
+// `count` failures within about one recovery window, 30% of the later ones hitting a buddy of the
+// previous one, a fifth at the same instant as the first.
+config::Json overlap_scenario(const std::string& app, std::uint64_t seed, double makespan, int nodes, int buddies,
+                              int count) {
+  std::mt19937_64 random(seed * 104729 + std::hash<std::string>{}(app));
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const double detection = unit(random) * 0.002 * makespan;
+  const double downtime = unit(random) * 0.004 * makespan;
+  const double window = detection + downtime + 0.002 * makespan;  // about one recovery
+  const double first = unit(random) * makespan;
+  config::Json events = config::Json::array();
+  int node = int(random() % nodes);
+  for (int i = 0; i < count; ++i) {
+    if (i > 0) node = random() % 10 < 3 ? (node + 1 + int(random() % buddies)) % nodes : int(random() % nodes);
+    const double time = i == 0 || random() % 5 == 0 ? first : first + unit(random) * window;
+    events.push_back({{"node", node}, {"time", time}});
+  }
+  config::Json document = buddy_config(app, nodes, buddies);
+  document["seed"] = seed;
+  document["failures"] = {{"model", "list"}, {"events", events}, {"detection", detection}, {"downtime", downtime}};
+  return document;
 }
 
 }  // namespace
@@ -344,22 +382,7 @@ TEST_CASE("campaign: buddy, three failures in one recovery window, two buddies p
   for (const char* app : {"cholesky", "stencil", "cg"}) {
     const double makespan = buddy_makespan(app, kNodes, kBuddies);
     for (std::uint64_t seed = 1; seed <= scenarios; ++seed) {
-      std::mt19937_64 random(seed * 104729 + std::hash<std::string>{}(app));
-      std::uniform_real_distribution<double> unit(0.0, 1.0);
-      const double detection = unit(random) * 0.002 * makespan;
-      const double downtime = unit(random) * 0.004 * makespan;
-      const double window = detection + downtime + 0.002 * makespan;  // about one recovery
-      const double first = unit(random) * makespan;
-      config::Json events = config::Json::array();
-      int node = int(random() % kNodes);
-      for (int i = 0; i < 3; ++i) {
-        if (i > 0) node = random() % 10 < 3 ? (node + 1 + int(random() % kBuddies)) % kNodes : int(random() % kNodes);
-        const double time = i == 0 || random() % 5 == 0 ? first : first + unit(random) * window;
-        events.push_back({{"node", node}, {"time", time}});
-      }
-      config::Json document = buddy_config(app, kNodes, kBuddies);
-      document["seed"] = seed;
-      document["failures"] = {{"model", "list"}, {"events", events}, {"detection", detection}, {"downtime", downtime}};
+      const config::Json document = overlap_scenario(app, seed, makespan, kNodes, kBuddies, 3);
       check_buddy_run(document, std::string(app) + "/seed " + std::to_string(seed), kNodes, kBuddies, outcome);
     }
   }
@@ -367,4 +390,51 @@ TEST_CASE("campaign: buddy, three failures in one recovery window, two buddies p
                                 << outcome.unrecoverable_buddies << " unrecoverable (a node and both buddies), "
                                 << outcome.unrecoverable_other << " unrecoverable (in-transit bound or cascade limit)");
   CHECK(outcome.recovered >= 3 * scenarios * 8 / 10);
+}
+
+// Mutation check of the buddy restart (issue 19): each planted fault must be seen by the checks
+// of the campaigns above (the oracle, inputs present at each start, an unrecoverable ending only
+// for a real cause, never a stall) in the runs where it acted.
+TEST_CASE("campaign: the buddy checks catch four planted restart faults", "[campaign][buddy][mutation]") {
+  using Fault = core::TestFaults::Buddy;
+  const std::pair<Fault, const char*> faults[] = {
+      {Fault::restore_before_cut, "(a) restore the newest checkpoint strictly before N"},
+      {Fault::replay_previous_digest, "(b) replayed sends carry the previous version's digest"},
+      {Fault::cut_task_not_run, "(c) the task at the cut marked done without running"},
+      {Fault::early_replays_dropped, "(d) replays that arrived before the restore dropped"},
+  };
+  std::map<std::string, double> makespans;
+  for (const char* app : {"cholesky", "stencil", "cg"}) {
+    makespans[std::string(app) + "/4"] = buddy_makespan(app, 4, 1);
+    makespans[std::string(app) + "/16"] = buddy_makespan(app, 16, 2);
+  }
+  for (const auto& [fault, name] : faults) {
+    core::test_faults().buddy = fault;  // inherited by each forked simulation
+    std::size_t fired = 0, caught = 0;
+    for (const char* app : {"cholesky", "stencil", "cg"}) {
+      for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        // One failure on 4 nodes, or three overlapping ones on 16 nodes with two buddies each.
+        const bool small = seed % 2 == 0;
+        const config::Json document = small ? overlap_scenario(app, seed, makespans[std::string(app) + "/4"], 4, 1, 1)
+                                            : overlap_scenario(app, seed, makespans[std::string(app) + "/16"], 16, 2, 3);
+        const core::RunMetrics m = run(document, "buddy mutation");
+        if (m.test_faults_fired == 0) continue;
+        ++fired;
+        const bool wrong = m.complete ? !m.oracle_ok || inputs_missing(m) > 0
+                                      : unrecoverable_cause(m.failure_reason, document, small ? 4 : 16, small ? 1 : 2) ==
+                                            Cause::none;
+        if (wrong) ++caught;
+        if (!wrong && std::getenv("FTSIM_MUTATION_VERBOSE")) {
+          WARN(name << " not caught: " << (m.complete ? "complete, oracle ok" : m.failure_reason) << ": " << document.dump());
+        }
+      }
+    }
+    core::test_faults().buddy = Fault::none;
+    WARN(name << ": acted in " << fired << " runs, caught in " << caught);
+    // Where a fault goes unseen it had no effect: the stale or dropped version was not read again
+    // (the run completes with every final digest right).
+    CHECK(fired >= 15);
+    CHECK(caught >= 10);
+    CHECK(double(caught) >= 0.75 * double(fired));
+  }
 }
