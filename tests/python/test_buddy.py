@@ -226,3 +226,33 @@ def test_the_cascade_rolls_back_a_restarted_producer(ftsim, tmp_path):
     assert (first["node"], first["restart_point"], first["processes_rolled_back"]) == (2, "checkpoint 1", 1)
     assert (second["node"], second["restart_point"], second["processes_rolled_back"]) == (1, "from scratch", 2)
     assert [n["reexecutions"] for n in (r["nodes"][0], r["nodes"][3])] == [0, 0]
+
+
+def test_three_restarts_at_once_end_at_once(ftsim, tmp_path):
+    # Issue 19: three overlapping restarts livelocked (hundreds of MB of control messages). Nodes 0,
+    # 1 and 3 fail at 0.2 ms, before any checkpoint is valid and before any log entry is dropped:
+    # the exact ending is a restart of all three from the job's input (node 0's buddy 1 lost
+    # nothing that a restart from the input needs), in well under a second.
+    import time
+    three = [{"node": 0, "time": "0.0002 s"}, {"node": 1, "time": "0.0002 s"}, {"node": 3, "time": "0.0002 s"}]
+    start = time.monotonic()
+    run, r = run_json(ftsim, tmp_path, small("cholesky", failures={"model": "list", "events": three}))
+    assert time.monotonic() - start < 5
+    assert run.returncode == 0 and r["complete"] and r["oracle"]["ok"], r["failure_reason"]
+    assert [f["restart_point"] for f in r["failures"]] == ["from scratch"] * 3
+    # Later, once checkpoints are valid and the logs collected, node 0 and its only buddy failing
+    # together is unrecoverable: exit 1 at once, with the reason.
+    late = [dict(e, time="25 ms") for e in three]
+    start = time.monotonic()
+    run, r = run_json(ftsim, tmp_path, small("cholesky", failures={"model": "list", "events": late}))
+    assert time.monotonic() - start < 5
+    assert run.returncode == 1, run.stdout
+    reason = r["failure_reason"]  # node 0 (buddy 1) or node 3 (buddy 0), whichever decides first
+    assert any(reason.startswith(f"unrecoverable: node {n} failed and every one of its buddies") for n in (0, 3)), reason
+    # Sixteen nodes, three non-adjacent failures at once: recovered, oracle ok.
+    sixteen = small("cholesky", failures={"model": "list", "events": [
+        {"node": n, "time": "0.0002 s"} for n in (0, 5, 10)]})
+    sixteen["platform"] = dict(sixteen["platform"], nodes=16)
+    run, r = run_json(ftsim, tmp_path, sixteen)
+    assert run.returncode == 0 and r["complete"] and r["oracle"]["ok"], r["failure_reason"]
+
