@@ -620,4 +620,27 @@ void RollbackProtocol::coordinator_message(ProtocolContext& ctx, const Message& 
   }
 }
 
+std::string RollbackProtocol::phase(ProtocolContext& ctx) {
+  if (coordinator_) {
+    switch (phase_) {
+      case Phase::idle: return {};
+      case Phase::gathering_ready:
+        return "checkpoint " + std::to_string(next_checkpoint_) + ": waiting for READY (" + std::to_string(answers_) +
+               " of " + std::to_string(ctx.node_count()) + " nodes)";
+      case Phase::gathering_saved:
+        return "checkpoint " + std::to_string(next_checkpoint_) + ": waiting for SAVED (" + std::to_string(answers_) +
+               " of " + std::to_string(ctx.node_count()) + " nodes)";
+      case Phase::recovering:
+        return "recovery of epoch " + std::to_string(recovery_epoch_) + ": waiting for the nodes to restore";
+    }
+    return {};
+  }
+  if (restoring_ != 0) return "restoring checkpoint " + std::to_string(restoring_);
+  if (restarting_) return "restarting (paying the restart cost)";
+  if (saving_ != 0) return "checkpoint " + std::to_string(saving_) + ": saved, waiting for its acknowledgements";
+  if (save_for_ != 0) return "checkpoint " + std::to_string(save_for_) + ": flushing its channels before the save";
+  if (ready_for_ != 0) return "checkpoint " + std::to_string(ready_for_) + ": paused, waiting for SAVE";
+  return {};
+}
+
 }  // namespace ftsim::protocols

@@ -72,6 +72,7 @@ public:
   void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
   void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) override;
   void on_restart(ProtocolContext& ctx, const core::RestartInfo& info) override;
+  std::string phase(ProtocolContext& ctx) override;
 
 private:
   // --- node side ---
