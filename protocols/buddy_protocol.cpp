@@ -5,7 +5,12 @@
 
 #include "graphs/cut_selection.hpp"
 #include "sim/config/config_error.hpp"
-#include "sim/core/test_faults.hpp"
+
+#ifdef FTSIM_BUDDY_MUTANTS
+#include "tests/support/buddy_mutants.hpp"  // a test build only: the mutation check's planted faults
+#else
+#define FTSIM_BUDDY_MUTANT(name) false
+#endif
 
 namespace ftsim::protocols {
 
@@ -930,12 +935,11 @@ void BuddyProtocol::keep_for_restart(core::ProtocolContext& ctx, NodeId failed, 
     for (std::uint32_t c : checkpoints) {
       if (c <= n) newest = std::max(newest, c);
     }
-    if (core::test_faults().buddy == core::TestFaults::Buddy::restore_before_cut && newest == n) {
-      newest = 0;  // test only: the newest entry strictly before N
+    if (newest == n && FTSIM_BUDDY_MUTANT(restore_before_cut)) {
+      newest = 0;  // planted: the newest entry strictly before N
       for (std::uint32_t c : checkpoints) {
         if (c < n) newest = std::max(newest, c);
       }
-      ++core::test_faults().fired;
     }
     if (newest == 0) continue;
     const auto* entry = ctx.checkpoint_store().find(entry_key(failed, newest, h));
@@ -997,15 +1001,9 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   core::NodeSnapshot snapshot = runtime.initial_snapshot();  // the job's input of the data it owns
   const auto local = ctx.index().tasks_of(ctx.node());
   for (std::size_t i = 0; i < local.size(); ++i) snapshot.done[i] = local[i] < cut ? 1 : 0;
-  if (core::test_faults().buddy == core::TestFaults::Buddy::cut_task_not_run) {
-    // Test only: the first task at the cut marked done without running.
-    for (std::size_t i = 0; i < local.size(); ++i) {
-      if (local[i] >= cut) {
-        snapshot.done[i] = 1;
-        ++core::test_faults().fired;
-        break;
-      }
-    }
+  const auto at_cut = std::find_if(local.begin(), local.end(), [&](core::TaskId t) { return t >= cut; });
+  if (at_cut != local.end() && FTSIM_BUDDY_MUTANT(cut_task_not_run)) {
+    snapshot.done[at_cut - local.begin()] = 1;  // planted: the task at the cut done without running
   }
   if (n > 0) {
     WireReader in(m.body);
@@ -1033,10 +1031,7 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
     send_values(ctx, 1);  // the application submits every checkpoint again
   }
   restarting_ = false;
-  if (core::test_faults().buddy == core::TestFaults::Buddy::early_replays_dropped && !early_.empty()) {
-    early_.clear();  // test only: what arrived before the restore is lost
-    ++core::test_faults().fired;
-  }
+  if (!early_.empty() && FTSIM_BUDDY_MUTANT(early_replays_dropped)) early_.clear();  // planted: lost
   for (const core::Message& early : early_) {
     runtime.on_data(early.handle, early.version, early.digest, early.content);
     on_stored(ctx, early);  // a cached save among them

@@ -49,7 +49,8 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
                      graph.node_count(), cfg.platform.cores_per_node, cfg.protocol.type, graph.task_count());
   out << platform_line << "\n";
   Table summary({"metric", "value"});
-  summary.add_row({"result", m.complete ? (m.oracle_ok ? "complete, oracle ok" : "complete, ORACLE FAILED") : "FAILED: " + m.failure_reason});
+  // A failure's reason can be long: printed under the table, not as a cell that widens it.
+  summary.add_row({"result", m.complete ? (m.oracle_ok ? "complete, oracle ok" : "complete, ORACLE FAILED") : "FAILED (reason below)"});
   summary.add_row({"makespan", config::format_seconds(m.makespan)});
   if (reference) {
     summary.add_row({std::string("failure-free makespan (none") + (measured ? ", measured)" : ")"), config::format_seconds(reference->makespan)});
@@ -79,6 +80,7 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
   summary.add_row({"failures", std::to_string(m.failures.size())});
   summary.add_row({"wall time", config::format_seconds(wall)});
   summary.print(out);
+  if (!m.complete) out << "reason: " << m.failure_reason << "\n";
   if (!m.failures.empty()) {
     out << "\n";
     Table failures({"failure", "time", "node", "restart point", "recovery", "tasks redone", "work lost", "rolled back"});

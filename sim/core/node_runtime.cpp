@@ -191,7 +191,7 @@ void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic) {
     digest = mix_digest(digest);  // test only: a re-sent version that is not what it claims to be
     ++test_faults().fired;
   }
-  if (traffic == Traffic::recovery && test_faults().buddy == TestFaults::Buddy::replay_previous_digest) {
+  if (traffic == Traffic::recovery && test_faults().replay_previous_digest) {
     // Test only: a replay that carries the digest of the version before the one it claims.
     digest = v > 0 && store_.holds(h, v - 1) ? store_.read_digest(h, v - 1) : mix_digest(digest);
     ++test_faults().fired;
