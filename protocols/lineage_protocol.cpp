@@ -449,4 +449,17 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
   std::fill(failed_.begin(), failed_.end(), 0);
 }
 
+std::string LineageProtocol::phase(core::ProtocolContext&) {
+  const std::string round = " (round " + std::to_string(coordinator_ ? round_ : plan_round_) + ")";
+  if (coordinator_) {
+    if (gathering_) return "waiting for " + std::to_string(waiting_) + " inventories" + round;
+    if (applied_waiting_ > 0) return "waiting for " + std::to_string(applied_waiting_) + " nodes to apply the plan" + round;
+    if (done_waiting_ > 0) return "waiting for " + std::to_string(done_waiting_) + " nodes to finish the plan's work" + round;
+    return {};
+  }
+  if (fresh_) return "a replacement waiting for its plan";
+  if (holding_recovery_sends_) return "holding its recovery sends until the plan's GO" + round;
+  return {};
+}
+
 }  // namespace ftsim::protocols

@@ -35,6 +35,7 @@ public:
   void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(core::ProtocolContext& ctx) override;
+  std::string phase(core::ProtocolContext& ctx) override;
 
 private:
   // --- node side ---
