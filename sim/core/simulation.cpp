@@ -67,8 +67,8 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
 
 void Simulation::derive_progress_bounds() {
   // A correct protocol makes progress (a task completes, a checkpoint is validated, a restore
-  // finishes) within a span that the job bounds: the longest task, moving the whole data set
-  // twice over the slowest link (a checkpoint or a restore of everything), the latencies of a
+  // finishes) within a span that the job bounds: the longest task, moving everything the nodes
+  // can hold twice over the slowest link (a checkpoint or a restore of everything), the latencies of a
   // few rounds of messages, and a failure's detection and downtime. The bound is ten times
   // that. In events, a recovery or a checkpoint sends at most a few messages per data access,
   // per datum and node, and per pair of processes; the bound is four times those.
@@ -86,7 +86,11 @@ void Simulation::derive_progress_bounds() {
   const double latency = std::max({network.latency, network.backbone_latency, config_.platform.storage.latency});
   double downtime = config_.failures.downtime;
   for (const auto& failure : failures_.initial()) downtime = std::max(downtime, failure.downtime);
-  const double data_seconds = 2.0 * double(graph_.total_data_bytes()) / std::max(bandwidth, 1.0);
+  // Every byte a node can hold (its data and the copies it received) moved twice: a global
+  // checkpoint of everything, then its restore.
+  double held_bytes = double(graph_.total_data_bytes());
+  for (const graphs::Transfer& x : graph_.transfers()) held_bytes += double(graph_.bytes(x.handle));
+  const double data_seconds = 2.0 * held_bytes / std::max(bandwidth, 1.0);
   progress_span_bound_ = 10.0 * (longest_task + data_seconds + 100.0 * latency) + config_.failures.detection + downtime;
   // A SimGrid platform file has links the config does not describe: the events bound only.
   if (!config_.platform.xml.empty()) progress_span_bound_ = std::numeric_limits<double>::infinity();
