@@ -1021,7 +1021,10 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
       version.digest = e.u64();
       version.content = e.content();
       version.bytes = graph.bytes(h);
-      snapshot.store[(std::uint64_t(h) << 32) | v] = version;
+      // The restored version replaces the job's input of h (an own version lives until a newer
+      // one replaces it: no reader of version 0 is left after a cut that wrote h).
+      if (v > 0) snapshot.store.erase(core::VersionStore::key(h, 0));
+      snapshot.store[core::VersionStore::key(h, v)] = version;
     }
   }
   runtime.restore(snapshot);
