@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/core/test_faults.hpp"
+
 namespace ftsim::core {
 
 NodeHost::NodeHost(NodeId node, std::uint32_t incarnation, const HostSetup& setup, HostEnvironment& environment,
@@ -128,7 +130,9 @@ void NodeHost::on_task_finished(TaskId task) {
   }
   if (!found) return;  // cancelled meanwhile
   ++metrics_.executions;
-  const bool reexecution = env_.observe_execution(task);
+  const bool planted = test_faults().done_without_running && test_faults().fired == 0;
+  if (planted) ++test_faults().fired;
+  const bool reexecution = !planted && env_.observe_execution(task);
   if (reexecution) ++metrics_.reexecutions;
   metrics_.busy_seconds += now() - start;
   if (env_.recorder().active()) {

@@ -573,6 +573,11 @@ void Simulation::check_oracle() {
       if (runtime.status(t) != TaskStatus::done && missing++ < 20) {
         metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " not done");
       }
+      // Values are not executions: every task must have run at least once in the run (a restored
+      // task ran before the checkpoint that holds its outputs).
+      if (runtime.status(t) == TaskStatus::done && executions_[t] == 0 && missing++ < 20) {
+        metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " done but never ran");
+      }
     }
   }
   metrics_.oracle_ok = missing == 0 && wrong == 0;

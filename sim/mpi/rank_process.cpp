@@ -528,7 +528,11 @@ Bytes RankProcess::results() {
     }
     if (host_) {
       for (TaskId t : index_.tasks_of(process_)) {
-        if (host_->node_runtime().status(t) != core::TaskStatus::done) missing.push_back("task " + graph_.task_name(t) + " not done");
+        if (host_->node_runtime().status(t) != core::TaskStatus::done) {
+          missing.push_back("task " + graph_.task_name(t) + " not done");
+        } else if (executions_[index_.local_slot(t)] == 0) {
+          missing.push_back("task " + graph_.task_name(t) + " done but never ran");  // values are not executions
+        }
       }
     }
   }
