@@ -110,7 +110,7 @@ std::vector<FailureEvent> map_log_failures(const std::vector<LogFailure>& log, c
   // The machine nodes of the chosen system, in increasing order, for "first" and "random".
   std::vector<std::int64_t> machine;
   for (const auto& f : log) {
-    if (!window.system || f.system == *window.system) machine.push_back(f.node);
+    if ((!window.system || f.system == *window.system) && f.node != LogFailure::kNoNode) machine.push_back(f.node);
   }
   std::sort(machine.begin(), machine.end());
   machine.erase(std::unique(machine.begin(), machine.end()), machine.end());
@@ -125,6 +125,10 @@ std::vector<FailureEvent> map_log_failures(const std::vector<LogFailure>& log, c
   for (const auto& f : log) {
     if (window.system && f.system != *window.system) {
       ++counts.other_system;
+      continue;
+    }
+    if (f.node == LogFailure::kNoNode) {
+      ++counts.no_node;  // e.g. 126 records of LANL system 17 (empty nodenum): no node to fail
       continue;
     }
     if (f.start < window.start) {

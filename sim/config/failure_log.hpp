@@ -15,7 +15,8 @@ namespace ftsim::config {
 // One failure of a machine node, as the log gives it.
 struct LogFailure {
   std::int64_t system = 0;  // FTA platform_id, LANL System (0 when the log has no such column)
-  std::int64_t node = 0;    // FTA node_id, LANL nodenum
+  std::int64_t node = 0;    // FTA node_id, LANL nodenum; kNoNode: the log names none
+  static constexpr std::int64_t kNoNode = -1;
   double start = 0;         // epoch seconds
   double repair = -1;       // seconds until repaired; < 0: the log does not say
   std::size_t line = 0;     // in the log file, for messages
@@ -37,7 +38,7 @@ struct LogWindow {
 
 // What was kept and dropped, for a note.
 struct LogCounts {
-  std::size_t read = 0, other_system = 0, before_start = 0, beyond_horizon = 0, unmapped = 0, kept = 0;
+  std::size_t read = 0, other_system = 0, no_node = 0, before_start = 0, beyond_horizon = 0, unmapped = 0, kept = 0;
 };
 
 // The failures of `log` as simulated failure events, sorted by time. `seed` draws the random

@@ -1,6 +1,8 @@
-// The LANL failure data of Schroeder and Gibson: CSV, a header line naming the columns, one
-// node outage a line. "Prob Started" and "Prob Fixed" are dates (M/D/YYYY H:MM), "Down Time"
-// the outage in minutes, "System" the system number and "nodenum" the node within it.
+// The LANL failure data of Schroeder and Gibson (1996-2005, as published): CSV, a header line
+// naming the columns, one node outage a line. "Prob Started" and "Prob Fixed" are dates
+// (M/D/YYYY H:MM), "Down Time" the outage in minutes, "System" the system number and "nodenum"
+// the node within it (empty in some records, e.g. 126 of system 17: kept without a node, and
+// dropped with a count if their system is chosen).
 #include <map>
 
 #include "config_error.hpp"
@@ -21,11 +23,13 @@ double log_date(const std::string& field, const std::string& column, const std::
 }  // namespace
 
 std::vector<LogFailure> read_lanl_log(const std::string& path) {
-  // The columns of the published data; only the first ones below are read.
+  // The columns of the published data, in its order; System, nodenum, Prob Started, Prob Fixed
+  // and Down Time are read.
   static const char* const kColumns[] = {
-      "System", "nodenum", "Prob Started", "Prob Fixed", "Down Time", "machine type", "nodes", "procstot",
-      "procsinnode", "node install", "node prod", "node decom", "fru type", "mem", "pro", "num",
-      "Facilities", "Hardware", "Human Error", "Network", "Undetermined", "Software", "Same Event"};
+      "System", "machine type", "nodes", "procstot", "procsinnode", "nodenum", "nodenumz", "node install",
+      "node prod", "node decom", "fru type", "mem", "cputype", "memtype", "num intercon", "purpose",
+      "Prob Started", "Prob Fixed", "Down Time", "Facilities", "Hardware", "Human Error", "Network",
+      "Undetermined", "Software", "Same Event"};
   static const char* const kRequired[] = {"System", "nodenum", "Prob Started"};
   const auto lines = read_log_lines(path);
   std::map<std::string, std::size_t> column;
@@ -47,7 +51,8 @@ std::vector<LogFailure> read_lanl_log(const std::string& path) {
     }
     LogFailure f;
     f.system = log_integer(fields[column["System"]], "System", where);
-    f.node = log_integer(fields[column["nodenum"]], "nodenum", where);
+    const std::string& node = fields[column["nodenum"]];
+    f.node = node.find_first_not_of(' ') == std::string::npos ? LogFailure::kNoNode : log_integer(node, "nodenum", where);
     f.start = log_date(fields[column["Prob Started"]], "Prob Started", where);
     if (column.count("Prob Fixed") && !fields[column["Prob Fixed"]].empty()) {
       const double fixed = log_date(fields[column["Prob Fixed"]], "Prob Fixed", where);

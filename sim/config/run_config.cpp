@@ -227,7 +227,8 @@ void read_failure_log(JsonReader& reader, std::uint32_t nodes, std::uint64_t see
   LogCounts counts;
   f.events = map_log_failures(log, window, nodes, seed, f.trace_file, counts);
   f.log_note = std::to_string(counts.kept) + " of the " + std::to_string(counts.read) + " failures of the log kept (" +
-               std::to_string(counts.other_system) + " of other systems, " + std::to_string(counts.before_start) +
+               std::to_string(counts.other_system) + " of other systems, " + std::to_string(counts.no_node) +
+               " without a node, " + std::to_string(counts.before_start) +
                " before the start, " + std::to_string(counts.beyond_horizon) + " beyond 1e15 s, " +
                std::to_string(counts.unmapped) + " on unmapped nodes dropped)";
 }

@@ -88,6 +88,14 @@ def test_several_systems_need_a_choice(ftsim, tmp_path):
     assert done.returncode == 2 and "choose one with /failures/system" in done.stderr
 
 
+def test_lanl_records_without_a_node_are_dropped_with_a_count(ftsim, tmp_path):
+    # The published data has records with an empty nodenum (126 of system 17): they do not make the
+    # file fail; choosing their system drops them, and the note says how many.
+    done = ftsim("validate", config_with(tmp_path, failures=dict(LOGS["lanl"], system=17)))
+    assert done.returncode == 0, done.stderr
+    assert "1 without a node" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
 def test_repair_needed_but_missing(ftsim, tmp_path):
     failures = dict(LOGS["lanl"], repair_as_downtime=True)
     del failures["downtime"]

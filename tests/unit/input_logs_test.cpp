@@ -38,8 +38,21 @@ TEST_CASE("an FTA event trace gives its unavailability events", "[config][logs]"
 }
 
 TEST_CASE("LANL data give start dates and Down Time in minutes", "[config][logs]") {
+  // The sample carries the header of the data as published (26 columns, nodenumz included).
   const auto log = read_lanl_log(kData + "logs/lanl-sample.csv");
-  REQUIRE(log.size() == 4);
+  REQUIRE(log.size() == 5);
+  CHECK(log[4].system == 17);
+  CHECK(log[4].node == LogFailure::kNoNode);  // an empty nodenum, as in 126 records of system 17
+  LogWindow window;
+  window.start = 1104537600.0;
+  LogCounts counts;
+  window.system = 17;
+  CHECK(map_log_failures(log, window, 4, 1, "log", counts).empty());
+  CHECK(counts.no_node == 1);
+  window.system = 20;
+  CHECK(map_log_failures(log, window, 4, 1, "log", counts).size() == 3);
+  CHECK(counts.no_node == 0);
+  CHECK(counts.other_system == 2);
   CHECK(log[1].system == 20);
   CHECK(log[1].node == 7);
   CHECK(log[1].start == 1104537600.0 + 120);
