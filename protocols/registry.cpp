@@ -14,7 +14,8 @@ config::JsonReader protocol_block(const config::Config& config) {
 
 // The id, checked with a "did you mean" hint.
 std::string protocol_id(config::JsonReader& block) {
-  return block.at("type").as_choice({"none", "global", "lineage", "buddy"});
+  static_assert(std::size(kProtocolIds) == 4, "list every protocol id here");
+  return block.at("type").as_choice({kProtocolIds[0], kProtocolIds[1], kProtocolIds[2], kProtocolIds[3]});
 }
 
 }  // namespace

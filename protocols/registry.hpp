@@ -10,7 +10,7 @@
 namespace ftsim::protocols {
 
 // The ids of the protocols there are.
-inline constexpr const char* kProtocolIds[] = {"none", "global", "lineage"};
+inline constexpr const char* kProtocolIds[] = {"none", "global", "lineage", "buddy"};
 
 // Reads /protocol with the protocol's own reader; throws config::ConfigError on a bad block.
 void check_protocol_config(const config::Config& config);

@@ -92,3 +92,57 @@ def test_a_planted_violation_is_caught(tmp_path):
     bad.write_text('#include "simgrid/s4u.hpp"\n#include "sim/core/simulation.hpp"\n', encoding="utf-8")
     found = [h for h in includes(bad) if BACKEND_HEADERS.match(h) or h == "sim/core/simulation.hpp"]
     assert found == ["simgrid/s4u.hpp", "sim/core/simulation.hpp"]
+
+
+# --- The exact check: no process-wide writable state in the protocol library (objdump) ---------
+BUILD = Path(os.environ.get("FTSIM_BINARY", SOURCE / "build" / "ftsim")).parent
+PROTOCOL_LIBRARY = BUILD / "protocols" / "libftsim_protocols.a"
+WRITABLE_SECTION = re.compile(r"^\.(data|bss|tdata|tbss)(\.|$)")
+# What the compiler itself writes: the exception-handling personality reference.
+COMPILER_OBJECTS = {"DW.ref.__gxx_personality_v0"}
+
+
+def writable_objects(archive):
+    """Data objects of `archive` in writable sections (.data, .bss, thread-local): globals and
+    statics a protocol instance could share with another. Type info and vtables live in
+    .data.rel.ro (read-only once relocated) and are not listed."""
+    import shutil
+    import subprocess
+    if shutil.which("objdump") is None:
+        pytest.skip("objdump not found")
+    table = subprocess.run(["objdump", "-t", "-C", str(archive)], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in table.splitlines():
+        parts = line.split("\t")
+        if len(parts) != 2:
+            continue
+        left = parts[0].split()
+        if len(left) < 3 or "O" not in left[1:-1]:
+            continue
+        section = left[-1]
+        name = parts[1].split(None, 1)[-1].replace(".hidden ", "").strip()
+        if WRITABLE_SECTION.match(section) and not section.startswith(".data.rel.ro") and name not in COMPILER_OBJECTS:
+            found.append(f"{section} {name}")
+    return found
+
+
+def test_the_protocol_library_has_no_writable_globals():
+    if not PROTOCOL_LIBRARY.exists():
+        pytest.fail(f"{PROTOCOL_LIBRARY} not built")
+    assert writable_objects(PROTOCOL_LIBRARY) == []
+
+
+def test_a_planted_writable_global_is_caught(tmp_path):
+    import shutil
+    import subprocess
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not found")
+    source = tmp_path / "planted.cpp"
+    source.write_text("int shared_count;\nint next_id() { static int calls = 1; return ++calls + shared_count; }\n"
+                      "const int read_only = 3;\nint get() { return read_only; }\n", encoding="utf-8")
+    subprocess.run(["g++", "-O2", "-c", str(source), "-o", str(tmp_path / "planted.o")], check=True)
+    subprocess.run(["ar", "rcs", str(tmp_path / "libplanted.a"), str(tmp_path / "planted.o")], check=True)
+    found = writable_objects(tmp_path / "libplanted.a")
+    assert any("shared_count" in f for f in found), found
+    assert any("calls" in f for f in found), found
+    assert not any("read_only" in f for f in found), found
