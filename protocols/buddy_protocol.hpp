@@ -25,6 +25,10 @@
 // cut N); survivors re-execute nothing. k's re-sends that survivors already had are dropped on
 // arrival (a version is identified by handle and version; the thesis filters them at the sender
 // with per-tag counters). A node whose buddies all lost its data is unrecoverable.
+// Concurrent restarts (docs/protocols.md, "Concurrent buddy restarts"): answers to info requests
+// are kept per incarnation and round, each node is asked at most once per incarnation and round,
+// and the keeper's part of a restart is served at once, even by a node restarting itself: no
+// restore waits for another one, so any number of overlapping restarts ends.
 // Re-protection: a replaced buddy holds nothing; each of its origins sends it, in one message,
 // the full state of a checkpoint R it can still produce (and the saves of later checkpoints
 // already made), so that the buddy can serve it again once R is valid.
