@@ -31,6 +31,9 @@ struct MpiRunOptions {
   std::string log;
 };
 
+int report(const config::Config& cfg, const graphs::TaskGraph& graph, const mpi::MpiOutcome& outcome,
+           const std::filesystem::path& dir);
+
 // --backend mpi: every rank runs this; the driver rank (the last) reports.
 int run_with_mpi(const config::Config& cfg, const MpiRunOptions& options, const std::filesystem::path& dir,
                  const mpi::MpiSession& session) {
@@ -52,6 +55,21 @@ int run_with_mpi(const config::Config& cfg, const MpiRunOptions& options, const 
   }
   int code = kExitOk;
   if (outcome.reporter) {
+    try {
+      code = report(cfg, graph, outcome, dir);
+    } catch (const std::exception& e) {
+      // The other ranks wait for the exit code: end them too, with this rank's message.
+      std::cerr << "ftsim-mpi: rank " << session.rank() << ": error: " << e.what() << "\n";
+      MPI_Abort(MPI_COMM_WORLD, dynamic_cast<const config::ConfigError*>(&e) ? kExitBadInput : kExitRunFailed);
+    }
+  }
+  return mpi::agree_exit_code(code, graph);
+}
+
+// The driver rank's report: results.json and the summary; the exit code of the job.
+int report(const config::Config& cfg, const graphs::TaskGraph& graph, const mpi::MpiOutcome& outcome,
+           const std::filesystem::path& dir) {
+  {
     nlohmann::json results = results_json(cfg, graph, outcome.metrics, outcome.reference, "mpi");
     results["network_model"] = nullptr;  // a real network
     results["wall"] = {{"simulation_seconds", outcome.wall_seconds},
@@ -74,9 +92,8 @@ int run_with_mpi(const config::Config& cfg, const MpiRunOptions& options, const 
       for (const auto& m : v["first_mismatches"]) std::cout << "verification: " << m.get<std::string>() << "\n";
     }
     std::cout << "results: " << (dir / "results.json").string() << "\n";
-    code = outcome.metrics.complete && outcome.metrics.oracle_ok && outcome.verified ? kExitOk : kExitRunFailed;
   }
-  return mpi::agree_exit_code(code, graph);
+  return outcome.metrics.complete && outcome.metrics.oracle_ok && outcome.verified ? kExitOk : kExitRunFailed;
 }
 
 }  // namespace
@@ -127,11 +144,20 @@ int main(int argc, char** argv) {
     const ftsim::config::Config cfg = ftsim::protocols::load_config(options.config);
     const std::filesystem::path dir = options.output_dir.empty() ? std::filesystem::path("out") / cfg.name
                                                                  : std::filesystem::path(options.output_dir);
+    // Only the speaker writes: it tries the output directory, and every rank learns the verdict
+    // before any rank enters the run (a rank that returned alone would leave the others waiting).
+    int directory_ok = 1;
+    std::string directory_error;
     if (speaker) {
       std::error_code error;
       std::filesystem::create_directories(dir, error);
-      if (error) throw ftsim::config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
+      if (error) {
+        directory_ok = 0;
+        directory_error = "cannot create the output directory: " + error.message();
+      }
     }
+    MPI_Bcast(&directory_ok, 1, MPI_INT, session.size() - 1, MPI_COMM_WORLD);
+    if (!directory_ok) throw ftsim::config::ConfigError(dir.string(), "", directory_error);
     return run_with_mpi(cfg, options, dir, session);
   } catch (const ftsim::config::ConfigError& e) {
     if (speaker) std::cerr << "error: " << e.what() << "\n";  // every rank finds it: one says it

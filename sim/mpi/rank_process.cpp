@@ -28,6 +28,9 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
   // Test only (tests/mpi): FTSIM_TEST_CRASH_RANK=r makes rank r crash with SIGSEGV after its
   // first task, to check that a real crash ends the whole job with a message naming the rank.
   if (const char* crash = std::getenv("FTSIM_TEST_CRASH_RANK")) crash_after_task_ = std::atoi(crash) == transport.rank();
+  // Test only: FTSIM_TEST_THROW_RANK=r makes rank r throw an exception after its first task (an
+  // error in the middle of a run, which must end the whole job promptly).
+  if (const char* fail = std::getenv("FTSIM_TEST_THROW_RANK")) throw_after_task_ = std::atoi(fail) == transport.rank();
   if (is_node()) {
     const std::size_t local = index_.tasks_of(process_).size();
     executions_.assign(local, 0);
@@ -360,6 +363,7 @@ void RankProcess::on_job_done(std::unique_ptr<KernelJob> job) {
   host_->on_task_finished(job->task);
   completing_ = nullptr;
   if (crash_after_task_) std::raise(SIGSEGV);  // test only: a rank that crashes for real
+  if (throw_after_task_) throw std::runtime_error("planted error after a task (FTSIM_TEST_THROW_RANK)");
 
 }
 

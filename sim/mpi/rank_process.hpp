@@ -129,6 +129,7 @@ private:
   bool finishing_ = false;
   bool hold_timers_ = false;
   bool crash_after_task_ = false;
+  bool throw_after_task_ = false;
   std::unique_ptr<Driver> driver_;
   std::vector<std::uint64_t> released_;
   std::vector<std::unique_ptr<KernelJob>> done_jobs_;
