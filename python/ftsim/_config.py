@@ -54,6 +54,35 @@ def set_key(document: dict, key: str, value: Any) -> None:
         node[last] = value
 
 
+def _pointer(parts: list[str]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _first_non_json(value: Any, parts: list[str]) -> tuple[list[str], str] | None:
+    """Where ``value`` holds something JSON cannot say (NaN, infinity, a set...), and why."""
+    if isinstance(value, float) and value != value:
+        return parts, "NaN is not a JSON number"
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return parts, f"{value} is not a JSON number"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                return parts, f"the key {k!r} is not a string"
+            found = _first_non_json(v, parts + [k])
+            if found:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _first_non_json(v, parts + [str(i)])
+            if found:
+                return found
+        return None
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return None
+    return parts, f"a {type(value).__name__} is not a JSON value"
+
+
 def apply_overrides(config: ConfigLike, overrides: dict) -> ConfigLike:
     """The config with ``overrides`` applied (a path stays a path when there are none)."""
     if not overrides:
@@ -70,6 +99,10 @@ def apply_overrides(config: ConfigLike, overrides: dict) -> ConfigLike:
             raise ConfigError(str(path), "", f"not valid JSON: {e}") from None
         origin = str(path)
     for key, value in overrides.items():
+        found = _first_non_json(value, _pointer_parts(key))
+        if found:
+            where, why = found
+            raise ConfigError(origin or "<dict>", _pointer(where), f"override {key}={value!r}: {why}")
         set_key(document, key, value)
     if origin is not None:
         # Keep the file's name so that relative paths inside resolve from its folder.
@@ -88,10 +121,13 @@ class _Derived(dict):
 
 def config_source(config: ConfigLike) -> tuple[str, str, bool]:
     """(JSON text, origin for messages and relative paths, whether origin is the file to read)."""
-    if isinstance(config, _Derived):
-        return json.dumps(config), config.origin, False
     if isinstance(config, dict):
-        return json.dumps(config), "<dict>", False
+        origin = config.origin if isinstance(config, _Derived) else "<dict>"
+        found = _first_non_json(dict(config), [])
+        if found:
+            where, why = found
+            raise ConfigError(origin, _pointer(where), why)
+        return json.dumps(config), origin, False
     if isinstance(config, (str, Path)):
         return "", str(config), True
     raise TypeError(f"config must be a path or a dict, not {type(config).__name__}")

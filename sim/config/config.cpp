@@ -12,8 +12,12 @@ namespace ftsim::config {
 
 namespace {
 
+// A count: "a positive integer" (or >= min) first, so that 0 is not told of a range that the key's
+// own limit narrows later (e.g. cores_per_node: at most 65536).
 std::uint32_t read_count(JsonReader reader, std::int64_t min = 1) {
-  return static_cast<std::uint32_t>(reader.as_int(min, UINT32_MAX));
+  const std::int64_t count = reader.as_int(min, INT64_MAX);
+  if (count > UINT32_MAX) reader.fail_expected("at most " + std::to_string(UINT32_MAX));
+  return static_cast<std::uint32_t>(count);
 }
 
 Precision read_precision(JsonReader& object) {

@@ -329,33 +329,44 @@ std::uint64_t JsonReader::as_bytes() const {
   if (value_->is_number()) bytes = value_->get<double>();
   if (value_->is_string()) bytes = parse_size_bytes(value_->get<std::string>());
   if (!bytes) fail_expected(kSizeUnitsHelp);
+  if (value_->is_string() && !names_a_unit(value_->get<std::string>())) {
+    fail_expected("a size string with its unit, e.g. \"" + value_->get<std::string>() + "B\" (or the number " +
+                  value_->get<std::string>() + ", without quotes, in bytes)");
+  }
   if (*bytes < 0) fail_expected("a non-negative size");
   if (*bytes > 1.8e19) fail_expected("a size below 16 EiB");
   // std::round, not std::llround: sizes from 2^63 to 1.8e19 do not fit a long long.
   return static_cast<std::uint64_t>(std::round(*bytes));
 }
 
-double JsonReader::as_seconds() const {
+double JsonReader::read_seconds(bool positive) const {
   std::optional<double> seconds;
   if (value_->is_number()) seconds = value_->get<double>();
   if (value_->is_string()) seconds = parse_duration_seconds(value_->get<std::string>());
   if (!seconds) fail_expected(kDurationUnitsHelp);
-  if (*seconds < 0) fail_expected("a non-negative duration");
+  if (value_->is_string() && !names_a_unit(value_->get<std::string>())) {
+    fail_expected("a duration string with its unit, e.g. \"" + value_->get<std::string>() + "s\" (or the number " +
+                  value_->get<std::string>() + ", without quotes, in seconds)");
+  }
+  // The rule the key has, whatever the value's sign: > 0 or >= 0.
+  if (positive ? !(*seconds > 0) : *seconds < 0) fail_expected(positive ? "a positive duration (> 0)" : "a non-negative duration (>= 0)");
   if (!(*seconds <= kMaxSeconds)) fail_expected("a duration of at most " + format_number(kMaxSeconds) + " s (about 32 million years)");
   return *seconds;
 }
 
-double JsonReader::as_positive_seconds() const {
-  double seconds = as_seconds();
-  if (!(seconds > 0)) fail_expected("a positive duration");
-  return seconds;
-}
+double JsonReader::as_seconds() const { return read_seconds(false); }
+
+double JsonReader::as_positive_seconds() const { return read_seconds(true); }
 
 double JsonReader::as_bandwidth() const {
   std::optional<double> bandwidth;
   if (value_->is_number()) bandwidth = value_->get<double>();
   if (value_->is_string()) bandwidth = parse_bandwidth_bytes_per_second(value_->get<std::string>());
   if (!bandwidth) fail_expected(kBandwidthUnitsHelp);
+  if (value_->is_string() && !names_a_unit(value_->get<std::string>())) {
+    fail_expected("a bandwidth string with its unit, e.g. \"" + value_->get<std::string>() + "B/s\" (or the number " +
+                  value_->get<std::string>() + ", without quotes, in bytes per second)");
+  }
   if (!(*bandwidth >= kMinBandwidth && *bandwidth <= kMaxBandwidth)) {
     fail_expected("a bandwidth from 1 KB/s to 1 EB/s (" + format_number(kMinBandwidth) + " to " + format_number(kMaxBandwidth) +
                   " bytes per second)");

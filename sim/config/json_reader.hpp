@@ -83,6 +83,7 @@ public:
   JsonReader operator[](std::size_t index) const;
 
 private:
+  double read_seconds(bool positive) const;
   JsonReader child(const Json& value, const std::string& token) const;
 
   const Json* value_;

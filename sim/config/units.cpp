@@ -40,6 +40,11 @@ std::optional<double> parse_with_units(std::string_view text, UnitTable units) {
 
 }  // namespace
 
+bool names_a_unit(std::string_view text) {
+  const auto split = split_number(text);
+  return split && !split->second.empty();
+}
+
 std::optional<double> parse_size_bytes(std::string_view text) {
   return parse_with_units(text, {{"", 1.0},
                                  {"B", 1.0},

@@ -24,6 +24,10 @@ inline constexpr double kMaxBandwidth = 1e18;
 std::optional<double> parse_size_bytes(std::string_view text);
 std::optional<double> parse_duration_seconds(std::string_view text);
 std::optional<double> parse_bandwidth_bytes_per_second(std::string_view text);
+// Whether a quantity's text names its unit ("5s" does, "5" does not). A string in a config must:
+// its unit is what makes it a string (a bare number is written as a JSON number). Text formats
+// (failure trace files) take bare numbers in their base unit.
+bool names_a_unit(std::string_view text);
 
 // The accepted unit spellings, for error messages.
 extern const char* const kSizeUnitsHelp;

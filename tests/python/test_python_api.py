@@ -41,6 +41,20 @@ def test_run_a_dict_with_overrides_by_dotted_key_and_pointer():
     assert len(bigger.nodes) == 2
 
 
+@pytest.mark.parametrize("overrides,pointer,says", [
+    ({"platform": {"nodes": float("nan")}}, "/platform/nodes", "override platform={'nodes': nan}: NaN is not a JSON number"),
+    ({"/platform/nodes": float("inf")}, "/platform/nodes", "override /platform/nodes=inf: inf is not a JSON number"),
+    ({"failures.mtbf": {1, 2}}, "/failures/mtbf", "a set is not a JSON value"),
+])
+def test_an_override_that_json_cannot_say_is_named(source_dir, overrides, pointer, says):
+    # Issue 19: a NaN override was reported as invalid JSON in the base file, at a column it has not.
+    with pytest.raises(ftsim.ConfigError) as error:
+        ftsim.run(source_dir / "configs" / "quickstart.json", **overrides)
+    assert error.value.file.endswith("quickstart.json")
+    assert error.value.pointer == pointer
+    assert says in error.value.message
+
+
 def test_overrides_of_a_file_keep_relative_paths_working(source_dir):
     # configs/examples/failures-trace.json names a trace file relative to itself.
     path = source_dir / "configs" / "examples" / "failures-trace.json"

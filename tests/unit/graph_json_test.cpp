@@ -131,7 +131,7 @@ void check_error(const std::string& text, NodeId nodes, const std::string& point
 const char* const kFig2 = R"({
   "format": "ftsim-graph", "version": 1, "nodes": 2,
   "kernels": [{"name": "f", "flops": 1.5e9}],
-  "data": [{"name": "A", "bytes": 100, "owner": 0}, {"name": "B", "bytes": "20", "owner": 1},
+  "data": [{"name": "A", "bytes": 100, "owner": 0}, {"name": "B", "bytes": "20B", "owner": 1},
            {"name": "C", "bytes": 3, "owner": 1}],
   "submission": [
     {"kernel": "f", "node": 0, "access": [["W", "A"]]},

@@ -284,8 +284,8 @@ TEST_CASE("quantities with units report what they expected", "[config][json_read
   CHECK(reader(zero_seconds).as_seconds() == 0.0);
   CHECK(reader(two_hours).as_positive_seconds() == 7200.0);
   CHECK(error_of([&] { reader(zero_seconds).as_positive_seconds(); }).message() ==
-        "expected a positive duration, got \"0s\"");
-  CHECK(error_of([&] { reader(minus).as_seconds(); }).message() == "expected a non-negative duration, got -3");
+        "expected a positive duration (> 0), got \"0s\"");
+  CHECK(error_of([&] { reader(minus).as_seconds(); }).message() == "expected a non-negative duration (>= 0), got -3");
   CHECK(error_of([&] { reader(fortnights).as_seconds(); }).message() ==
         std::string("expected ") + kDurationUnitsHelp + ", got \"3 fortnights\"");
 
@@ -420,8 +420,10 @@ TEST_CASE("the schema's unit patterns accept what JsonReader accepts", "[config]
     // A pattern cannot compare a quantity in any unit with [1 KB/s, 1 EB/s]: the schema checks
     // the syntax and the sign of bandwidth strings (and the range of plain numbers).
     const auto parsed = parse_bandwidth_bytes_per_second(text);
-    CHECK(std::regex_search(text, bandwidth) == (parsed && *parsed > 0));
-    if (parsed && *parsed >= kMinBandwidth && *parsed <= kMaxBandwidth) CHECK(accepts([&] { reader.as_bandwidth(); }));
+    CHECK(std::regex_search(text, bandwidth) == (parsed && *parsed > 0 && names_a_unit(text)));
+    if (parsed && *parsed >= kMinBandwidth && *parsed <= kMaxBandwidth) {
+      CHECK(accepts([&] { reader.as_bandwidth(); }) == names_a_unit(text));  // a string names its unit
+    }
   }
 }
 #endif
