@@ -1,0 +1,104 @@
+"""One ftsim run per call, for every campaign and bench script.
+
+Each run gets a fresh output directory (never a previous run's results.json), a wall timeout (a run
+still going then is a hang, killed with its process group), and its exit code checked: 0 complete,
+1 the run failed (results.json written, with its failure_reason), 2 bad input; anything else, a
+missing or unreadable results.json, is a crash. Campaigns print their seed base so that a failing
+seed can be replayed (--seed-base N).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FTSIM = Path(os.environ.get("FTSIM_BUILD_DIR", ROOT / "build")) / "ftsim"
+
+OK, RUN_FAILED, BAD_INPUT, HANG, CRASH = "ok", "run failed", "bad input", "hang", "crash"
+
+
+@dataclass
+class Outcome:
+    kind: str                  # OK, RUN_FAILED, BAD_INPUT, HANG or CRASH
+    results: dict | None       # results.json of this run (OK and RUN_FAILED only)
+    returncode: int | None     # None for a hang
+    wall: float                # seconds
+    output: Path               # the run's own output directory
+    stderr_tail: str = ""
+    command: list[str] = field(default_factory=list)
+
+    @property
+    def failure_reason(self) -> str:
+        if self.results is not None:
+            return self.results.get("failure_reason") or ""
+        return self.stderr_tail
+
+    def describe(self) -> str:
+        return f"{self.kind} (exit {self.returncode}, {self.wall:.1f} s): {self.failure_reason[:300]}"
+
+
+_counter = itertools.count()
+
+
+def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0, args=(), binary: Path | str = FTSIM,
+              verb: str = "run") -> Outcome:
+    """Runs `ftsim VERB CONFIG -o <fresh dir> ARGS` (a dict is written to a file of its own first)."""
+    run_dir = work / f"{next(_counter):05d}-{tag}"
+    run_dir.mkdir(parents=True, exist_ok=False)  # fresh: never a previous run's results
+    if isinstance(config, dict):
+        path = run_dir / "config.json"
+        path.write_text(json.dumps(config))
+    else:
+        path = Path(config)
+    out = run_dir / "out"
+    command = [str(binary), verb, str(path), "-o", str(out), *map(str, args)]
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        _, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # the run and any child (the forked simulation)
+        process.communicate()
+        return Outcome(HANG, None, None, time.monotonic() - start, out, f"no end after {timeout:g} s", command)
+    wall = time.monotonic() - start
+    tail = stderr.strip()[-1000:]
+    code = process.returncode
+    if code == 2:
+        return Outcome(BAD_INPUT, None, code, wall, out, tail, command)
+    if code not in (0, 1):
+        return Outcome(CRASH, None, code, wall, out, tail or f"exit code {code}", command)
+    try:
+        results = json.loads((out / "results.json").read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        return Outcome(CRASH, None, code, wall, out, f"exit {code} without a readable results.json ({e}); {tail}", command)
+    succeeded = bool(results.get("complete")) and results.get("oracle", {}).get("ok", True)
+    if code == 0 and not succeeded:  # the exit code and results.json must agree
+        return Outcome(CRASH, results, code, wall, out, "exit 0 but results.json says the run failed", command)
+    return Outcome(OK if code == 0 else RUN_FAILED, results, code, wall, out, tail, command)
+
+
+def add_campaign_options(parser: argparse.ArgumentParser, timeout: float = 60.0) -> None:
+    parser.add_argument("--seed-base", type=int, default=None,
+                        help="first seed of the campaign (default: the clock; printed, to replay a run)")
+    parser.add_argument("--timeout", type=float, default=timeout, help=f"wall seconds per run before it counts as a hang (default {timeout:g})")
+
+
+def seed_base(args: argparse.Namespace) -> int:
+    """The campaign's seed base, printed."""
+    base = args.seed_base if args.seed_base is not None else int(time.time())
+    print(f"seed base: {base} (replay with --seed-base {base})", flush=True)
+    return base
+
+
+def checked(outcome: Outcome, what: str) -> dict:
+    """results.json of a run that must succeed (a bench's measured run); exits naming it otherwise."""
+    if outcome.kind != OK:
+        raise SystemExit(f"{what}: {outcome.describe()}\n  command: {' '.join(outcome.command)}")
+    return outcome.results
