@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 
+from run_harness import checked, run_ftsim
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GB = 1e9
 
@@ -29,7 +31,7 @@ def main() -> int:
     base["application"].pop("file")
     volumes_json = work / "volumes.json"
     subprocess.run([str(ftsim), "volumes", str(ROOT / "configs/papers/lion2020-table1.json"), "--json", str(volumes_json)],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, timeout=600)
     analytic = {p["checkpoints"]: p for p in json.loads(volumes_json.read_text())["placements"]}
     paper = {v["checkpoints"]: v for v in base["reference"]["volumes"]}
     nodes = base["platform"]["nodes"]
@@ -38,10 +40,9 @@ def main() -> int:
         config = dict(base, name=f"table1-buddy-{count}", checkpoints={"count": count, "buddy": "next"},
                       protocol={"type": "buddy"})
         config.pop("reference", None)
-        path = work / f"{count}.json"
-        path.write_text(json.dumps(config))
-        subprocess.run([str(ftsim), "run", str(path), "-o", str(work / str(count))], check=True, capture_output=True)
-        starpu = json.loads((work / str(count) / "results.json").read_text())["starpu"]
+        # A fresh output per run, a wall timeout, the exit code checked (bench/run_harness.py).
+        starpu = checked(run_ftsim(config, work, f"table1-{count}", timeout=3600, binary=ftsim),
+                         f"{count} checkpoints")["starpu"]
         a = analytic[count]
         print(f"{count:2} checkpoints     {a['differential']['average'] / GB:10.3f}  {starpu['CP_DATA_NORMAL_TOTAL_SIZE'] / nodes / GB:15.3f}"
               f"  {a['cached_any']['average'] / GB:20.3f}  {starpu['CP_DATA_CACHED_SIZE'] / nodes / GB:15.3f}  {paper[count]['cached']:>12}")

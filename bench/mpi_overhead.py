@@ -49,7 +49,8 @@ def main() -> int:
                "-o", str(work / "mpi")]
     if os.geteuid() == 0:
         command.insert(1, "--allow-run-as-root")
-    subprocess.run(command, check=True, capture_output=True, text=True)
+    # A fresh work directory (mkdtemp), a wall timeout, the exit code checked.
+    subprocess.run(command, check=True, capture_output=True, text=True, timeout=1800)
     real = json.loads((work / "mpi" / "results.json").read_text())
     measured_none, measured_global = real["reference"]["makespan"], real["makespan"]
 
@@ -61,7 +62,8 @@ def main() -> int:
                               "network": {"model": "CM02"}}
     sim_config["run"] = {"reference": True}
     (work / "sim.json").write_text(json.dumps(sim_config))
-    subprocess.run([str(ftsim), "run", str(work / "sim.json"), "-o", str(work / "sim")], check=True, capture_output=True)
+    subprocess.run([str(ftsim), "run", str(work / "sim.json"), "-o", str(work / "sim")], check=True, capture_output=True,
+                   timeout=1800)
     sim = json.loads((work / "sim" / "results.json").read_text())
     predicted_none, predicted_global = sim["reference"]["makespan"], sim["makespan"]
 

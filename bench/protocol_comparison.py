@@ -44,6 +44,8 @@ import sys
 import tempfile
 import time
 
+from run_harness import BAD_INPUT, CRASH, HANG, run_ftsim
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs" / "protocols"
 APPS = ["cholesky", "stencil", "cg"]
@@ -60,21 +62,16 @@ def progress(message: str) -> None:
     print(f"[protocol_comparison] {message}", file=sys.stderr, flush=True)
 
 
-def simulate(binary: str, document: dict, work: pathlib.Path, tag: str) -> dict:
-    """Runs one config document; returns its results.json (None if ftsim wrote none) with the
-    exit code and the wall time of the whole command."""
-    config = work / f"{tag}.json"
-    config.write_text(json.dumps(document, indent=1))
-    out = work / tag
-    start = time.monotonic()
-    process = subprocess.run([binary, "run", str(config), "-o", str(out)], capture_output=True, text=True)
-    wall = time.monotonic() - start
-    results_path = out / "results.json"
-    results = json.loads(results_path.read_text()) if results_path.exists() else None
-    if results is None:
-        progress(f"{tag}: exit {process.returncode}, no results.json: {process.stderr.strip()[-500:]}")
-    return {"exit_code": process.returncode, "wall_seconds": wall, "results": results,
-            "stderr": process.stderr.strip().splitlines()[-1:] if process.returncode else []}
+def simulate(binary: str, document: dict, work: pathlib.Path, tag: str, timeout: float) -> dict:
+    """Runs one config document in a fresh output directory, with a wall timeout (bench/run_harness.py);
+    returns its results.json (None for a hang, a crash or bad input) with the outcome, the exit code
+    ("hang" when it had none) and the wall time of the whole command."""
+    outcome = run_ftsim(document, work, tag, timeout, binary=binary)
+    if outcome.kind in (HANG, CRASH, BAD_INPUT):
+        progress(f"{tag}: {outcome.describe()}")
+    return {"outcome": outcome.kind, "exit_code": outcome.returncode if outcome.returncode is not None else "hang",
+            "wall_seconds": outcome.wall, "results": outcome.results,
+            "stderr": outcome.stderr_tail.splitlines()[-1:] if outcome.returncode != 0 else []}
 
 
 def checkpoints_taken(results: dict) -> int:
@@ -194,6 +191,7 @@ def main() -> int:
     parser.add_argument("--protocols", default=",".join(PROTOCOLS), help="comma-separated: none,global,lineage,buddy")
     parser.add_argument("--json", metavar="OUT", help="also write every row (all measured fields) to OUT")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory of the runs")
+    parser.add_argument("--timeout", type=float, default=1800, help="wall seconds per run before it counts as a hang")
     args = parser.parse_args()
     apps = [a for a in args.apps.split(",") if a]
     protocols = [p for p in args.protocols.split(",") if p]
@@ -216,7 +214,7 @@ def main() -> int:
             document = json.loads((CONFIGS / f"{app}-{protocol}.json").read_text())
             document.pop("$schema", None)
             free_document = {k: v for k, v in document.items() if k != "failures"}
-            free = simulate(args.binary, free_document, work, f"{app}-{protocol}-failure-free")
+            free = simulate(args.binary, free_document, work, f"{app}-{protocol}-failure-free", args.timeout)
             progress(f"{app}/{protocol} failure-free: exit {free['exit_code']}, wall {free['wall_seconds']:.1f} s"
                      + (f", makespan {free['results']['makespan']:.4f} s" if free["results"] else ""))
             if protocol == "none" and free["results"] is not None and free["results"]["complete"]:
@@ -224,7 +222,7 @@ def main() -> int:
                 reference_memory = max(n["peak_memory_bytes"] for n in free["results"]["nodes"])
             if protocol not in protocols:
                 continue
-            failed = simulate(args.binary, document, work, f"{app}-{protocol}")
+            failed = simulate(args.binary, document, work, f"{app}-{protocol}", args.timeout)
             progress(f"{app}/{protocol} one failure: exit {failed['exit_code']}, wall {failed['wall_seconds']:.1f} s"
                      + (f", makespan {failed['results']['makespan']:.4f} s" if failed["results"] else "")
                      + (f" ({failed['stderr'][0]})" if failed["stderr"] else ""))

@@ -48,7 +48,8 @@ def main():
         best = None
         for _ in range(args.repeat):
             start = time.perf_counter()
-            result = subprocess.run([args.binary, "graph", str(config), "--stats"], capture_output=True, text=True)
+            result = subprocess.run([args.binary, "graph", str(config), "--stats"], capture_output=True, text=True,
+                                    timeout=600)
             elapsed = time.perf_counter() - start
             if result.returncode != 0:
                 raise SystemExit(result.stderr)
