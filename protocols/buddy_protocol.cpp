@@ -254,9 +254,9 @@ void BuddyProtocol::try_validate(core::ProtocolContext& ctx) {
 core::ReceiveVerdict BuddyProtocol::on_receive(core::ProtocolContext& ctx, const core::Message& m) {
   if (coordinator_) return core::ReceiveVerdict::accept;
   if (restarting_ && m.traffic != core::Traffic::checkpoint) {
-    // Replayed or re-sent data arriving before the checkpoint is installed: kept aside until then.
-    early_.push_back(m);
-    return core::ReceiveVerdict::consumed;
+    // Replayed or re-sent data arriving before the checkpoint is installed: redelivered then.
+    ++deferred_data_;
+    return core::ReceiveVerdict::defer;
   }
   if (m.traffic != core::Traffic::checkpoint) return core::ReceiveVerdict::accept;
   receive_save(ctx, m);
@@ -1034,12 +1034,9 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
     send_values(ctx, 1);  // the application submits every checkpoint again
   }
   restarting_ = false;
-  if (!early_.empty() && FTSIM_BUDDY_MUTANT(early_replays_dropped)) early_.clear();  // planted: lost
-  for (const core::Message& early : early_) {
-    runtime.on_data(early.handle, early.version, early.digest, early.content);
-    on_stored(ctx, early);  // a cached save among them
-  }
-  early_.clear();
+  if (deferred_data_ > 0 && FTSIM_BUDDY_MUTANT(early_replays_dropped)) ctx.discard_deferred();  // planted: lost
+  deferred_data_ = 0;
+  ctx.redeliver_deferred();  // the data that came before the restore, in order (a cached save among them)
   next_to_validate_ = n + 1;
   const std::string point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
   core::FailureEffect effect;

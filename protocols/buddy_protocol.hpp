@@ -196,7 +196,7 @@ private:
   std::unordered_map<core::NodeId, std::uint32_t> asked_;  // incarnation + 1 asked by name, this round
   std::uint32_t restart_point_ = 0;
   double restart_began_ = 0;
-  std::vector<core::Message> early_;  // data that arrived before the restore
+  std::uint64_t deferred_data_ = 0;  // data messages deferred until the restore (ReceiveVerdict::defer)
   std::vector<core::Message> deferred_;  // other nodes' requests, served after its own restore
   bool restarted_ = false;               // this process restored a checkpoint (a replacement)
   bool chosen_ = false;                  // its restart checkpoint is chosen

@@ -206,6 +206,31 @@ void NodeHost::release_held_sends() {
   for (Message& m : held) transmit(std::move(m));
 }
 
+void NodeHost::release_held_sends_to(NodeId destination) {
+  auto held = std::move(held_sends_);
+  held_sends_.clear();
+  for (Message& m : held) {
+    if (m.destination == destination) {
+      transmit(std::move(m));
+    } else {
+      held_sends_.push_back(std::move(m));
+    }
+  }
+}
+
+void NodeHost::redeliver_deferred() {
+  auto deferred = std::move(deferred_);
+  deferred_.clear();
+  for (const Message& m : deferred) deliver(m);  // may defer some again, in order
+}
+
+void NodeHost::discard_deferred() {
+  metrics_.orphans_dropped += deferred_.size();
+  deferred_.clear();
+}
+
+void NodeHost::set_priority(TaskId task, std::int32_t priority) { runtime().set_priority(task, priority); }
+
 void NodeHost::send_control(NodeId to, std::uint32_t type, Bytes body, Traffic traffic, std::uint64_t payload_bytes,
                             std::uint32_t destination_incarnation) {
   Message m;
@@ -229,6 +254,7 @@ void NodeHost::deliver(const Message& m) {
     case ReceiveVerdict::drop_duplicate: ++metrics_.duplicates_received; return;
     case ReceiveVerdict::drop_orphan: ++metrics_.orphans_dropped; return;
     case ReceiveVerdict::consumed: return;
+    case ReceiveVerdict::defer: deferred_.push_back(m); return;
     case ReceiveVerdict::accept: break;
   }
   if (runtime_->store().holds(m.handle, m.version)) ++metrics_.duplicates_received;

@@ -116,6 +116,10 @@ public:
   void send_control(NodeId to, std::uint32_t type, Bytes body, Traffic traffic, std::uint64_t payload_bytes,
                     std::uint32_t destination_incarnation) override;
   void release_held_sends() override;
+  void release_held_sends_to(NodeId destination) override;
+  void redeliver_deferred() override;
+  void discard_deferred() override;
+  void set_priority(TaskId task, std::int32_t priority) override;
   std::uint32_t storage_servers() const override { return env_.storage_servers(); }
   void storage_write(std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                      std::uint64_t token) override;
@@ -170,6 +174,7 @@ private:
   std::uint32_t epoch_ = 0;
   ProtocolStore checkpoint_store_, log_store_;
   std::vector<Message> held_sends_;
+  std::vector<Message> deferred_;  // data messages on_receive deferred, in order of arrival
   std::vector<Running> running_;
   std::vector<std::uint32_t> free_cores_;
   std::vector<Activity> activities_;

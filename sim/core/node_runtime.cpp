@@ -225,7 +225,7 @@ void NodeRuntime::resume() {
 void NodeRuntime::set_task_limit(TaskId limit) {
   task_limit_ = limit;
   for (TaskId t : beyond_limit_) {
-    if (status(t) == TaskStatus::ready) ready_.push({graph_.priority(t), t});
+    if (status(t) == TaskStatus::ready) ready_.push({priority(t), t});
   }
   beyond_limit_.clear();
   retry();
@@ -233,7 +233,7 @@ void NodeRuntime::set_task_limit(TaskId limit) {
 
 void NodeRuntime::retry() {
   for (TaskId t : set_aside_) {
-    if (status(t) == TaskStatus::ready) ready_.push({graph_.priority(t), t});
+    if (status(t) == TaskStatus::ready) ready_.push({priority(t), t});
   }
   set_aside_.clear();
   dispatch();
@@ -260,7 +260,7 @@ void NodeRuntime::release_core() {
 
 void NodeRuntime::make_ready(TaskId task) {
   status_of(task) = TaskStatus::ready;
-  ready_.push({graph_.priority(task), task});
+  ready_.push({priority(task), task});
 }
 
 bool NodeRuntime::write_held(TaskId task) const {
@@ -278,8 +278,10 @@ bool NodeRuntime::write_held(TaskId task) const {
 void NodeRuntime::dispatch() {
   while (!paused_ && running_.size() + protocol_cores_ < cores_ && !ready_.empty()) {
     const TaskId t = ready_.top().task;
+    const std::int32_t queued_at = ready_.top().priority;
     ready_.pop();
     if (status(t) != TaskStatus::ready) continue;
+    if (!priority_override_.empty() && queued_at != priority(t)) continue;  // queued before an override
     if (t >= task_limit_) {
       beyond_limit_.push_back(t);
       continue;
@@ -379,6 +381,20 @@ void NodeRuntime::on_data(HandleId h, Version v, Digest digest, ContentRef conte
   }
   send_subscribers(h, v);
   dispatch();
+}
+
+void NodeRuntime::set_priority(TaskId task, std::int32_t priority) {
+  if (priority_override_.empty()) {
+    const auto local = index_.tasks_of(node_);
+    priority_override_.resize(local.size());
+    for (std::size_t i = 0; i < local.size(); ++i) priority_override_[i] = graph_.priority(local[i]);
+  }
+  if (priority_override_[slot(task)] == priority) return;
+  priority_override_[slot(task)] = priority;
+  if (status(task) == TaskStatus::ready) {
+    ready_.push({priority, task});  // the entry at the old priority is skipped when it comes up
+    dispatch();
+  }
 }
 
 void NodeRuntime::on_send_done(HandleId h) {

@@ -88,6 +88,8 @@ public:
   TaskId task_limit() const { return task_limit_; }
   // Re-examines tasks a may_start() veto put aside.
   void retry();
+  // Overrides a task's priority (higher first); a ready task is reordered at once.
+  void set_priority(TaskId task, std::int32_t priority);
   // Write holds: no first execution overwrites h while held (e.g. a checkpoint send of its
   // current version is pending). Pin a version in the store instead for copy-on-write.
   void hold_writes(HandleId h);
@@ -151,6 +153,9 @@ private:
   void forget_schedule();
   void plant_stale_version(const NodeSnapshot& snapshot);
   void make_ready(TaskId task);
+  std::int32_t priority(TaskId task) const {
+    return priority_override_.empty() ? graph_.priority(task) : priority_override_[slot(task)];
+  }
   void dispatch();
   bool write_held(TaskId task) const;
   void produce_outputs(TaskId task, bool first_execution);
@@ -179,6 +184,7 @@ private:
   bool paused_ = false;
   TaskId task_limit_ = graphs::kNone;
   mutable std::size_t done_cursor_ = 0;
+  std::vector<std::int32_t> priority_override_;  // per local task, once a protocol overrides one
 };
 
 }  // namespace ftsim::core

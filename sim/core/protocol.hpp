@@ -30,6 +30,8 @@ enum class ReceiveVerdict : std::uint8_t {
   drop_duplicate,  // already received (e.g. a replay): counted, not stored
   drop_orphan,     // sent from a state that no longer exists (e.g. before a rollback): counted
   consumed,        // the protocol keeps it (e.g. checkpoint data a buddy stores): not the runtime's
+  defer,           // not now (e.g. before a restore): the host keeps it, in order of arrival, until the
+                   // protocol calls redeliver_deferred() (on_receive is asked again) or discard_deferred()
 };
 
 // A failure detector's notice: `node`'s incarnation `incarnation` crashed (fail-stop). Notices

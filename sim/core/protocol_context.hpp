@@ -57,6 +57,17 @@ public:
                             std::uint64_t payload_bytes = 0, std::uint32_t destination_incarnation = kAnyIncarnation) = 0;
   // Sends the data messages that on_send held, in the order they were held.
   virtual void release_held_sends() = 0;
+  // Sends those of the held messages to `destination` only (the others stay held, in order).
+  virtual void release_held_sends_to(NodeId destination) = 0;
+  // Delivers again, in order of arrival, the data messages on_receive deferred (each is offered to
+  // on_receive again, and may be deferred again); or drops them (counted as orphans).
+  virtual void redeliver_deferred() = 0;
+  virtual void discard_deferred() = 0;
+
+  // --- scheduling ---
+  // Overrides the priority of one of its tasks (higher first), e.g. CCK's local reordering
+  // (Besseron 2006 §3.7.2); a ready task is reordered at once.
+  virtual void set_priority(TaskId task, std::int32_t priority) = 0;
 
   // --- stable storage (reliable servers, numbered 0 .. storage_servers() - 1) ---
   virtual std::uint32_t storage_servers() const = 0;
