@@ -1,8 +1,8 @@
 #include "protocols/registry.hpp"
 
-#include "protocols/buddy_protocol.hpp"
-#include "protocols/lineage_protocol.hpp"
-#include "protocols/rollback_protocol.hpp"
+#include <algorithm>
+
+#include "protocols/protocol_modules.hpp"
 
 namespace ftsim::protocols {
 
@@ -12,26 +12,37 @@ config::JsonReader protocol_block(const config::Config& config) {
   return config::JsonReader(config.protocol.block, config.file, "/protocol");
 }
 
-// The id, checked with a "did you mean" hint.
-std::string protocol_id(config::JsonReader& block) {
-  static_assert(std::size(kProtocolIds) == 4, "list every protocol id here");
-  return block.at("type").as_choice({kProtocolIds[0], kProtocolIds[1], kProtocolIds[2], kProtocolIds[3]});
+const ProtocolModule& module_of(config::JsonReader& block) {
+  const std::vector<std::string> ids = protocol_ids();
+  const std::string id = block.at("type").as_choice(ids);
+  return *find_protocol(id);
 }
 
 }  // namespace
 
+std::span<const ProtocolModule* const> protocol_modules() { return registered_protocol_modules(); }
+
+std::vector<std::string> protocol_ids() {
+  std::vector<std::string> ids;
+  for (const ProtocolModule* module : protocol_modules()) ids.emplace_back(module->id);
+  return ids;
+}
+
+const ProtocolModule* find_protocol(std::string_view id) {
+  for (const ProtocolModule* module : protocol_modules()) {
+    if (id == module->id) return module;
+  }
+  return nullptr;
+}
+
+const ProtocolModule& protocol_module(const config::Config& config) {
+  config::JsonReader block = protocol_block(config);
+  return module_of(block);
+}
+
 void check_protocol_config(const config::Config& config) {
   config::JsonReader block = protocol_block(config);
-  const std::string id = protocol_id(block);
-  if (id == "lineage") {
-    block.finish();  // lineage has no option
-    return;
-  }
-  if (id == "buddy") {
-    check_buddy_options(config, block);
-    return;
-  }
-  read_rollback_options(config, block);
+  module_of(block).check(config, block);
 }
 
 config::Config load_config(const std::string& path) {
@@ -46,21 +57,24 @@ config::Config load_config_json(const config::Json& document, const std::string&
   return config;
 }
 
+config::Config without_failures(const config::Config& config) {
+  config::Config copy = config;
+  copy.failures = config::FailureConfig{};
+  copy.document.erase("failures");
+  return copy;
+}
+
 core::ProtocolFactory make_protocol_factory(const config::Config& config, const graphs::TaskGraph& graph) {
-  config::JsonReader block = protocol_block(config);
-  const std::string id = protocol_id(block);
-  if (id == "lineage") {
-    block.finish();
-    return [](core::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(coordinator); };
-  }
-  if (id == "buddy") {
-    check_buddy_options(config, block);
-    auto options = std::make_shared<const BuddyOptions>(config, graph);
-    return [options](core::NodeId, bool coordinator) { return std::make_unique<BuddyProtocol>(options, coordinator); };
-  }
-  // none and global: options derived from the config are read-only and the same for every process.
-  auto options = make_rollback_options(config, block, graph);
-  return [options](core::NodeId, bool coordinator) { return std::make_unique<RollbackProtocol>(options, coordinator); };
+  const config::Config job = without_failures(config);
+  config::JsonReader block = protocol_block(job);
+  const ProtocolModule& module = module_of(block);
+  module.check(job, block);
+  return module.factory(job, graph);
+}
+
+std::vector<core::MetricDefinition> protocol_metric_definitions(const config::Config& config) {
+  const ProtocolModule& module = protocol_module(config);
+  return {module.metrics.begin(), module.metrics.end()};
 }
 
 }  // namespace ftsim::protocols

@@ -13,8 +13,8 @@
 #include "graphs/cost_model.hpp"
 #include "graphs/graph_stats.hpp"
 #include "protocols/registry.hpp"
-#include "sim/cli/run_job.hpp"
-#include "sim/cli/volumes_document.hpp"
+#include "sim/run/run_job.hpp"
+#include "sim/run/volumes_document.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/stop_request.hpp"
 

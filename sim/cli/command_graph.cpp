@@ -12,7 +12,7 @@
 #include "graphs/graph_json.hpp"
 #include "graphs/graph_stats.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/cli/table.hpp"
+#include "sim/run/table.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/units.hpp"
 

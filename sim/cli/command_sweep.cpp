@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "sim/cli/commands.hpp"
-#include "sim/cli/sibling_executable.hpp"
-#include "sim/cli/sweep_options.hpp"
-#include "sim/cli/sweep_progress.hpp"
-#include "sim/cli/sweep_runner.hpp"
+#include "sim/sweep/sibling_executable.hpp"
+#include "sim/sweep/sweep_options.hpp"
+#include "sim/sweep/sweep_progress.hpp"
+#include "sim/sweep/sweep_runner.hpp"
 #include "sim/config/stop_request.hpp"
 
 namespace ftsim::cli {

@@ -8,7 +8,7 @@
 #include "graphs/size_check.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/cli/sweep_plan.hpp"
+#include "sim/sweep/sweep_plan.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
 

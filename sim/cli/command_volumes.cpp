@@ -11,8 +11,8 @@
 #include "graphs/buddy_mapping.hpp"
 #include "graphs/cut_selection.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/cli/table.hpp"
-#include "sim/cli/volumes_document.hpp"
+#include "sim/run/table.hpp"
+#include "sim/run/volumes_document.hpp"
 #include "sim/config/config.hpp"
 
 namespace ftsim::cli {

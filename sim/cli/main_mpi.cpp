@@ -14,7 +14,7 @@
 #include "graphs/stf_builder.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
-#include "sim/cli/run_report.hpp"
+#include "sim/run/run_report.hpp"
 #include "sim/cli/sweep_mpi.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/mpi/mpi_command.hpp"

@@ -8,9 +8,9 @@
 #include <optional>
 #include <thread>
 
-#include "sim/cli/sibling_executable.hpp"
-#include "sim/cli/sweep_progress.hpp"
-#include "sim/cli/sweep_runner.hpp"
+#include "sim/sweep/sibling_executable.hpp"
+#include "sim/sweep/sweep_progress.hpp"
+#include "sim/sweep/sweep_runner.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/stop_request.hpp"
 

@@ -2,7 +2,7 @@
 // `ftsim sweep` under mpirun (ftsim execs ftsim-mpi sweep in every rank): the points left are
 // dealt out to the ranks in turn; each rank runs its own as child `ftsim run` processes (up to -j
 // at once) and sends each row to rank 0, the only one to read and write the rows files.
-#include "sim/cli/sweep_options.hpp"
+#include "sim/sweep/sweep_options.hpp"
 
 namespace ftsim::cli::sweep {
 

@@ -503,7 +503,7 @@ Config load_config_json(const Json& document, const std::string& origin) {
   config.file = origin;
   JsonReader root(document, origin);
   root.expect_object();
-  // A sweep config is many configs: each of its points is one (sim/cli/sweep_plan.cpp).
+  // A sweep config is many configs: each of its points is one (sim/sweep/sweep_plan.cpp).
   if (auto sweep = root.find("sweep")) {
     sweep->fail("a config with a sweep section is run by `ftsim sweep` (docs/sweeps.md); `ftsim sweep CONFIG --list-json` gives its points' configs");
   }

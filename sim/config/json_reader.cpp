@@ -375,7 +375,10 @@ double JsonReader::as_bandwidth() const {
 }
 
 std::string JsonReader::as_choice(std::initializer_list<std::string_view> choices) const {
-  std::vector<std::string> names(choices.begin(), choices.end());
+  return as_choice(std::vector<std::string>(choices.begin(), choices.end()));
+}
+
+std::string JsonReader::as_choice(const std::vector<std::string>& names) const {
   std::string list;
   for (const auto& name : names) list += (list.empty() ? "\"" : ", \"") + name + "\"";
   if (!value_->is_string()) fail_expected("one of " + list);

@@ -60,6 +60,7 @@ public:
   double as_bandwidth() const;         // bytes per second, from kMinBandwidth to kMaxBandwidth
   // One of the given words; a near miss gets a hint.
   std::string as_choice(std::initializer_list<std::string_view> choices) const;
+  std::string as_choice(const std::vector<std::string>& choices) const;
 
   // --- Objects ---
   void expect_object() const;

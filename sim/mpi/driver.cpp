@@ -188,13 +188,14 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
     case PacketKind::checkpoint: {
       core::CheckpointRecord c;
       c.id = in.u32();
+      c.process = static_cast<std::int64_t>(in.u64());
       c.started = in.f64();
       c.saved = in.f64();
       c.committed = in.f64();
       c.bytes = in.u64();
       c.aborted = in.u8() != 0;
       c.partial = in.u8() != 0;
-      core::update_checkpoints(metrics_.checkpoints, c);
+      core::update_checkpoints(metrics_, c);
       return;
     }
     case PacketKind::fail_run: finish(false, decode_string(in)); return;
@@ -332,7 +333,7 @@ void Driver::add_results(NodeId process, WireReader& in) {
   }
   if (--results_missing_ > 0) return;
   // Everything is in.
-  core::fold_process_metrics(metrics_, process_metrics_, nodes());
+  core::fold_process_metrics(metrics_, process_metrics_, nodes(), spec_.protocol_metrics);
   metrics_.oracle_missing = missing_;
   metrics_.oracle_wrong = wrong_;
   metrics_.oracle_ok = metrics_.complete && missing_count_ == 0 && wrong_count_ == 0;

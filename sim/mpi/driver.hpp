@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/core/failure_schedule.hpp"
+#include "sim/world/failure_schedule.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"

@@ -67,11 +67,11 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
     failure_free.protocol = config::ProtocolConfig{};
     failure_free.failures = config::FailureConfig{};
     MpiRunSpec spec{failure_free, graph, cost, *kernel_set, protocols::make_protocol_factory(failure_free, graph), false,
-                    options.progress && outcome.reporter};
+                    options.progress && outcome.reporter, {}};
     reference = timed_run(spec);
   }
   MpiRunSpec spec{config, graph, cost, *kernel_set, protocols::make_protocol_factory(config, graph), true,
-                  options.progress && outcome.reporter};
+                  options.progress && outcome.reporter, protocols::protocol_metric_definitions(config)};
   Timed run = timed_run(spec);
   if (!outcome.reporter) return outcome;
 

@@ -8,7 +8,7 @@
 #include "graphs/cost_model.hpp"
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
-#include "sim/core/run_metrics.hpp"
+#include "sim/node/run_metrics.hpp"
 
 namespace ftsim::mpi {
 

@@ -12,8 +12,8 @@
 #include "graphs/cost_model.hpp"
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
-#include "sim/core/protocol.hpp"
-#include "sim/core/run_metrics.hpp"
+#include "sim/node/protocol.hpp"
+#include "sim/node/run_metrics.hpp"
 #include "sim/mpi/kernels/kernels.hpp"
 
 namespace ftsim::mpi {
@@ -26,6 +26,7 @@ struct MpiRunSpec {
   core::ProtocolFactory factory;
   bool inject_failures = true;  // false for the failure-free reference run
   bool progress = false;        // progress lines on stderr (driver rank)
+  std::vector<core::MetricDefinition> protocol_metrics;  // the protocol's named metrics
 };
 
 // Wall times of the phases of one run, measured on the driver rank.

@@ -18,8 +18,8 @@ void encode_message(WireWriter& out, const core::Message& m) {
   out.content(m.content.get());
   out.u32(m.control_type);
   out.bytes(m.body);
-  out.u8(m.header_words);
-  for (std::uint32_t word : m.header) out.u32(word);
+  out.u32(m.header_words);
+  for (std::uint32_t word = 0; word < m.header_words; ++word) out.u32(m.header_word(word));
   out.u32(m.source_incarnation);
   out.u32(m.destination_incarnation);
   out.u32(m.epoch);
@@ -43,8 +43,8 @@ core::Message decode_message(WireReader& in) {
   m.content = in.content();
   m.control_type = in.u32();
   m.body = in.bytes();
-  m.header_words = in.u8();
-  for (std::uint32_t& word : m.header) word = in.u32();
+  const std::uint32_t words = in.u32();
+  for (std::uint32_t word = 0; word < words; ++word) m.set_header(word, in.u32());
   m.source_incarnation = in.u32();
   m.destination_incarnation = in.u32();
   m.epoch = in.u32();
@@ -62,6 +62,7 @@ void encode_metrics(WireWriter& out, const core::NodeMetrics& m) {
   for (std::uint64_t v : m.bytes_sent) out.u64(v);
   out.u64(m.duplicates_received);
   out.u64(m.orphans_dropped);
+  out.u64(m.sends_suppressed);
   out.u64(m.inputs_missing_at_start);
   out.u64(m.peak_memory_bytes);
   out.u32(m.restarts);
@@ -88,6 +89,7 @@ core::NodeMetrics decode_metrics(WireReader& in) {
   for (std::uint64_t& v : m.bytes_sent) v = in.u64();
   m.duplicates_received = in.u64();
   m.orphans_dropped = in.u64();
+  m.sends_suppressed = in.u64();
   m.inputs_missing_at_start = in.u64();
   m.peak_memory_bytes = in.u64();
   m.restarts = in.u32();

@@ -5,9 +5,9 @@
 // carries a core::Message whole, with the real content of a data version inline.
 #include <cstdint>
 
-#include "sim/core/message.hpp"
-#include "sim/core/run_metrics.hpp"
-#include "sim/core/wire.hpp"
+#include "sim/node/message.hpp"
+#include "sim/node/run_metrics.hpp"
+#include "sim/node/wire.hpp"
 
 namespace ftsim::mpi {
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sim/core/simulation.hpp"
+#include "sim/world/simulation.hpp"
 #include "sim/mpi/driver.hpp"
 
 namespace ftsim::mpi {
@@ -477,6 +477,7 @@ void RankProcess::record_checkpoint(const core::CheckpointRecord& record) {
   Bytes packet = packet_of(PacketKind::checkpoint);
   WireWriter out(packet);
   out.u32(record.id);
+  out.u64(static_cast<std::uint64_t>(record.process));
   out.f64(record.started);
   out.f64(record.saved);
   out.f64(record.committed);

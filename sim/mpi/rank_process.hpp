@@ -13,8 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/core/node_host.hpp"
-#include "sim/core/runtime_index.hpp"
+#include "sim/node/node_host.hpp"
+#include "sim/node/runtime_index.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"

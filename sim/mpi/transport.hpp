@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/core/wire.hpp"
+#include "sim/node/wire.hpp"
 
 namespace ftsim::mpi {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "graphs/ids.hpp"
-#include "sim/core/content.hpp"
+#include "sim/node/content.hpp"
 #include "sim/mpi/kernels/kernels.hpp"
 
 namespace ftsim::mpi {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "sim/config/config.hpp"
-#include "sim/core/backend.hpp"
+#include "sim/world/backend.hpp"
 #include "sim/simgrid/platform.hpp"
 
 namespace ftsim::simgrid_backend {

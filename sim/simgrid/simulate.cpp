@@ -12,7 +12,7 @@
 
 #include "graphs/graph_stats.hpp"
 #include "protocols/registry.hpp"
-#include "sim/core/run_metrics_json.hpp"
+#include "sim/world/run_metrics_json.hpp"
 #include "sim/simgrid/simgrid_backend.hpp"
 
 namespace ftsim::simgrid_backend {
@@ -33,7 +33,10 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
   // Ctrl-C or a batch system's SIGTERM: stop the simulation and still report its results. Set
   // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits.
   install_stop_handlers();
-  core::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend, options);
+  core::SimulationOptions with_metrics = options;
+  with_metrics.protocol_metrics = protocols::protocol_metric_definitions(config);
+  core::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend,
+                              with_metrics);
   backend.set_events(&simulation);
   simulation.start();
   backend.run();

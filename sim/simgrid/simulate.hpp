@@ -5,8 +5,8 @@
 #include "graphs/cost_model.hpp"
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
-#include "sim/core/run_metrics.hpp"
-#include "sim/core/simulation.hpp"
+#include "sim/node/run_metrics.hpp"
+#include "sim/world/simulation.hpp"
 
 namespace ftsim::simgrid_backend {
 

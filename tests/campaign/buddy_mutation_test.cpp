@@ -1,13 +1,13 @@
 // Mutation check of the buddy restart (issue 19): four planted faults, each of which the
 // campaign's checks must catch. Three are compiled into a copy of the buddy protocol only for this
 // test (FTSIM_BUDDY_MUTANTS, tests/support/buddy_mutants.hpp: release builds have no hook); the
-// fourth is the runtime's (sim/core/test_faults.hpp).
+// fourth is the runtime's (sim/node/test_faults.hpp).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <map>
 
-#include "sim/core/test_faults.hpp"
+#include "sim/node/test_faults.hpp"
 #include "tests/campaign/buddy_scenarios.hpp"
 
 using namespace ftsim;

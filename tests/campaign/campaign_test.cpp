@@ -1,11 +1,11 @@
-// Failure campaign (issue acceptance): for each protocol (none, global, lineage) and each
-// application (cholesky, stencil, cg), many seeded random failure scenarios (one to three
+// Failure campaign: for each protocol (every module of protocols/, with its own campaign entry)
+// and each application (cholesky, stencil, cg), many seeded random failure scenarios (one to three
 // failures at random times and nodes, some simultaneous, random or zero downtime and detection
-// latency, for global a random period or the graph cuts and a random storage). Every run must
-// terminate, and either complete with the digest oracle holding (every handle's final version
-// held where it belongs with the failure-free digest, every task done, no task started without
-// its input) or, for global with buddy storage, report an unrecoverable double failure with its
-// reason. Never a stall, a time limit or a crash. Plus the seeds that once gave wrong results, and
+// latency; the protocol's options drawn by its module). Every run must terminate, and either
+// complete with the digest oracle holding (every handle's final version held where it belongs with
+// the failure-free digest, every task done and run at least once, no task started without its
+// input) and the protocol's own invariants, or end unrecoverable where the module allows it
+// (e.g. global with buddy storage, buddy), with a reason the module recognises. Never a stall, a time limit or a crash. Plus the seeds that once gave wrong results, and
 // a mutation check of the oracle itself.
 #include <catch2/catch.hpp>
 
@@ -18,7 +18,7 @@
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
-#include "sim/core/test_faults.hpp"
+#include "sim/node/test_faults.hpp"
 #include "sim/simgrid/simulate.hpp"
 #include "tests/campaign/campaign_support.hpp"
 
@@ -52,10 +52,11 @@ config::Json base_config(const std::string& app) {
 }
 
 // The scenario of one seed: one to three failures (some simultaneous), random downtime and
-// detection latency, and for global a random period or the graph cuts and a random storage.
-config::Json scenario(const std::string& protocol, const std::string& app, std::uint64_t seed, double makespan,
-                      bool& buddy) {
-  std::mt19937_64 random(seed * 7919 + std::hash<std::string>{}(protocol + app));
+// detection latency, then what the protocol's module draws (its options, e.g. for global a random
+// period or the graph cuts and a random storage).
+config::Json scenario(const protocols::ProtocolModule& module, const std::string& app, std::uint64_t seed,
+                      double makespan, bool& may_be_unrecoverable) {
+  std::mt19937_64 random(seed * 7919 + std::hash<std::string>{}(std::string(module.id) + app));
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   config::Json document = base_config(app);
   document["seed"] = seed;
@@ -72,19 +73,9 @@ config::Json scenario(const std::string& protocol, const std::string& app, std::
   const double downtime = random() % 4 == 0 ? 0.0 : unit(random) * 0.2 * makespan;
   const double detection = random() % 4 == 0 ? 0.0 : unit(random) * 0.05 * makespan;
   document["failures"] = {{"model", "list"}, {"events", events}, {"downtime", downtime}, {"detection", detection}};
-  buddy = false;
-  if (protocol == "global") {
-    buddy = random() % 2 == 0;
-    config::Json p = {{"type", "global"}, {"storage", buddy ? "buddy" : "stable"}};
-    if (random() % 2 == 0) {
-      p["period"] = (0.1 + 0.4 * unit(random)) * makespan;
-    } else {
-      p["at"] = "cuts";
-    }
-    document["protocol"] = p;
-  } else {
-    document["protocol"] = {{"type", protocol}};
-  }
+  const protocols::CampaignDraw draw = module.campaign(random, makespan);
+  for (const auto& [key, value] : draw.patch.items()) document[key] = value;
+  may_be_unrecoverable = draw.may_be_unrecoverable;
   return document;
 }
 
@@ -97,10 +88,11 @@ double failure_free_makespan(const std::string& app) {
 
 // One scenario under the digest oracle: a completed run has every final version with the
 // failure-free digest and no task started without its input; a run that stops says why.
-bool check_scenario(const std::string& protocol, const std::string& app, std::uint64_t seed, double makespan,
-                    std::size_t& failures_injected) {
-  bool buddy = false;
-  const config::Json document = scenario(protocol, app, seed, makespan, buddy);
+bool check_scenario(const protocols::ProtocolModule& module, const std::string& app, std::uint64_t seed,
+                    double makespan, std::size_t& failures_injected) {
+  bool may_be_unrecoverable = false;
+  const std::string protocol = module.id;
+  const config::Json document = scenario(module, app, seed, makespan, may_be_unrecoverable);
   const std::string origin = protocol + "/" + app + "/seed " + std::to_string(seed);
   const core::RunMetrics m = run(document, origin);
   failures_injected += m.failures.size();
@@ -109,8 +101,14 @@ bool check_scenario(const std::string& protocol, const std::string& app, std::ui
   for (const auto& line : m.stall_report) INFO("stall: " << line);
   for (const auto& line : m.oracle_missing) INFO("oracle missing: " << line);
   for (const auto& line : m.oracle_wrong) INFO("oracle wrong: " << line);
-  const bool expected = m.complete ? m.oracle_ok && inputs_missing(m) == 0
-                                    : buddy && m.failure_reason.find("unrecoverable") != std::string::npos;
+  const bool reason_ok = module.unrecoverable_reason_ok
+                             ? module.unrecoverable_reason_ok(m.failure_reason)
+                             : m.failure_reason.find("unrecoverable") != std::string::npos;
+  const std::vector<std::string> broken =
+      m.complete && module.invariants ? module.invariants(m) : std::vector<std::string>{};
+  for (const auto& line : broken) INFO("invariant broken: " << line);
+  const bool expected = m.complete ? m.oracle_ok && inputs_missing(m) == 0 && broken.empty()
+                                   : may_be_unrecoverable && reason_ok;
   if (!expected) {
     // FTSIM_CAMPAIGN_DUMP=DIR keeps the config of every failing scenario, to rerun with ftsim run.
     if (const char* dir = std::getenv("FTSIM_CAMPAIGN_DUMP")) {
@@ -120,20 +118,23 @@ bool check_scenario(const std::string& protocol, const std::string& app, std::ui
   if (m.complete) {
     CHECK(m.oracle_ok);
     CHECK(inputs_missing(m) == 0);
+    CHECK(broken.empty());
     return true;
   }
-  // Only a node and its buddy failing together may stop a run, and it must say so.
-  CHECK(buddy);
-  CHECK(m.failure_reason.find("unrecoverable") != std::string::npos);
+  // Only what the protocol documents may stop a run (e.g. a node and its buddy failing together),
+  // and it must say so.
+  CHECK(may_be_unrecoverable);
+  CHECK(reason_ok);
   return false;
 }
 
-void campaign(const std::string& protocol, const std::string& app) {
+void campaign(const protocols::ProtocolModule& module, const std::string& app) {
+  const std::string protocol = module.id;
   const double makespan = failure_free_makespan(app);
   std::size_t completed = 0, unrecoverable = 0, failures_injected = 0;
   const std::size_t scenarios = scenarios_per_case();
   for (std::uint64_t seed = 1; seed <= scenarios; ++seed) {
-    if (check_scenario(protocol, app, seed, makespan, failures_injected)) {
+    if (check_scenario(module, app, seed, makespan, failures_injected)) {
       ++completed;
     } else {
       ++unrecoverable;
@@ -146,18 +147,22 @@ void campaign(const std::string& protocol, const std::string& app) {
                 << failures_injected << " failures injected");
 }
 
+const protocols::ProtocolModule& module(const char* id) {
+  const protocols::ProtocolModule* found = protocols::find_protocol(id);
+  REQUIRE(found);
+  return *found;
+}
+
 }  // namespace
 
-TEST_CASE("campaign: none restarts from scratch", "[campaign]") {
-  for (const char* app : {"cholesky", "stencil", "cg"}) campaign("none", app);
-}
-
-TEST_CASE("campaign: global rolls back to the last committed checkpoint", "[campaign]") {
-  for (const char* app : {"cholesky", "stencil", "cg"}) campaign("global", app);
-}
-
-TEST_CASE("campaign: lineage recomputes lost versions", "[campaign]") {
-  for (const char* app : {"cholesky", "stencil", "cg"}) campaign("lineage", app);
+// Every protocol module's campaign: ctest runs one section per protocol folder (tests/CMakeLists.txt:
+// "campaign: <id>"), so a new protocol is in the campaign as soon as its folder exists.
+TEST_CASE("campaign: every protocol", "[.][campaign-protocols]") {
+  for (const protocols::ProtocolModule* m : protocols::protocol_modules()) {
+    DYNAMIC_SECTION(m->id) {
+      for (const char* app : {"cholesky", "stencil", "cg"}) campaign(*m, app);
+    }
+  }
 }
 
 // The seeds where a prototype value oracle found wrong results that the old existence check
@@ -166,9 +171,9 @@ TEST_CASE("campaign: lineage recomputes lost versions", "[campaign]") {
 TEST_CASE("campaign: the seeds that once gave wrong results", "[campaign]") {
   std::size_t failures = 0;
   const double cholesky = failure_free_makespan("cholesky"), cg = failure_free_makespan("cg");
-  for (std::uint64_t seed : {59, 681, 782, 816}) check_scenario("lineage", "cholesky", seed, cholesky, failures);
-  for (std::uint64_t seed : {309, 352, 464}) check_scenario("lineage", "cg", seed, cg, failures);
-  check_scenario("global", "cholesky", 650, cholesky, failures);
+  for (std::uint64_t seed : {59, 681, 782, 816}) check_scenario(module("lineage"), "cholesky", seed, cholesky, failures);
+  for (std::uint64_t seed : {309, 352, 464}) check_scenario(module("lineage"), "cg", seed, cg, failures);
+  check_scenario(module("global"), "cholesky", 650, cholesky, failures);
   CHECK(failures > 0);
 }
 
@@ -182,8 +187,8 @@ TEST_CASE("campaign: the digest oracle catches a recovery that uses a stale vers
     for (const char* app : {"cholesky", "stencil", "cg"}) {
       const double makespan = failure_free_makespan(app);
       for (std::uint64_t seed = 1; seed <= std::max<std::size_t>(10, scenarios_per_case() / 3); ++seed) {
-        bool buddy = false;
-        const core::RunMetrics m = run(scenario(protocol, app, seed, makespan, buddy), "mutation");
+        bool may_be_unrecoverable = false;
+        const core::RunMetrics m = run(scenario(module(protocol), app, seed, makespan, may_be_unrecoverable), "mutation");
         if (m.test_faults_fired == 0 || !m.complete) continue;
         ++fired;
         if (!m.oracle_wrong.empty()) ++caught;

@@ -1,8 +1,9 @@
-"""Layering rules of DESIGN.md, checked on the sources.
+"""Layering rules of DESIGN.md, checked on the sources and, exactly, on the built protocol library.
 
 Only the backends (sim/simgrid, sim/mpi) include SimGrid or MPI, never both; protocols see their own
 process through core::ProtocolContext and nothing of the world driver, the backends or other
-nodes' state.
+nodes' state: the symbols the protocol library uses (nm) name none of them, nor the runtime's event
+entry points, and it holds no writable global (objdump). Every protocol is one folder.
 """
 import os
 import re
@@ -13,11 +14,10 @@ import pytest
 SOURCE = Path(os.environ.get("FTSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 BACKEND_HEADERS = re.compile(r"^(simgrid/|xbt/|mpi\.h$|mpi/|openmpi/|smpi/)")
-LAYERS_WITHOUT_BACKENDS = ["graphs", "sim/config", "sim/core", "protocols", "analysis"]
-# `ftsim sweep` (sim/cli/CMakeLists.txt: ftsim_cli_sweep) and ftsim-mpi's sweep verb.
+LAYERS_WITHOUT_BACKENDS = ["graphs", "sim/config", "sim/node", "sim/world", "protocols", "analysis", "sim/sweep"]
+# `ftsim sweep` (sim/sweep: ftsim_sweep) and ftsim-mpi's sweep verb.
 MPI_SWEEP_SOURCES = sorted((SOURCE / "sim/cli").glob("sweep_mpi.*"))
-SWEEP_SOURCES = sorted(p for p in (SOURCE / "sim/cli").glob("sweep_*") if p not in MPI_SWEEP_SOURCES) + sorted(
-    (SOURCE / "sim/cli").glob("sibling_executable.*"))
+SWEEP_SOURCES = sorted((SOURCE / "sim/sweep").glob("*.[ch]pp"))
 
 
 def sources(folder):
@@ -39,8 +39,8 @@ def test_no_simgrid_or_mpi_below_the_backends(folder):
 def test_the_mpi_backend_never_loads_simgrid():
     # SimGrid's library defines MPI symbols of its own (SMPI): what ftsim-mpi is built from must not
     # include SimGrid nor the SimGrid backend, and the kernels include neither backend.
-    files = sources("sim/mpi") + [SOURCE / "sim/cli/main_mpi.cpp", SOURCE / "sim/cli/run_report.cpp",
-                                  SOURCE / "sim/cli/run_report.hpp"] + SWEEP_SOURCES + MPI_SWEEP_SOURCES
+    files = sources("sim/mpi") + [SOURCE / "sim/cli/main_mpi.cpp", SOURCE / "sim/run/run_report.cpp",
+                                  SOURCE / "sim/run/run_report.hpp"] + SWEEP_SOURCES + MPI_SWEEP_SOURCES
     offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in files for h in includes(p)
                  if h.startswith(("simgrid/", "xbt/", "smpi/", "sim/simgrid/"))]
     offenders += [f"{p.relative_to(SOURCE)}: {h}" for p in sources("sim/mpi/kernels") for h in includes(p)
@@ -52,7 +52,7 @@ def test_the_mpi_backend_never_loads_simgrid():
 
 
 def test_the_sweep_shared_by_ftsim_and_ftsim_mpi_includes_no_backend():
-    # ftsim_cli_sweep is linked into ftsim (SimGrid) and ftsim-mpi (MPI): it includes neither; only
+    # ftsim_sweep is linked into ftsim (SimGrid) and ftsim-mpi (MPI): it includes neither; only
     # ftsim-mpi's own sweep file talks MPI.
     assert SWEEP_SOURCES and MPI_SWEEP_SOURCES
     offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in SWEEP_SOURCES for h in includes(p)
@@ -60,38 +60,21 @@ def test_the_sweep_shared_by_ftsim_and_ftsim_mpi_includes_no_backend():
     assert offenders == []
 
 
-def test_protocols_see_only_their_context():
-    # Protocols include the protocol interface and context, graphs and configs: never the world
-    # driver, a node host, a backend or the node runtime's services.
-    allowed_core = {"sim/core/protocol.hpp", "sim/core/protocol_context.hpp", "sim/core/wire.hpp",
-                    "sim/core/message.hpp", "sim/core/digest.hpp"}
-    offenders = []
-    for path in sources("protocols"):
-        for header in includes(path):
-            if header.startswith("sim/") and not header.startswith("sim/config/") and header not in allowed_core:
-                offenders.append(f"{path.relative_to(SOURCE)}: {header}")
-    assert offenders == []
-
-
 def test_the_protocol_context_offers_no_global_view():
     # What a protocol may call: nothing that names another node's runtime, true liveness, the
     # failure log or the run's metrics.
-    context = (SOURCE / "sim/core/protocol_context.hpp").read_text(encoding="utf-8")
+    context = (SOURCE / "sim/node/protocol_context.hpp").read_text(encoding="utf-8")
     for forbidden in ["runtime_of", "alive(", "tasks()", "detections()", "RunMetrics", "metrics()", "Simulation",
                       "latest_failure", "failure_record"]:
         assert forbidden not in context, forbidden
-    for path in sources("protocols"):
-        text = path.read_text(encoding="utf-8")
-        for forbidden in ["runtime_of", "Shared", "static std::", "dynamic_cast", "shared_ptr<Rollback", "test_faults"]:
-            assert forbidden not in text, f"{path.relative_to(SOURCE)}: {forbidden}"
 
 
 def test_a_planted_violation_is_caught(tmp_path):
     # The include check itself can fail: a protocol source that includes SimGrid is reported.
     bad = tmp_path / "bad_protocol.cpp"
-    bad.write_text('#include "simgrid/s4u.hpp"\n#include "sim/core/simulation.hpp"\n', encoding="utf-8")
-    found = [h for h in includes(bad) if BACKEND_HEADERS.match(h) or h == "sim/core/simulation.hpp"]
-    assert found == ["simgrid/s4u.hpp", "sim/core/simulation.hpp"]
+    bad.write_text('#include "simgrid/s4u.hpp"\n#include "sim/world/simulation.hpp"\n', encoding="utf-8")
+    found = [h for h in includes(bad) if BACKEND_HEADERS.match(h) or h == "sim/world/simulation.hpp"]
+    assert found == ["simgrid/s4u.hpp", "sim/world/simulation.hpp"]
 
 
 # --- The exact check: no process-wide writable state in the protocol library (objdump) ---------
@@ -146,3 +129,73 @@ def test_a_planted_writable_global_is_caught(tmp_path):
     assert any("shared_count" in f for f in found), found
     assert any("calls" in f for f in found), found
     assert not any("read_only" in f for f in found), found
+
+
+# --- The exact check: what the protocol library calls (nm -u) ----------------------------------
+# A protocol reaches its node only through ProtocolContext / ProtocolRuntime: never the world, a
+# host, a backend, the failure schedule, the planted test faults, nor the runtime's event entry
+# points or store mutators (a version of its own choosing, a task done without running).
+FORBIDDEN_SYMBOLS = [
+    "ftsim::core::Simulation", "ftsim::core::NodeHost", "ftsim::core::HostEnvironment", "ftsim::mpi::",
+    "ftsim::simgrid_backend::", "ftsim::core::FailureSchedule", "ftsim::core::test_faults",
+    "ftsim::core::NodeRuntime::on_data", "ftsim::core::NodeRuntime::on_task_finished",
+    "ftsim::core::NodeRuntime::mark_done", "ftsim::core::NodeRuntime::wipe",
+    "ftsim::core::VersionStore::add_own", "ftsim::core::VersionStore::produce", "ftsim::core::VersionStore::add_copy",
+    "ftsim::core::VersionStore::assign", "ftsim::core::NodeRuntime::store()",
+]
+
+
+def used_symbols(archive):
+    import shutil
+    import subprocess
+    if shutil.which("nm") is None:
+        pytest.skip("nm not found")
+    table = subprocess.run(["nm", "-C", "-u", str(archive)], capture_output=True, text=True, check=True).stdout
+    return [line.split(None, 1)[-1].strip() for line in table.splitlines() if line.strip().startswith("U ")]
+
+
+def forbidden_uses(archive):
+    return sorted({f"{symbol}" for symbol in used_symbols(archive) for f in FORBIDDEN_SYMBOLS if f in symbol})
+
+
+def test_the_protocol_library_uses_nothing_beyond_its_context():
+    if not PROTOCOL_LIBRARY.exists():
+        pytest.fail(f"{PROTOCOL_LIBRARY} not built")
+    used = used_symbols(PROTOCOL_LIBRARY)
+    assert any("ftsim::core::NodeRuntime::restore" in u for u in used), "nm found no use of the runtime at all"
+    assert forbidden_uses(PROTOCOL_LIBRARY) == []
+
+
+def test_a_planted_forbidden_call_is_caught(tmp_path):
+    import shutil
+    import subprocess
+    if shutil.which("g++") is None:
+        pytest.skip("g++ not found")
+    source = tmp_path / "planted.cpp"
+    source.write_text(
+        '#include "sim/node/node_runtime.hpp"\n'
+        "void cheat(ftsim::core::NodeRuntime& r) { r.store().add_own(0, 1, 8, 42); r.on_data(0, 1, 2); }\n", encoding="utf-8")
+    subprocess.run(["g++", "-std=c++20", "-O2", "-I", str(SOURCE), "-c", str(source), "-o", str(tmp_path / "planted.o")],
+                   check=True)
+    subprocess.run(["ar", "rcs", str(tmp_path / "libplanted.a"), str(tmp_path / "planted.o")], check=True)
+    found = forbidden_uses(tmp_path / "libplanted.a")
+    assert any("add_own" in f for f in found), found
+    assert any("on_data" in f for f in found), found
+
+
+# --- One folder per protocol --------------------------------------------------------------------
+def test_every_protocol_is_a_folder_with_its_module_and_schema():
+    folders = sorted(p.parent.name for p in (SOURCE / "protocols").glob("*/module.cpp"))
+    assert {"none", "global", "lineage", "buddy"} <= set(folders)
+    for name in folders:
+        assert (SOURCE / "protocols" / name / "schema.json").exists(), f"protocols/{name}/schema.json"
+        module = (SOURCE / "protocols" / name / "module.cpp").read_text(encoding="utf-8")
+        assert f"extern const ProtocolModule {name}_module" in module, f"protocols/{name}/module.cpp"
+
+
+def test_the_config_schema_has_every_protocol_fragment():
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, str(SOURCE / "scripts" / "protocol_schema.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

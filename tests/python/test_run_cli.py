@@ -15,14 +15,15 @@ TASKS = TILES + TILES * (TILES - 1) + TILES * (TILES - 1) * (TILES - 2) // 6  # 
 HANDLES = TILES * (TILES + 1) // 2  # the lower triangle
 TILE_BYTES = 256 * 256 * 8
 TRAFFIC = {"application", "recovery", "checkpoint", "restore", "control"}
-SEND_LANE, PROTOCOL_LANE = 10000, 10001  # sim/core/trace_writer.hpp
+SEND_LANE, PROTOCOL_LANE = 10000, 10001  # sim/world/trace_writer.hpp
 
 GLOBAL_STABLE = {"type": "global", "period": "10ms", "storage": "stable"}
 GLOBAL_BUDDY = {"type": "global", "period": "10ms", "storage": "buddy"}  # buddy of n: (n + 1) mod 4
 
 TOP_LEVEL = {
     "complete", "failure_reason", "makespan", "executions", "reexecutions", "bytes_sent", "messages_sent",
-    "starpu", "log", "failures", "checkpoints", "nodes", "oracle", "stall_report", "events",
+    "starpu", "log", "protocol_metrics", "protocol_metric_units", "failures", "checkpoints", "nodes", "oracle",
+    "stall_report", "events",
     "ftsim_version", "backend", "network_model", "name", "config_file", "config", "seed", "protocol", "graph",
     "reference", "wall", "mpi",
 }
@@ -34,11 +35,11 @@ FAILURE = {
     "time", "node", "detected_at", "replaced_at", "recovered_at", "recovery_time", "restart_point",
     "tasks_reexecuted", "work_lost_seconds", "processes_rolled_back", "messages_replayed", "bytes_replayed",
 }
-CHECKPOINT = {"id", "started", "saved", "committed", "bytes", "aborted"}
+CHECKPOINT = {"id", "process", "started", "saved", "committed", "bytes", "aborted"}
 NODE = {
     "executions", "reexecutions", "busy_seconds", "lost_seconds", "bytes_sent", "messages_sent",
     "duplicates_received", "orphans_dropped", "inputs_missing_at_start", "checkpoint_store", "log_store",
-    "peak_memory_bytes", "restarts",
+    "peak_memory_bytes", "restarts", "protocol_metrics",
 }
 
 

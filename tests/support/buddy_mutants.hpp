@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sim/core/test_faults.hpp"
+#include "sim/node/test_faults.hpp"
 
 namespace ftsim::testing {
 

@@ -9,7 +9,7 @@
 #include <queue>
 #include <vector>
 
-#include "sim/core/backend.hpp"
+#include "sim/world/backend.hpp"
 
 namespace ftsim::testing {
 

@@ -6,7 +6,7 @@
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
-#include "sim/core/simulation.hpp"
+#include "sim/world/simulation.hpp"
 #include "tests/support/queue_backend.hpp"
 
 namespace ftsim::testing {
@@ -23,8 +23,12 @@ inline core::RunMetrics run_on_queue(const config::Json& document, const std::st
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts, latency, bandwidth);
-  if (!factory) factory = protocols::make_protocol_factory(cfg, graph);
-  core::Simulation simulation(cfg, graph, cost, factory, backend, {});
+  core::SimulationOptions options;
+  if (!factory) {
+    factory = protocols::make_protocol_factory(cfg, graph);
+    options.protocol_metrics = protocols::protocol_metric_definitions(cfg);
+  }
+  core::Simulation simulation(cfg, graph, cost, factory, backend, options);
   backend.set_events(&simulation);
   simulation.start();
   backend.run();

@@ -33,7 +33,7 @@
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
 #include "sim/config/json_reader.hpp"
-#include "sim/core/simulation.hpp"
+#include "sim/world/simulation.hpp"
 #include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;

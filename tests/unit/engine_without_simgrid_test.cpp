@@ -5,11 +5,11 @@
 
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
-#include "protocols/examples/restart_from_scratch.hpp"
+#include "protocols/none/none_protocol.hpp"
 #include "protocols/registry.hpp"
-#include "sim/core/node_host.hpp"
-#include "sim/core/run_metrics_json.hpp"
-#include "sim/core/simulation.hpp"
+#include "sim/node/node_host.hpp"
+#include "sim/world/run_metrics_json.hpp"
+#include "sim/world/simulation.hpp"
 #include "tests/support/queue_backend.hpp"
 #include "tests/support/run_on_queue.hpp"
 
@@ -96,7 +96,7 @@ TEST_CASE("engine without SimGrid: a node and its buddy failing together is unre
 TEST_CASE("engine without SimGrid: the example protocol of the guide recovers single and simultaneous failures",
           "[core][engine]") {
   const core::ProtocolFactory example = [](core::NodeId, bool coordinator) {
-    return std::make_unique<protocols::examples::RestartFromScratch>(coordinator);
+    return std::make_unique<protocols::NoneProtocol>(coordinator);
   };
   const core::RunMetrics reference = run(cholesky_config({{"type", "none"}}, nullptr), example);
   REQUIRE(reference.complete);

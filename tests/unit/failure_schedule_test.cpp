@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "sim/core/failure_schedule.hpp"
+#include "sim/world/failure_schedule.hpp"
 
 using namespace ftsim;
 

@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "sim/core/protocol_context.hpp"
+#include "sim/node/protocol_context.hpp"
 #include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;

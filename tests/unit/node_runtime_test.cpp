@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "graphs/stf_builder.hpp"
-#include "sim/core/node_runtime.hpp"
+#include "sim/node/node_runtime.hpp"
 
 using namespace ftsim;
 using namespace ftsim::graphs;

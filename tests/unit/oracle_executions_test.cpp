@@ -1,7 +1,7 @@
 // The digest oracle checks values; the world driver also checks executions (issue 20).
 #include <catch2/catch.hpp>
 
-#include "sim/core/test_faults.hpp"
+#include "sim/node/test_faults.hpp"
 #include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;

@@ -6,8 +6,8 @@
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
-#include "sim/core/protocol_context.hpp"
-#include "sim/core/simulation.hpp"
+#include "sim/node/protocol_context.hpp"
+#include "sim/world/simulation.hpp"
 #include "tests/support/queue_backend.hpp"
 
 using namespace ftsim;
@@ -45,7 +45,7 @@ struct Probe final : core::Protocol {
     }
   }
   core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m) override {
-    if (mode == Mode::drop_duplicates && ctx.runtime().store().holds(m.handle, m.version)) {
+    if (mode == Mode::drop_duplicates && ctx.runtime().holds(m.handle, m.version)) {
       return core::ReceiveVerdict::drop_duplicate;
     }
     return core::ReceiveVerdict::accept;

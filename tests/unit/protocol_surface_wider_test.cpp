@@ -1,6 +1,7 @@
 // The protocol surface that CCK and Guermouche's protocol need, and buddy uses (issue 20): the
-// defer receive verdict with redelivery or discard, the selective release of held sends, and the
-// per-task priority override. Each check fails if the hook does nothing; no SimGrid.
+// defer receive verdict with redelivery or discard, the selective release of held sends, the
+// per-task priority override, the suppress send verdict, header words of any length and named
+// metrics. Each check fails if the hook does nothing; no SimGrid.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -9,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "sim/core/protocol_context.hpp"
+#include "sim/node/protocol_context.hpp"
 #include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;
@@ -77,7 +78,7 @@ struct Reordering final : core::Protocol {
   bool boost = false;
   Reordering(Seen* s, bool b) : seen(s), boost(b) {}
   void on_start(core::ProtocolContext& ctx) override {
-    if (boost && !ctx.is_coordinator()) ctx.set_priority(2, 1 << 20);
+    if (boost && !ctx.is_coordinator()) ctx.runtime().set_priority(2, 1 << 20);
   }
   void on_task_completed(core::ProtocolContext&, core::TaskId task, bool) override { seen->order.push_back(task); }
 };
@@ -146,4 +147,83 @@ TEST_CASE("protocol surface: a priority override reorders ready tasks", "[core][
   REQUIRE(boosted.complete);
   CHECK(plain_probes[0].order == std::vector<core::TaskId>{0, 1, 2});  // submission order
   CHECK(boosted_probes[0].order == std::vector<core::TaskId>{2, 0, 1});
+}
+
+namespace {
+
+// Node 0 suppresses every data message it sends: node 1 then never gets its inputs (a stall),
+// and the suppressed sends are counted.
+struct Suppressing final : core::Protocol {
+  Seen* seen;
+  explicit Suppressing(Seen* s) : seen(s) {}
+  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message&) override {
+    if (ctx.node() != 0) return core::SendVerdict::send;
+    ++seen->held;
+    return core::SendVerdict::suppress;
+  }
+};
+
+// Every data message piggybacks `words` header words (the sender's node id in each); the receiver
+// checks them all, and counts in named metric 0 the words it saw and in 1 (a peak) the most.
+struct Piggybacking final : core::Protocol {
+  Seen* seen;
+  std::uint32_t words;
+  Piggybacking(Seen* s, std::uint32_t w) : seen(s), words(w) {}
+  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& m) override {
+    for (std::uint32_t i = 0; i < words; ++i) m.set_header(i, ctx.node() * 1000 + i);
+    return core::SendVerdict::send;
+  }
+  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m) override {
+    for (std::uint32_t i = 0; i < words; ++i) {
+      if (m.header_word(i) == m.source * 1000 + i) ++seen->redelivered;
+    }
+    ctx.counters().add(0, m.header_words);
+    ctx.counters().raise_to(1, m.header_words);
+    return core::ReceiveVerdict::accept;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("protocol surface: a suppressed send never leaves and is counted", "[core][surface]") {
+  auto [m, seen] = run<Suppressing>(two_nodes());
+  CHECK_FALSE(m.complete);  // node 1 never gets what node 0 suppressed
+  REQUIRE(seen[0].held > 0);
+  CHECK(m.nodes[0].sends_suppressed == seen[0].held);
+  CHECK(m.nodes[0].messages_sent[0] == 0);
+}
+
+TEST_CASE("protocol surface: header words of any length arrive and count in the size", "[core][surface]") {
+  auto [plain, plain_seen] = run<Piggybacking>(two_nodes(), 0u);
+  auto [long_headers, long_seen] = run<Piggybacking>(two_nodes(), 11u);
+  REQUIRE(plain.complete);
+  REQUIRE(long_headers.complete);
+  const std::uint64_t messages = long_headers.nodes[0].messages_sent[0] + long_headers.nodes[1].messages_sent[0];
+  REQUIRE(messages > 0);
+  CHECK(long_seen[0].redelivered + long_seen[1].redelivered == 11 * messages);  // every word as sent
+  const std::uint64_t plain_bytes = plain.nodes[0].bytes_sent[0] + plain.nodes[1].bytes_sent[0];
+  const std::uint64_t long_bytes = long_headers.nodes[0].bytes_sent[0] + long_headers.nodes[1].bytes_sent[0];
+  CHECK(long_bytes == plain_bytes + 4 * 11 * messages);
+  // The named counters reach the run's metrics when definitions are given (here: none, so the
+  // per-node values are what the processes counted).
+  CHECK(long_headers.nodes[0].counters.named[0] + long_headers.nodes[1].counters.named[0] == 11 * messages);
+  CHECK(long_headers.nodes[1].counters.named[1] == 11);
+}
+
+TEST_CASE("protocol surface: named metrics are folded by sum or max over the processes", "[core][surface]") {
+  std::vector<core::NodeMetrics> processes(3);
+  processes[0].counters.add(0, 5);
+  processes[1].counters.add(0, 7);
+  processes[0].counters.raise_to(1, 40);
+  processes[2].counters.raise_to(1, 90);  // the coordinator counts too
+  const std::vector<core::MetricDefinition> definitions = {
+      {"control_messages", "messages", core::MetricFold::sum, "sent"},
+      {"peak_log_bytes", "bytes", core::MetricFold::max, "held at once"}};
+  core::RunMetrics metrics;
+  core::fold_process_metrics(metrics, processes, 2, definitions);
+  REQUIRE(metrics.protocol_metrics.size() == 2);
+  CHECK(metrics.protocol_metrics[0].name == "control_messages");
+  CHECK(metrics.protocol_metrics[0].value == 12);
+  CHECK(metrics.protocol_metrics[1].value == 90);
+  CHECK(metrics.nodes.size() == 2);
 }

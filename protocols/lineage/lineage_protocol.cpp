@@ -1,0 +1,469 @@
+#include "protocols/lineage/lineage_protocol.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_set>
+
+namespace ftsim::protocols {
+
+using core::Bytes;
+using core::Message;
+using core::NodeId;
+using core::TaskId;
+using core::TaskStatus;
+using core::WireReader;
+using core::WireWriter;
+using graphs::Access;
+using graphs::HandleId;
+using graphs::Version;
+
+namespace {
+
+enum MessageType : std::uint32_t {
+  kInventoryRequest = 1,  // coordinator -> node: report your state for round r
+  kInventory,             // node -> coordinator: task states and versions held
+  kPlan,                  // coordinator -> node: what to re-execute, re-send, reload
+  kApplied,               // node -> coordinator: plan r applied (its re-executions counted)
+  kGo,                    // coordinator -> nodes: every node applied plan r: re-send
+  kRecomputed,            // node -> coordinator: the re-executions of round r have run
+};
+
+enum TaskState : std::uint8_t { kNeverRan = 0, kTaskDone = 1, kToRunAgain = 2 };
+
+// A recovery re-send: version (handle, version) to node `to`.
+struct Send {
+  HandleId handle;
+  Version version;
+  NodeId to;
+};
+
+// A node's part of a recovery plan.
+struct Plan {
+  std::uint32_t round = 0;
+  bool replacement = false;            // the node is a replacement: tasks not listed count as done
+  std::vector<TaskId> run;             // tasks to (re-)execute
+  std::vector<Send> sends;             // versions to send once held
+  std::vector<HandleId> reloads;       // initial values to read again
+
+  Bytes encode() const {
+    Bytes out;
+    WireWriter w(out);
+    w.u32(round);
+    w.u8(replacement ? 1 : 0);
+    w.u64(run.size());
+    for (TaskId t : run) w.u32(t);
+    w.u64(sends.size());
+    for (const Send& s : sends) {
+      w.u32(s.handle);
+      w.u32(s.version);
+      w.u32(s.to);
+    }
+    w.u64(reloads.size());
+    for (HandleId h : reloads) w.u32(h);
+    return out;
+  }
+  static Plan decode(const Bytes& body) {
+    Plan p;
+    WireReader r(body);
+    p.round = r.u32();
+    p.replacement = r.u8() != 0;
+    p.run.resize(r.count(4));
+    for (TaskId& t : p.run) t = r.u32();
+    p.sends.resize(r.count(12));
+    for (Send& s : p.sends) {
+      s.handle = r.u32();
+      s.version = r.u32();
+      s.to = r.u32();
+    }
+    p.reloads.resize(r.count(4));
+    for (HandleId& h : p.reloads) h = r.u32();
+    r.expect_done();
+    return p;
+  }
+};
+
+Bytes round_message(std::uint32_t round) {
+  Bytes out;
+  WireWriter(out).u32(round);
+  return out;
+}
+std::uint32_t round_of(const Message& m) {
+  WireReader r(m.body);
+  return r.u32();
+}
+
+
+}  // namespace
+
+// ============================================================================ node side
+
+void LineageProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo&) {
+  // A replacement holds nothing and knows nothing: it waits for its plan.
+  fresh_ = true;
+  ctx.runtime().pause();
+}
+
+void LineageProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+  if (!coordinator_) return;  // survivors keep computing; the planner tells them what to do
+  unrecovered_.push_back(notice);
+  if (failed_.empty()) failed_.assign(ctx.node_count(), 0);
+  failed_[notice.node] = 1;
+  round_ = notice.sequence;
+  gather(ctx);
+}
+
+void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t round) {
+  release_inventory_pins(ctx);
+  inventory_round_ = std::max(inventory_round_, round);
+  core::ProtocolRuntime runtime = ctx.runtime();
+  Bytes out;
+  WireWriter w(out);
+  w.u32(round);
+  w.u8(fresh_ ? 1 : 0);
+  if (!fresh_) {
+    const auto local = ctx.index().tasks_of(ctx.node());
+    w.u64(local.size());
+    for (TaskId t : local) {
+      const bool done = runtime.status(t) == TaskStatus::done;
+      w.u8(done ? kTaskDone : runtime.executed_once(t) ? kToRunAgain : kNeverRan);
+    }
+    // Versions that re-executions still to run will produce: the planner counts on them too, and a
+    // later re-execution could overwrite one before the plan arrives. Kept when produced.
+    for (TaskId t : local) {
+      if (runtime.status(t) == TaskStatus::done || !runtime.executed_once(t)) continue;
+      for (const Access& a : ctx.graph().accesses(t)) {
+        if (graphs::writes(a.mode)) keep_outputs_.insert(core::VersionStore::key(a.handle, a.version));
+      }
+    }
+    const core::NodeInventory inventory = runtime.inventory();
+    w.u64(inventory.held.size());
+    for (std::uint64_t key : inventory.held) {
+      w.u64(key);
+      // Kept until the plan arrives: the planner counts on it.
+      runtime.pin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+      inventory_pins_.push_back(key);
+    }
+  }
+  ctx.send_control(ctx.coordinator(), kInventory, std::move(out));
+}
+
+void LineageProtocol::release_inventory_pins(core::ProtocolContext& ctx) {
+  for (std::uint64_t key : inventory_pins_) {
+    ctx.runtime().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+  }
+  inventory_pins_.clear();
+  keep_outputs_.clear();
+}
+
+void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
+  const Plan plan = Plan::decode(m.body);
+  if (plan.round < plan_round_) return;  // superseded
+  if (fresh_ && !plan.replacement) return;  // a plan made before the planner knew this node failed
+  plan_round_ = plan.round;
+  if (ctx.recording()) {
+    ctx.note("plan " + std::to_string(plan.round) + (plan.replacement ? " (replacement)" : "") + ": run " +
+            std::to_string(plan.run.size()) + ", send " + std::to_string(plan.sends.size()) + ", reload " +
+            std::to_string(plan.reloads.size()));
+  }
+  core::ProtocolRuntime runtime = ctx.runtime();
+  const graphs::TaskGraph& graph = ctx.graph();
+  if (plan.replacement) {
+    // The planner counts this node as holding nothing (it failed, or reported itself fresh):
+    // what an earlier plan gave it is superseded; only what this plan lists must run.
+    for (auto& [task, pins] : reexecuting_) {
+      for (std::uint64_t key : pins) runtime.unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+    }
+    reexecuting_.clear();
+    // A fresh replacement (paused, nothing run) takes the state "every task done, holding what it
+    // holds": the plan lists what must run again; the rest ran in its predecessor and is not needed.
+    core::NodeSnapshot state = runtime.snapshot();
+    std::fill(state.done.begin(), state.done.end(), std::uint8_t{1});
+    runtime.restore(state);
+    fresh_ = false;
+  }
+  for (HandleId h : plan.reloads) runtime.reload_initial(h);
+  for (TaskId t : plan.run) {
+    if (runtime.status(t) != TaskStatus::done) continue;
+    runtime.mark_for_reexecution(t);
+    // Its inputs held now stay until it has run (a writer running now may overwrite one in place).
+    auto& pins = reexecuting_[t];
+    for (const Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const Version v = version_read(a);
+      if (!runtime.holds(a.handle, v)) continue;
+      runtime.pin(a.handle, v);
+      pins.push_back(core::VersionStore::key(a.handle, v));
+    }
+  }
+  // The re-sends leave once every node has applied its plan (GO): a version that arrived before
+  // its receiver marked the tasks that read it again would be dropped as needed by nobody. They
+  // are taken now (or when produced) and held (on_send), so that a later writer cannot take away
+  // a version the plan counted on.
+  holding_recovery_sends_ = true;
+  for (const Send& s : plan.sends) runtime.subscribe(s.handle, s.version, s.to, core::Traffic::recovery);
+  release_inventory_pins(ctx);
+  runtime.resume();
+  runtime.rebuild();
+  ctx.send_control(ctx.coordinator(), kApplied, round_message(plan_round_));
+}
+
+core::SendVerdict LineageProtocol::on_send(core::ProtocolContext&, core::Message& m) {
+  return holding_recovery_sends_ && m.traffic == core::Traffic::recovery ? core::SendVerdict::hold : core::SendVerdict::send;
+}
+
+void LineageProtocol::start_sends(core::ProtocolContext& ctx) {
+  holding_recovery_sends_ = false;
+  ctx.release_held_sends();
+  done_sent_ = false;
+  maybe_done(ctx);
+}
+
+void LineageProtocol::maybe_done(core::ProtocolContext& ctx) {
+  if (done_sent_ || !reexecuting_.empty()) return;
+  done_sent_ = true;
+  ctx.send_control(ctx.coordinator(), kRecomputed, round_message(plan_round_));
+}
+
+void LineageProtocol::on_task_completed(core::ProtocolContext& ctx, TaskId task, bool) {
+  if (!keep_outputs_.empty()) {
+    for (const Access& a : ctx.graph().accesses(task)) {
+      if (!graphs::writes(a.mode) || keep_outputs_.erase(core::VersionStore::key(a.handle, a.version)) == 0) continue;
+      ctx.runtime().pin(a.handle, a.version);
+      inventory_pins_.push_back(core::VersionStore::key(a.handle, a.version));
+    }
+  }
+  if (reexecuting_.empty()) return;
+  auto it = reexecuting_.find(task);
+  if (it == reexecuting_.end()) return;
+  for (std::uint64_t key : it->second) {
+    ctx.runtime().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+  }
+  reexecuting_.erase(it);
+  maybe_done(ctx);
+}
+
+bool LineageProtocol::finished(core::ProtocolContext&) {
+  if (coordinator_) return !gathering_ && done_waiting_ == 0;
+  return reexecuting_.empty();
+}
+
+void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
+  if (!coordinator_) {
+    switch (m.control_type) {
+      case kInventoryRequest: report_inventory(ctx, round_of(m)); break;
+      case kPlan: apply_plan(ctx, m); break;
+      case kGo:
+        // Only for the plan in force: after reporting for a newer round, this node's pins belong
+        // to that round's planner.
+        if (round_of(m) == plan_round_ && inventory_round_ <= plan_round_ && !fresh_) start_sends(ctx);
+        break;
+      default: break;
+    }
+    return;
+  }
+  switch (m.control_type) {
+    case kInventory: {
+      WireReader r(m.body);
+      const std::uint32_t round = r.u32();
+      if (!gathering_ || round != round_ || inventories_[m.source].received) return;
+      Inventory& inventory = inventories_[m.source];
+      inventory.received = true;
+      inventory.fresh = r.u8() != 0;
+      if (inventory.fresh) {
+        failed_[m.source] = 1;  // a replacement the planner has not heard of yet
+      } else {
+        inventory.state.resize(r.count(1));
+        for (auto& s : inventory.state) s = r.u8();
+        inventory.held.resize(r.count(8));
+        for (auto& key : inventory.held) key = r.u64();
+      }
+      r.expect_done();
+      if (--waiting_ == 0) plan(ctx);
+      break;
+    }
+    case kApplied:
+      if (round_of(m) == planned_round_ && !gathering_ && applied_waiting_ > 0 && --applied_waiting_ == 0) {
+        for (NodeId d = 0; d < ctx.node_count(); ++d) ctx.send_control(d, kGo, round_message(planned_round_));
+      }
+      break;
+    case kRecomputed:
+      if (round_of(m) == planned_round_ && done_waiting_ > 0 && --done_waiting_ == 0) {
+        for (const core::FailureNotice& notice : unrecovered_) ctx.record_recovered(notice);
+        unrecovered_.clear();
+        if (ctx.recording()) ctx.note("round " + std::to_string(planned_round_) + ": every node has recomputed what it was given");
+        ctx.check_completion();
+      }
+      break;
+    default: break;
+  }
+}
+
+// ============================================================================ coordinator side
+
+void LineageProtocol::gather(core::ProtocolContext& ctx) {
+  const NodeId nodes = ctx.node_count();
+  inventories_.assign(nodes, Inventory{});
+  waiting_ = 0;
+  gathering_ = true;
+  for (NodeId d = 0; d < nodes; ++d) {
+    if (failed_[d]) continue;  // it holds nothing: no need to ask
+    ctx.send_control(d, kInventoryRequest, round_message(round_));
+    ++waiting_;
+  }
+  if (ctx.recording()) ctx.note("round " + std::to_string(round_) + ": inventories asked of " + std::to_string(waiting_) + " nodes");
+  if (waiting_ == 0) plan(ctx);
+}
+
+void LineageProtocol::plan(core::ProtocolContext& ctx) {
+  gathering_ = false;
+  const graphs::TaskGraph& graph = ctx.graph();
+  const core::RuntimeIndex& index = ctx.index();
+  const NodeId nodes = ctx.node_count();
+
+  // What the planner knows, from the inventories only.
+  std::vector<std::unordered_set<std::uint64_t>> held(nodes);
+  for (NodeId d = 0; d < nodes; ++d) {
+    if (!failed_[d]) held[d].insert(inventories_[d].held.begin(), inventories_[d].held.end());
+  }
+  auto holds = [&](NodeId d, HandleId h, Version v) { return held[d].count(core::VersionStore::key(h, v)) != 0; };
+  auto state = [&](TaskId t) -> std::uint8_t {
+    const NodeId d = graph.node(t);
+    return failed_[d] ? std::uint8_t{kTaskDone} : inventories_[d].state[index.local_slot(t)];
+  };
+  std::vector<Plan> plans(nodes);
+  std::unordered_set<TaskId> to_run;  // on any node, in this plan
+  auto will_run = [&](TaskId t) { return state(t) != kTaskDone || to_run.count(t) != 0; };
+  // Will (h, v) be produced on d by a task of d that is still to run (its edges order it)?
+  auto produced_later_on = [&](HandleId h, Version v, NodeId d) {
+    if (v == 0) return false;
+    const TaskId w = graph.writer(h, v);
+    return graph.node(w) == d && will_run(w);
+  };
+
+  struct Need {
+    HandleId handle;
+    Version version;
+    NodeId node;
+  };
+  std::deque<Need> queue;
+  std::unordered_set<std::uint64_t> seen;
+  auto need = [&](HandleId h, Version v, NodeId d) {
+    const std::uint64_t key = core::VersionStore::key(h, v) * (std::uint64_t(nodes) + 1) + d;
+    if (seen.insert(key).second) queue.push_back({h, v, d});
+  };
+
+  // 1. What the remaining tasks of the survivors need and nobody will provide the usual way.
+  for (NodeId d = 0; d < nodes; ++d) {
+    if (failed_[d]) continue;
+    for (TaskId t : index.tasks_of(d)) {
+      if (state(t) == kTaskDone) continue;
+      for (const Access& a : graph.accesses(t)) {
+        if (!graphs::reads(a.mode)) continue;
+        const Version v = version_read(a);
+        if (produced_later_on(a.handle, v, d) || holds(d, a.handle, v)) continue;
+        // A writer that never ran sends it with the transfer plan when it runs.
+        if (v > 0) {
+          const TaskId w = graph.writer(a.handle, v);
+          if (!failed_[graph.node(w)] && state(w) == kNeverRan) continue;
+        }
+        need(a.handle, v, d);
+      }
+    }
+  }
+  // 2. Final results that are lost.
+  for (HandleId h = 0; h < graph.handle_count(); ++h) {
+    const Version v = graph.final_version(h);
+    const NodeId holder = graph.version_node(h, v);
+    if (holds(holder, h, v) || (!failed_[holder] && produced_later_on(h, v, holder))) continue;
+    need(h, v, holder);
+  }
+
+  // 3. Provide each need: re-send from a holder, read an initial value again, or re-execute.
+  core::FailureEffect effect;
+  effect.restart_point = "lineage";
+  effect.processes_rolled_back = 1;
+  while (!queue.empty()) {
+    const Need n = queue.front();
+    queue.pop_front();
+    NodeId source = graphs::kNone;
+    const NodeId home = graph.version_node(n.handle, n.version);
+    if (holds(home, n.handle, n.version)) source = home;
+    for (NodeId s = 0; s < nodes && source == graphs::kNone; ++s) {
+      if (holds(s, n.handle, n.version)) source = s;
+    }
+    if (source != graphs::kNone) {
+      plans[source].sends.push_back({n.handle, n.version, n.node});
+      ++effect.messages_replayed;
+      effect.bytes_replayed += graph.bytes(n.handle);
+      continue;
+    }
+    if (n.version == 0) {
+      // An initial value is the job's input: its owner reads it again.
+      const NodeId owner = graph.owner(n.handle);
+      plans[owner].reloads.push_back(n.handle);
+      held[owner].insert(core::VersionStore::key(n.handle, 0));
+      if (owner != n.node) plans[owner].sends.push_back({n.handle, 0, n.node});
+      continue;
+    }
+    const TaskId writer = graph.writer(n.handle, n.version);
+    const NodeId p = graph.node(writer);
+    const bool failed = failed_[p] != 0;
+    if (failed || state(writer) == kTaskDone) {
+      if (to_run.insert(writer).second) {
+        plans[p].run.push_back(writer);
+        if (!failed) {  // (what the failed node redoes, the driver counts as it happens)
+          ++effect.tasks_reexecuted;
+          effect.work_lost_seconds += ctx.task_seconds(writer);
+        }
+        // Its inputs must be at p when it runs again.
+        for (const Access& a : graph.accesses(writer)) {
+          if (!graphs::reads(a.mode)) continue;
+          const Version v = version_read(a);
+          if (!failed && (produced_later_on(a.handle, v, p) || holds(p, a.handle, v))) continue;
+          need(a.handle, v, p);
+        }
+      }
+    } else if (state(writer) == kNeverRan && n.node != p) {
+      continue;  // its first execution sends it with the transfer plan
+    }
+    if (n.node != p) plans[p].sends.push_back({n.handle, n.version, n.node});
+  }
+
+  if (!unrecovered_.empty()) ctx.record_failure_effect(unrecovered_.back(), effect);
+  if (ctx.recording()) {
+    std::size_t run = 0, sends = 0;
+    for (const Plan& p : plans) {
+      run += p.run.size();
+      sends += p.sends.size();
+    }
+    ctx.note("lineage recovery plan, round " + std::to_string(round_) + ": " + std::to_string(run) + " executions, " +
+                 std::to_string(sends) + " re-sends",
+             "recovery");
+  }
+  // 4. Tell every node its part; each answers DONE once its re-executions have run.
+  planned_round_ = round_;
+  applied_waiting_ = nodes;
+  done_waiting_ = nodes;
+  for (NodeId d = 0; d < nodes; ++d) {
+    plans[d].round = round_;
+    plans[d].replacement = failed_[d] != 0;
+    std::sort(plans[d].run.begin(), plans[d].run.end());
+    ctx.send_control(d, kPlan, plans[d].encode());
+  }
+  std::fill(failed_.begin(), failed_.end(), 0);
+}
+
+std::string LineageProtocol::phase(core::ProtocolContext&) {
+  const std::string round = " (round " + std::to_string(coordinator_ ? round_ : plan_round_) + ")";
+  if (coordinator_) {
+    if (gathering_) return "waiting for " + std::to_string(waiting_) + " inventories" + round;
+    if (applied_waiting_ > 0) return "waiting for " + std::to_string(applied_waiting_) + " nodes to apply the plan" + round;
+    if (done_waiting_ > 0) return "waiting for " + std::to_string(done_waiting_) + " nodes to finish the plan's work" + round;
+    return {};
+  }
+  if (fresh_) return "a replacement waiting for its plan";
+  if (holding_recovery_sends_) return "holding its recovery sends until the plan's GO" + round;
+  return {};
+}
+
+}  // namespace ftsim::protocols

@@ -1,0 +1,30 @@
+// The `lineage` protocol's module: no option, no metric of its own.
+#include "protocols/lineage/lineage_protocol.hpp"
+#include "protocols/protocol_module.hpp"
+
+namespace ftsim::protocols {
+
+namespace {
+
+void check(const config::Config&, config::JsonReader& block) { block.finish(); }
+
+core::ProtocolFactory factory(const config::Config&, const graphs::TaskGraph&) {
+  return [](core::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(coordinator); };
+}
+
+CampaignDraw campaign(std::mt19937_64&, double) { return {{{"protocol", {{"type", "lineage"}}}}, false}; }
+
+}  // namespace
+
+extern const ProtocolModule lineage_module = {
+    "lineage",
+    "no checkpoint: lost versions are recomputed from the task graph's lineage (Dask, Ray)",
+    check,
+    factory,
+    {},
+    campaign,
+    nullptr,
+    nullptr,
+};
+
+}  // namespace ftsim::protocols

@@ -1,0 +1,30 @@
+// The `none` protocol's module: no option, no metric of its own.
+#include "protocols/none/none_protocol.hpp"
+#include "protocols/protocol_module.hpp"
+
+namespace ftsim::protocols {
+
+namespace {
+
+void check(const config::Config&, config::JsonReader& block) { block.finish(); }
+
+core::ProtocolFactory factory(const config::Config&, const graphs::TaskGraph&) {
+  return [](core::NodeId, bool coordinator) { return std::make_unique<NoneProtocol>(coordinator); };
+}
+
+CampaignDraw campaign(std::mt19937_64&, double) { return {{{"protocol", {{"type", "none"}}}}, false}; }
+
+}  // namespace
+
+extern const ProtocolModule none_module = {
+    "none",
+    "no fault tolerance: a failure restarts the whole job from its input",
+    check,
+    factory,
+    {},
+    campaign,
+    nullptr,
+    nullptr,
+};
+
+}  // namespace ftsim::protocols

@@ -1,0 +1,61 @@
+#pragma once
+// A store a protocol owns on its node: checkpoint copies held for other nodes, or a message log.
+// Entries are content (encoded bytes) plus the simulated bytes they stand for; the store accounts
+// those bytes, the total ever stored and the peak. It lives in the node's memory: a fail-stop
+// loses it with the rest of the node.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
+#include "sim/node/wire.hpp"
+
+namespace ftsim::core {
+
+class ProtocolStore {
+public:
+  struct Entry {
+    Bytes content;
+    std::uint64_t bytes = 0;
+  };
+
+  // Stores (or replaces) the entry of `key`.
+  void put(std::uint64_t key, Bytes content, std::uint64_t bytes) {
+    auto [it, inserted] = entries_.try_emplace(key);
+    if (!inserted) bytes_ -= it->second.bytes;
+    it->second = Entry{std::move(content), bytes};
+    bytes_ += bytes;
+    total_bytes_ += bytes;
+    peak_bytes_ = std::max(peak_bytes_, bytes_);
+  }
+  const Entry* find(std::uint64_t key) const {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
+  void erase(std::uint64_t key) {
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return;
+    bytes_ -= it->second.bytes;
+    entries_.erase(it);
+  }
+  // Erases every entry whose key satisfies `predicate` (e.g. checkpoints older than a valid one).
+  template <class Predicate> void erase_if(Predicate predicate) {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      if (predicate(it->first)) {
+        bytes_ -= it->second.bytes;
+        it = entries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  const std::map<std::uint64_t, Entry>& entries() const { return entries_; }
+  std::uint64_t bytes() const { return bytes_; }
+  std::uint64_t total_bytes() const { return total_bytes_; }
+  std::uint64_t peak_bytes() const { return peak_bytes_; }
+
+private:
+  std::map<std::uint64_t, Entry> entries_;
+  std::uint64_t bytes_ = 0, total_bytes_ = 0, peak_bytes_ = 0;
+};
+
+}  // namespace ftsim::core

@@ -1,0 +1,69 @@
+#pragma once
+// Typed records of what a run does, emitted as it happens by the world driver, the node hosts
+// and (through their context) the protocols. The outputs are exporters of these records
+// (RecordSink): trace.json (TraceWriter), events.log (EventLog); results.json is built from the
+// typed records of run_metrics.hpp. Nothing is recorded, and nothing costs more than a test of
+// an empty list, when no exporter is on.
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "sim/node/message.hpp"
+
+namespace ftsim::core {
+
+enum class RecordKind : std::uint8_t {
+  task_start,   // process, core, task
+  task_end,     // process, core, task, start, again
+  message,      // *message delivered to its destination at `time` (sent at message->sent_at)
+  failure,      // node `peer` failed (its incarnation)
+  notice,       // failure notice `sequence` about node `peer`
+  replacement,  // a spare took node `peer` (its new incarnation)
+  span,         // a protocol phase on `process` from `start` to `time`: `text`, `category`
+  note,         // a protocol decision on `process`: `text`
+  run_end,      // the run is over: `text`
+};
+
+struct Record {
+  Record(RecordKind record_kind, double at, double began = 0) : kind(record_kind), time(at), start(began) {}
+
+  RecordKind kind = RecordKind::note;
+  double time = 0;
+  double start = 0;
+  long process = -1;  // a node, the coordinator (= number of nodes), or -1: the driver
+  NodeId peer = 0;
+  std::uint32_t core = 0;
+  TaskId task = 0;
+  bool again = false;  // task_end: the task had completed before (a re-execution)
+  std::uint32_t incarnation = 0;
+  std::uint32_t sequence = 0;
+  const Message* message = nullptr;
+  std::string_view text;
+  const char* category = "";
+};
+
+class RecordSink {
+public:
+  virtual ~RecordSink() = default;
+  virtual void record(const Record& record) = 0;
+  virtual void close() {}
+};
+
+class Recorder {
+public:
+  void add(std::unique_ptr<RecordSink> sink) { sinks_.push_back(std::move(sink)); }
+  bool active() const { return !sinks_.empty(); }
+  void record(const Record& record) {
+    for (auto& sink : sinks_) sink->record(record);
+  }
+  void close() {
+    for (auto& sink : sinks_) sink->close();
+    sinks_.clear();
+  }
+
+private:
+  std::vector<std::unique_ptr<RecordSink>> sinks_;
+};
+
+}  // namespace ftsim::core

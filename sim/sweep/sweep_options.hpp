@@ -1,0 +1,52 @@
+#pragma once
+// The command line of `ftsim sweep` (docs/sweeps.md), shared by ftsim, which runs a sweep on this
+// machine, and ftsim-mpi, which ftsim execs under mpirun to spread the points over the ranks.
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/sweep/sweep_output.hpp"
+#include "sim/sweep/sweep_plan.hpp"
+
+namespace ftsim::cli::sweep {
+
+struct SweepOptions {
+  std::string config;
+  std::string output_dir;  // default: out/<sweep name>/
+  std::string csv;         // default: DIR/rows.csv (a shard: DIR/rows.shard-K-of-N.csv)
+  std::string jsonl;       // default: DIR/rows.jsonl (a shard: DIR/rows.shard-K-of-N.jsonl)
+  std::size_t jobs = 1;    // points at once (per rank under mpirun)
+  std::string shard;       // "K/N": the points whose index is K modulo N (K from 0)
+  bool list = false;       // print the points, run nothing
+  bool list_json = false;  // the same as JSON lines with each point's config
+};
+
+void add_sweep_options(CLI::App& command, SweepOptions& options);
+
+struct Shard {
+  std::size_t k = 0, n = 1;
+  bool given = false;
+};
+Shard parse_shard(const std::string& text);  // "K/N" (checked by add_sweep_options)
+
+struct SweepPaths {
+  std::filesystem::path dir, points, csv, jsonl;
+  std::vector<std::filesystem::path> imports;  // unsharded: the shards' JSON lines found in dir
+};
+SweepPaths sweep_paths(const SweepOptions& options, const SweepPlan& plan, const Shard& shard);
+
+// The indices of the points of this shard, in point order.
+std::vector<std::size_t> shard_points(const SweepPlan& plan, const Shard& shard);
+
+// --list and --list-json: prints the points of the shard on stdout.
+void print_points(const SweepPlan& plan, const std::vector<std::size_t>& points, bool json);
+
+// The closing lines (stdout, stderr when interrupted) and the exit code: 0 when every point of
+// `points` has a row with status "ok", 1 otherwise (points that failed, or an interrupted sweep).
+int report_end(const SweepPlan& plan, const RowsFiles& files, const SweepPaths& paths, const std::vector<std::size_t>& points,
+               std::size_t run_now, double wall_seconds, bool interrupted);
+
+}  // namespace ftsim::cli::sweep

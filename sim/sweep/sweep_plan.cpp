@@ -1,0 +1,341 @@
+#include "sim/sweep/sweep_plan.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "graphs/size_check.hpp"
+#include "protocols/registry.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/json_reader.hpp"
+#include "sim/config/relative_paths.hpp"
+
+namespace ftsim::cli::sweep {
+
+namespace {
+
+using config::ConfigError;
+using config::JsonReader;
+
+const char* const kKeyHelp = "a key of the config: a JSON pointer such as \"/protocol/type\" or a dotted path such as \"protocol.type\"";
+
+// "/protocol/type" (RFC 6901: "~1" is "/", "~0" is "~") or "protocol.type"; a token of digits
+// indexes an array.
+SweepKey parse_key(const std::string& text, const JsonReader& list) {
+  SweepKey key;
+  key.source = list.pointer();
+  if (!text.empty() && text.front() == '/') {
+    std::string token;
+    for (std::size_t i = 1; i <= text.size(); ++i) {
+      if (i == text.size() || text[i] == '/') {
+        key.tokens.push_back(token);
+        token.clear();
+      } else if (text[i] == '~') {
+        const char next = i + 1 < text.size() ? text[i + 1] : '\0';
+        if (next != '0' && next != '1') list.fail(fmt::format("expected {}, got \"{}\": \"~\" must be followed by 0 or 1", kKeyHelp, text));
+        token += next == '0' ? '~' : '/';
+        ++i;
+      } else {
+        token += text[i];
+      }
+    }
+  } else {
+    std::string token;
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+      if (i == text.size() || text[i] == '.') {
+        key.tokens.push_back(token);
+        token.clear();
+      } else {
+        token += text[i];
+      }
+    }
+  }
+  for (const auto& token : key.tokens) {
+    if (token.empty()) list.fail(fmt::format("expected {}, got \"{}\" (an empty step)", kKeyHelp, text));
+  }
+  if (key.tokens.front() == "sweep") list.fail("a sweep cannot vary its own \"sweep\" section");
+  for (std::size_t i = 0; i < key.tokens.size(); ++i) {
+    key.pointer += "/" + config::escape_pointer_token(key.tokens[i]);
+    key.column += (i ? "." : "") + key.tokens[i];
+  }
+  return key;
+}
+
+// The values of one key: a non-empty array.
+std::vector<Json> read_values(const JsonReader& list) {
+  if (!list.is_array() || list.size() == 0) list.fail_expected("a non-empty array of the values this key takes");
+  return std::vector<Json>(list.json().begin(), list.json().end());
+}
+
+bool is_index(const std::string& token) {
+  return !token.empty() && token.size() <= 9 && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+         (token == "0" || token.front() != '0');
+}
+
+// Sets key to value in document: missing objects on the way are created, array elements must exist.
+void set_key(Json& document, const SweepKey& key, const Json& value, const std::string& file) {
+  Json* node = &document;
+  std::string path;
+  for (std::size_t i = 0; i < key.tokens.size(); ++i) {
+    const std::string& token = key.tokens[i];
+    const bool last = i + 1 == key.tokens.size();
+    if (node->is_object()) {
+      if (last) {
+        (*node)[token] = value;
+        return;
+      }
+      if (!node->contains(token)) (*node)[token] = Json::object();
+      node = &(*node)[token];
+    } else if (node->is_array()) {
+      if (!is_index(token) || std::stoul(token) >= node->size()) {
+        throw ConfigError(file, key.source,
+                          fmt::format("cannot set {}: {} is an array of {} elements in the base config, and \"{}\" is not one of its indices",
+                                      key.pointer, path.empty() ? "/" : path, node->size(), token));
+      }
+      if (last) {
+        (*node)[std::stoul(token)] = value;
+        return;
+      }
+      node = &(*node)[std::stoul(token)];
+    } else {
+      throw ConfigError(file, key.source,
+                        fmt::format("cannot set {}: {} is {} in the base config, not an object", key.pointer, path.empty() ? "/" : path,
+                                    node->dump()));
+    }
+    path += "/" + config::escape_pointer_token(token);
+  }
+}
+
+bool is_prefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// An object value becomes one column per leaf; anything else (arrays included) is one cell.
+void flatten(const std::string& column, const Json& value, std::vector<std::pair<std::string, Json>>& out) {
+  if (value.is_object() && !value.empty()) {
+    for (const auto& [key, member] : value.items()) flatten(column + "." + key, member, out);
+  } else {
+    out.emplace_back(column, value);
+  }
+}
+
+// FNV-1a, 64 bits: a stable hash of the point's config text (nlohmann writes object keys sorted).
+std::string hash_id(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+// The keys that name or describe an experiment without changing what runs: not part of the id, so
+// that editing a description keeps the rows of a resumed sweep.
+Json without_labels(Json document) {
+  document.erase("name");
+  document.erase("description");
+  document.erase("$schema");
+  return document;
+}
+
+}  // namespace
+
+bool has_sweep_section(const Json& document) { return document.is_object() && document.contains("sweep"); }
+
+SweepPlan SweepPlan::load(const std::string& path) {
+  SweepPlan plan;
+  plan.file_ = path;
+  const Json document = config::read_json_file(path);
+  JsonReader root(document, path);
+  root.expect_object();
+  if (!document.contains("sweep")) root.fail("missing required key \"sweep\": `ftsim sweep` needs a config with a sweep section (docs/sweeps.md)");
+  plan.base_ = document;
+  plan.base_.erase("sweep");
+  plan.name_ = std::filesystem::path(path).stem().string();
+  if (document.contains("name") && document["name"].is_string() && !document["name"].get<std::string>().empty()) {
+    plan.name_ = document["name"].get<std::string>();
+  }
+
+  JsonReader section = root.at("sweep");
+  section.expect_object();
+  // Axes, slowest first: the zip groups, the grid keys (in the order nlohmann keeps object keys:
+  // sorted), the seeds.
+  if (auto zip = section.find("zip")) {
+    std::vector<JsonReader> groups;
+    if (zip->is_array()) {
+      if (zip->size() == 0) zip->fail_expected("a non-empty array of zip groups (objects of lists of one length)");
+      for (std::size_t g = 0; g < zip->size(); ++g) groups.push_back((*zip)[g]);
+    } else {
+      groups.push_back(*zip);
+    }
+    for (auto& group : groups) {
+      if (!group.is_object() || group.json().empty()) {
+        group.fail_expected("a zip group: a non-empty object of lists of one length, e.g. {\"application.type\": [...], \"platform.nodes\": [...]}");
+      }
+      Axis axis;
+      std::string first;
+      for (const auto& [text, unused] : group.json().items()) {
+        JsonReader list = group.at(text);
+        axis.keys.push_back(parse_key(text, list));
+        axis.values.push_back(read_values(list));
+        if (axis.values.size() == 1) {
+          first = list.pointer();
+        } else if (axis.values.back().size() != axis.values.front().size()) {
+          const std::size_t expected = axis.values.front().size();
+          list.fail(fmt::format("expected {} value{}, as many as {} (a zip group varies its lists together), got {}", expected,
+                                expected == 1 ? "" : "s", first, axis.values.back().size()));
+        }
+      }
+      group.finish();
+      plan.axes_.push_back(std::move(axis));
+    }
+  }
+  if (auto grid = section.find("grid")) {
+    if (!grid->is_object() || grid->json().empty()) {
+      grid->fail_expected("a non-empty object of lists of values, e.g. {\"/protocol/type\": [\"none\", \"lineage\"]}");
+    }
+    for (const auto& [text, unused] : grid->json().items()) {
+      JsonReader list = grid->at(text);
+      Axis axis;
+      axis.keys.push_back(parse_key(text, list));
+      axis.values.push_back(read_values(list));
+      plan.axes_.push_back(std::move(axis));
+    }
+    grid->finish();
+  }
+  if (auto seeds = section.find("seeds")) {
+    Axis axis;
+    SweepKey key;
+    key.tokens = {"seed"};
+    key.pointer = "/seed";
+    key.column = "seed";
+    key.source = seeds->pointer();
+    std::vector<Json> values;
+    if (seeds->is_array()) {
+      if (seeds->size() == 0) seeds->fail_expected("a count of seeds, or a non-empty array of seeds");
+      for (std::size_t i = 0; i < seeds->size(); ++i) values.push_back((*seeds)[i].as_int(0));
+    } else {
+      const auto count = seeds->as_int(1, std::int64_t(kMaxPoints));
+      for (std::int64_t s = 1; s <= count; ++s) values.push_back(s);  // seeds 1 .. N (1 is the default seed)
+    }
+    axis.keys.push_back(key);
+    axis.values.push_back(std::move(values));
+    plan.axes_.push_back(std::move(axis));
+  }
+  section.finish();
+  if (plan.axes_.empty()) section.fail("expected at least one of \"grid\", \"zip\" and \"seeds\"");
+
+  // Each key once, and no key inside another (which would set it twice, in an order).
+  std::vector<const SweepKey*> keys;
+  for (const auto& axis : plan.axes_) {
+    for (const auto& key : axis.keys) keys.push_back(&key);
+  }
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (is_prefix(keys[j]->tokens, keys[i]->tokens) || is_prefix(keys[i]->tokens, keys[j]->tokens)) {
+        const bool same = keys[i]->tokens.size() == keys[j]->tokens.size();
+        throw ConfigError(path, keys[i]->source,
+                          same ? fmt::format("{} is varied twice: here and at {}", keys[i]->pointer, keys[j]->source)
+                               : fmt::format("{} overlaps {}, varied at {}: a key may not be varied inside another varied key",
+                                             keys[i]->pointer, keys[j]->pointer, keys[j]->source));
+      }
+    }
+  }
+
+  double product = 1;
+  for (const auto& axis : plan.axes_) product *= double(axis.size());
+  if (product > double(kMaxPoints)) {
+    section.fail(fmt::format("expected at most {} points (the product of the axes' lengths), got {:.3g}", kMaxPoints, product));
+  }
+  const auto total = static_cast<std::uint64_t>(product);
+
+  // Enumerate: the first axis varies slowest, as in nested loops.
+  std::map<std::string, std::size_t> index_of_id;
+  std::vector<std::uint32_t> positions(plan.axes_.size(), 0);
+  for (std::uint64_t index = 0; index < total; ++index) {
+    std::uint64_t rest = index;
+    for (std::size_t a = plan.axes_.size(); a-- > 0;) {
+      positions[a] = static_cast<std::uint32_t>(rest % plan.axes_[a].size());
+      rest /= plan.axes_[a].size();
+    }
+    Point point;
+    point.index = index;
+    point.positions = positions;
+    Json document = plan.with_values(point);
+    point.id = hash_id(without_labels(document).dump());
+    const auto [found, fresh] = index_of_id.emplace(point.id, index);
+    if (!fresh) {
+      throw ConfigError(path, "/sweep",
+                        fmt::format("points {} and {} are the same config ({}; {}): remove the repeated value", found->second, index,
+                                    plan.describe(plan.points_[found->second]), plan.describe(point)));
+    }
+    plan.points_.push_back(std::move(point));
+  }
+
+  // Columns: every flattened leaf of every key's values, in axis order, each leaf where it first appears.
+  for (const auto& axis : plan.axes_) {
+    for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+      for (const auto& value : axis.values[k]) {
+        std::vector<std::pair<std::string, Json>> cells;
+        flatten(axis.keys[k].column, value, cells);
+        for (const auto& cell : cells) {
+          if (std::find(plan.varied_columns_.begin(), plan.varied_columns_.end(), cell.first) == plan.varied_columns_.end()) {
+            plan.varied_columns_.push_back(cell.first);
+          }
+        }
+      }
+    }
+  }
+
+  // Every point must load as `ftsim run` would load it: a bad point stops the sweep before it starts.
+  for (const auto& point : plan.points_) {
+    try {
+      const config::Config config = protocols::load_config_json(plan.point_config(point), path);
+      graphs::check_application_size(config);
+      if (config.platform.core_gflops.empty() && !config.platform.default_core_gflops && config.platform.kernel_models.empty()) {
+        throw ConfigError(path, "/platform", "a timed run needs kernel speeds: add \"core_gflops\"");
+      }
+    } catch (const ConfigError& e) {
+      throw ConfigError(e.file(), e.pointer(),
+                        fmt::format("{} (in sweep point {} of {}: {})", e.message(), point.index, total, plan.describe(point)));
+    }
+  }
+  return plan;
+}
+
+Json SweepPlan::with_values(const Point& point) const {
+  Json document = base_;
+  for (std::size_t a = 0; a < axes_.size(); ++a) {
+    for (std::size_t k = 0; k < axes_[a].keys.size(); ++k) set_key(document, axes_[a].keys[k], axes_[a].values[k][point.positions[a]], file_);
+  }
+  return document;
+}
+
+Json SweepPlan::point_config(const Point& point) const {
+  Json document = with_values(point);
+  document["name"] = name_ + "-" + point.id;
+  document.erase("$schema");  // a path relative to the sweep file
+  return config::with_absolute_file_paths(std::move(document), file_);
+}
+
+std::vector<std::pair<std::string, Json>> SweepPlan::varied_values(const Point& point) const {
+  std::vector<std::pair<std::string, Json>> cells;
+  for (std::size_t a = 0; a < axes_.size(); ++a) {
+    for (std::size_t k = 0; k < axes_[a].keys.size(); ++k) flatten(axes_[a].keys[k].column, axes_[a].values[k][point.positions[a]], cells);
+  }
+  return cells;
+}
+
+std::string SweepPlan::describe(const Point& point) const {
+  std::string text;
+  for (const auto& [column, value] : varied_values(point)) {
+    std::string shown = value.is_string() ? value.get<std::string>() : value.dump();
+    if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
+    text += (text.empty() ? "" : ", ") + column + "=" + shown;
+  }
+  return text;
+}
+
+}  // namespace ftsim::cli::sweep

@@ -1,0 +1,79 @@
+#include "sim/sweep/sweep_progress.hpp"
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+namespace ftsim::cli::sweep {
+
+namespace {
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+std::string format_duration(double seconds) {
+  const auto s = static_cast<long long>(seconds + 0.5);
+  if (s < 60) return fmt::format("{} s", s);
+  if (s < 3600) return fmt::format("{} min {:02} s", s / 60, s % 60);
+  return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
+}
+
+Progress::Progress(std::size_t total, std::size_t already, bool terminal)
+    : total_(total), done_(already), terminal_(terminal), start_(std::chrono::steady_clock::now()), last_draw_(start_) {
+  if (terminal_) draw();
+}
+
+std::string Progress::eta() const {
+  // The points of this session so far set the pace (with -j N, N at a time).
+  if (done_here_ == 0) return "ETA --";
+  if (done_ >= total_) return "done";
+  return "ETA " + format_duration(since(start_) / double(done_here_) * double(total_ - done_));
+}
+
+void Progress::finished(const Row& row, const std::string& description) {
+  ++done_;
+  ++done_here_;
+  const std::string status = row["status"].get<std::string>();
+  if (status != "ok") ++unsuccessful_;
+  if (terminal_) {
+    if (status != "ok") {  // a failure stays on screen, above the bar
+      std::cerr << "\r\x1b[K" << fmt::format("[ftsim sweep] point {} {}: {} ({})\n", row["point"].get<std::size_t>(), status,
+                                           row["reason"].is_string() ? row["reason"].get<std::string>() : "", description);
+    }
+    draw();
+    return;
+  }
+  std::string line = fmt::format("[ftsim sweep] {}/{} point {} {} in {:.1f} s ({})", done_, total_, row["point"].get<std::size_t>(), status,
+                                 row["wall_seconds"].get<double>(), description);
+  if (status != "ok" && row["reason"].is_string()) line += ": " + row["reason"].get<std::string>();
+  if (unsuccessful_) line += fmt::format("; {} not ok", unsuccessful_);
+  std::cerr << line << "; " << eta() << "\n";
+}
+
+void Progress::tick() {
+  if (terminal_ && since(last_draw_) >= 0.5) draw();
+}
+
+void Progress::draw() {
+  constexpr std::size_t width = 30;
+  const std::size_t filled = total_ ? done_ * width / total_ : width;
+  std::string bar(filled, '#');
+  bar += std::string(width - filled, '.');
+  std::cerr << "\r\x1b[K"
+            << fmt::format("[ftsim sweep] [{}] {}/{} points, {} not ok, {} elapsed, {}", bar, done_, total_, unsuccessful_,
+                           format_duration(since(start_)), eta())
+            << std::flush;
+  drawn_ = true;
+  last_draw_ = std::chrono::steady_clock::now();
+}
+
+void Progress::close() {
+  if (terminal_ && drawn_) {
+    draw();
+    std::cerr << "\n";
+    drawn_ = false;
+  }
+}
+
+}  // namespace ftsim::cli::sweep

@@ -1,0 +1,46 @@
+#pragma once
+// What a backend (SimGrid simulation, MPI execution) does for the sans-I/O core, and the events
+// it reports back. The core never touches time, hosts or networks itself.
+#include <cstdint>
+
+#include "sim/node/message.hpp"
+
+namespace ftsim::core {
+
+// Events a backend delivers to the core (implemented by Simulation).
+class BackendEvents {
+public:
+  virtual ~BackendEvents() = default;
+  virtual void on_task_finished(NodeId node, TaskId task) = 0;
+  // A message reached its destination (the backend never delivers to or from a dead node).
+  virtual void on_message_delivered(const Message& message) = 0;
+  // A message was cancelled because its destination failed (the sender learns it is gone).
+  virtual void on_message_lost(const Message& message) = 0;
+  // A transfer to or from stable storage completed.
+  virtual void on_storage_done(NodeId node, std::uint64_t token) = 0;
+  virtual void on_timer(std::uint64_t token) = 0;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual double now() const = 0;
+  // Runs `task` on one core of `node` for `seconds`; reports on_task_finished.
+  virtual void start_task(NodeId node, TaskId task, double seconds) = 0;
+  virtual void cancel_task(NodeId node, TaskId task) = 0;
+  // Sends; reports on_message_delivered. Messages to oneself are delivered without the network.
+  virtual void send(Message message) = 0;
+  // Moves bytes between a node and a stable-storage server; reports on_storage_done.
+  virtual void storage_transfer(NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
+                                std::uint64_t token) = 0;
+  virtual std::uint32_t storage_servers() const = 0;
+  virtual void set_timer(double time, std::uint64_t token) = 0;
+  // Fail-stop: everything running on the node, and every message from or to it, is lost.
+  virtual void fail_node(NodeId node) = 0;
+  // A spare host takes the rank of a failed node.
+  virtual void replace_node(NodeId node) = 0;
+  // The run is over (complete or failed): cancel every activity and timer still pending.
+  virtual void halt() = 0;
+};
+
+}  // namespace ftsim::core

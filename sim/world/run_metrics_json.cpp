@@ -1,0 +1,202 @@
+#include "sim/world/run_metrics_json.hpp"
+
+namespace ftsim::core {
+
+using nlohmann::json;
+
+const char* traffic_key(std::size_t kind) { return to_string(static_cast<Traffic>(kind)); }
+
+namespace {
+
+json traffic_json(const std::array<std::uint64_t, kTrafficKinds>& values) {
+  json object = json::object();
+  for (std::size_t k = 0; k < kTrafficKinds; ++k) object[traffic_key(k)] = values[k];
+  return object;
+}
+
+std::array<std::uint64_t, kTrafficKinds> traffic_from(const json& object) {
+  std::array<std::uint64_t, kTrafficKinds> values{};
+  for (std::size_t k = 0; k < kTrafficKinds; ++k) values[k] = object.value(traffic_key(k), std::uint64_t{0});
+  return values;
+}
+
+json optional_time(double t) { return t < 0 ? json(nullptr) : json(t); }
+double time_from(const json& value) { return value.is_null() ? -1.0 : value.get<double>(); }
+
+// A node's named protocol metrics, by name (the run's list gives the names and their order).
+json named_json(const std::vector<RunMetrics::NamedValue>& names, const NodeMetrics& node) {
+  json object = json::object();
+  for (std::size_t i = 0; i < names.size(); ++i) object[names[i].name] = node.counters.named[i];
+  return object;
+}
+
+}  // namespace
+
+json to_json(const RunMetrics& m) {
+  json nodes = json::array();
+  std::array<std::uint64_t, kTrafficKinds> bytes{}, messages{};
+  std::uint64_t executions = 0, reexecutions = 0;
+  for (const NodeMetrics& n : m.nodes) {
+    nodes.push_back({{"executions", n.executions},
+                     {"reexecutions", n.reexecutions},
+                     {"busy_seconds", n.busy_seconds},
+                     {"lost_seconds", n.lost_seconds},
+                     {"bytes_sent", traffic_json(n.bytes_sent)},
+                     {"messages_sent", traffic_json(n.messages_sent)},
+                     {"duplicates_received", n.duplicates_received},
+                     {"orphans_dropped", n.orphans_dropped},
+                     {"sends_suppressed", n.sends_suppressed},
+                     {"inputs_missing_at_start", n.inputs_missing_at_start},
+                     {"checkpoint_store", {{"total_bytes", n.checkpoint_store_total}, {"peak_bytes", n.checkpoint_store_peak}}},
+                     {"log_store", {{"total_bytes", n.log_store_total}, {"peak_bytes", n.log_store_peak},
+                                    {"copies_peak_bytes", n.log_copies_peak}}},
+                     {"peak_memory_bytes", n.peak_memory_bytes},
+                     {"restarts", n.restarts},
+                     {"protocol_metrics", named_json(m.protocol_metrics, n)}});
+    for (std::size_t k = 0; k < kTrafficKinds; ++k) {
+      bytes[k] += n.bytes_sent[k];
+      messages[k] += n.messages_sent[k];
+    }
+    executions += n.executions;
+    reexecutions += n.reexecutions;
+  }
+  json failures = json::array();
+  for (const FailureRecord& f : m.failures) {
+    failures.push_back({{"time", f.time},
+                        {"node", f.node},
+                        {"detected_at", optional_time(f.detected_at)},
+                        {"replaced_at", optional_time(f.replaced_at)},
+                        {"recovered_at", optional_time(f.recovered_at)},
+                        {"recovery_time", f.recovered_at < 0 ? json(nullptr) : json(f.recovered_at - f.time)},
+                        {"restart_point", f.restart_point},
+                        {"tasks_reexecuted", f.tasks_reexecuted},
+                        {"work_lost_seconds", f.work_lost_seconds},
+                        {"processes_rolled_back", f.processes_rolled_back},
+                        {"messages_replayed", f.messages_replayed},
+                        {"bytes_replayed", f.bytes_replayed}});
+  }
+  json checkpoints = json::array();
+  for (const CheckpointRecord& c : m.checkpoints) {
+    checkpoints.push_back({{"id", c.id},
+                           {"process", c.process < 0 ? json(nullptr) : json(c.process)},
+                           {"started", optional_time(c.started)},
+                           {"saved", optional_time(c.saved)},
+                           {"committed", optional_time(c.committed)},
+                           {"bytes", c.bytes},
+                           {"aborted", c.aborted}});
+  }
+  json protocol_metrics = json::object(), protocol_metric_units = json::object();
+  for (const RunMetrics::NamedValue& named : m.protocol_metrics) {
+    protocol_metrics[named.name] = named.value;
+    protocol_metric_units[named.name] = named.unit;
+  }
+  json oracle = {{"ok", m.oracle_ok}, {"missing", m.oracle_missing}, {"wrong", m.oracle_wrong}};
+  if (m.test_faults_fired > 0) oracle["test_faults_fired"] = m.test_faults_fired;  // tests only
+  return {{"complete", m.complete},
+          {"failure_reason", m.failure_reason.empty() ? json(nullptr) : json(m.failure_reason)},
+          {"makespan", m.makespan},
+          {"executions", executions},
+          {"reexecutions", reexecutions},
+          {"bytes_sent", traffic_json(bytes)},
+          {"messages_sent", traffic_json(messages)},
+          {"starpu",
+           {{"CP_DATA_NORMAL_COUNT", m.cp_data_normal_count},
+            {"CP_DATA_NORMAL_TOTAL_SIZE", m.cp_data_normal_total_size},
+            {"CP_DATA_CACHED_COUNT", m.cp_data_cached_count},
+            {"CP_DATA_CACHED_SIZE", m.cp_data_cached_size},
+            {"FT_SERVICE_MSGS_COUNT", m.ft_service_msgs_count},
+            {"FT_SERVICE_MSGS_TOTAL_SIZE", m.ft_service_msgs_total_size},
+            {"IN_MEM_CP_DATA_TOTAL", m.in_mem_cp_data_total},
+            {"IN_MEM_CP_DATA_MAX_AT_T", m.in_mem_cp_data_max_at_t}}},
+          {"log", {{"bytes", m.log_bytes}, {"peak_bytes", m.log_peak_bytes}, {"copies_peak_bytes", m.log_copies_peak_bytes}}},
+          {"protocol_metrics", protocol_metrics},
+          {"protocol_metric_units", protocol_metric_units},
+          {"failures", failures},
+          {"checkpoints", checkpoints},
+          {"nodes", nodes},
+          {"oracle", oracle},
+          {"stall_report", m.stall_report},
+          {"events", m.events}};
+}
+
+RunMetrics run_metrics_from_json(const json& j) {
+  RunMetrics m;
+  m.complete = j.at("complete").get<bool>();
+  if (!j.at("failure_reason").is_null()) m.failure_reason = j.at("failure_reason").get<std::string>();
+  m.makespan = j.at("makespan").get<double>();
+  const json& starpu = j.at("starpu");
+  m.cp_data_normal_count = starpu.at("CP_DATA_NORMAL_COUNT");
+  m.cp_data_normal_total_size = starpu.at("CP_DATA_NORMAL_TOTAL_SIZE");
+  m.cp_data_cached_count = starpu.at("CP_DATA_CACHED_COUNT");
+  m.cp_data_cached_size = starpu.at("CP_DATA_CACHED_SIZE");
+  m.ft_service_msgs_count = starpu.at("FT_SERVICE_MSGS_COUNT");
+  m.ft_service_msgs_total_size = starpu.at("FT_SERVICE_MSGS_TOTAL_SIZE");
+  m.in_mem_cp_data_total = starpu.at("IN_MEM_CP_DATA_TOTAL");
+  m.in_mem_cp_data_max_at_t = starpu.at("IN_MEM_CP_DATA_MAX_AT_T");
+  m.log_bytes = j.at("log").at("bytes");
+  m.log_peak_bytes = j.at("log").at("peak_bytes");
+  m.log_copies_peak_bytes = j.at("log").at("copies_peak_bytes");
+  const json& units = j.at("protocol_metric_units");
+  for (const auto& [name, value] : j.at("protocol_metrics").items()) {
+    m.protocol_metrics.push_back({name, units.at(name).get<std::string>(), value.get<std::uint64_t>()});
+  }
+  for (const json& f : j.at("failures")) {
+    FailureRecord r;
+    r.time = f.at("time");
+    r.node = f.at("node");
+    r.detected_at = time_from(f.at("detected_at"));
+    r.replaced_at = time_from(f.at("replaced_at"));
+    r.recovered_at = time_from(f.at("recovered_at"));
+    r.restart_point = f.at("restart_point");
+    r.tasks_reexecuted = f.at("tasks_reexecuted");
+    r.work_lost_seconds = f.at("work_lost_seconds");
+    r.processes_rolled_back = f.at("processes_rolled_back");
+    r.messages_replayed = f.at("messages_replayed");
+    r.bytes_replayed = f.at("bytes_replayed");
+    m.failures.push_back(r);
+  }
+  for (const json& c : j.at("checkpoints")) {
+    CheckpointRecord r;
+    r.id = c.at("id");
+    r.process = c.at("process").is_null() ? -1 : c.at("process").get<std::int64_t>();
+    r.started = time_from(c.at("started"));
+    r.saved = time_from(c.at("saved"));
+    r.committed = time_from(c.at("committed"));
+    r.bytes = c.at("bytes");
+    r.aborted = c.at("aborted");
+    m.checkpoints.push_back(r);
+  }
+  for (const json& n : j.at("nodes")) {
+    NodeMetrics r;
+    r.executions = n.at("executions");
+    r.reexecutions = n.at("reexecutions");
+    r.busy_seconds = n.at("busy_seconds");
+    r.lost_seconds = n.at("lost_seconds");
+    r.bytes_sent = traffic_from(n.at("bytes_sent"));
+    r.messages_sent = traffic_from(n.at("messages_sent"));
+    r.duplicates_received = n.at("duplicates_received");
+    r.orphans_dropped = n.at("orphans_dropped");
+    r.sends_suppressed = n.at("sends_suppressed");
+    r.inputs_missing_at_start = n.at("inputs_missing_at_start");
+    r.checkpoint_store_total = n.at("checkpoint_store").at("total_bytes");
+    r.checkpoint_store_peak = n.at("checkpoint_store").at("peak_bytes");
+    r.log_store_total = n.at("log_store").at("total_bytes");
+    r.log_store_peak = n.at("log_store").at("peak_bytes");
+    r.log_copies_peak = n.at("log_store").at("copies_peak_bytes");
+    r.peak_memory_bytes = n.at("peak_memory_bytes");
+    r.restarts = n.at("restarts");
+    for (std::size_t i = 0; i < m.protocol_metrics.size(); ++i) {
+      r.counters.named[i] = n.at("protocol_metrics").at(m.protocol_metrics[i].name);
+    }
+    m.nodes.push_back(r);
+  }
+  m.oracle_ok = j.at("oracle").at("ok");
+  m.oracle_missing = j.at("oracle").at("missing").get<std::vector<std::string>>();
+  m.oracle_wrong = j.at("oracle").at("wrong").get<std::vector<std::string>>();
+  m.test_faults_fired = j.at("oracle").value("test_faults_fired", std::uint64_t{0});
+  m.stall_report = j.at("stall_report").get<std::vector<std::string>>();
+  m.events = j.at("events");
+  return m;
+}
+
+}  // namespace ftsim::core

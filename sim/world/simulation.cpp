@@ -1,0 +1,663 @@
+#include "sim/world/simulation.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+
+#include "sim/world/event_log.hpp"
+#include "sim/node/test_faults.hpp"
+#include "sim/world/trace_writer.hpp"
+
+namespace ftsim::core {
+
+std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph) {
+  // In submission order every read sees the current version of its handle (STF semantics).
+  std::vector<Digest> current(graph.handle_count());
+  for (HandleId h = 0; h < graph.handle_count(); ++h) current[h] = initial_digest(h);
+  for (TaskId t = 0; t < graph.task_count(); ++t) {
+    if ((t & 0xfffff) == 0 && stop_requested()) throw Interrupted("interrupted while computing the expected digests");
+    Digest digest = task_seed(graph.kernel(t), t);
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (graphs::reads(a.mode)) digest = combine_digest(digest, current[a.handle]);
+    }
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (graphs::writes(a.mode)) current[a.handle] = output_digest(digest, a.handle);
+    }
+  }
+  return current;
+}
+
+Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
+                       ProtocolFactory factory, Backend& backend, SimulationOptions options)
+    : config_(config),
+      graph_(graph),
+      cost_(cost),
+      factory_(std::move(factory)),
+      backend_(backend),
+      options_(std::move(options)),
+      index_(graph),
+      setup_{config, graph, index_, cost, config.platform.network.envelope},
+      expected_digests_(failure_free_digests(graph)),
+      failures_(config.failures, graph.node_count(), config.seed) {
+  const NodeId processes = graph.node_count() + 1;
+  process_metrics_.resize(processes);
+  executions_.assign(graph.task_count(), 0);
+  failure_of_.resize(processes);
+  lost_done_.resize(graph.node_count());
+  lost_failure_.assign(graph.node_count(), 0);
+  node_executions_.assign(graph.node_count(), 0);
+  incarnation_.assign(processes, 0);
+  replacement_scheduled_.assign(processes, false);
+  postponed_.resize(processes);
+  channels_.resize(processes);
+  storage_.resize(backend.storage_servers());
+  unlimited_spares_ = config.platform.unlimited_spares;
+  spares_left_ = config.platform.spares;
+  if (!options_.trace_file.empty()) {
+    recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator"));
+  }
+  if (options_.log_categories != 0 && !options_.log_file.empty()) {
+    recorder_.add(std::make_unique<EventLog>(options_.log_file, options_.log_categories, graph));
+  }
+  for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
+  derive_progress_bounds();
+}
+
+void Simulation::derive_progress_bounds() {
+  // A correct protocol makes progress (a task completes, a checkpoint is validated, a restore
+  // finishes) within a span that the job bounds: the longest task, moving everything the nodes
+  // can hold twice over the slowest link (a checkpoint or a restore of everything), the latencies of a
+  // few rounds of messages, and a failure's detection and downtime. The bound is ten times
+  // that. In events, a recovery or a checkpoint sends at most a few messages per data access,
+  // per datum and node, and per pair of processes; the bound is four times those.
+  const NodeId processes = node_count() + 1;
+  double longest_task = 0;
+  std::uint64_t accesses = 0;
+  for (TaskId t = 0; t < graph_.task_count(); ++t) {
+    if (cost_.has_speeds()) longest_task = std::max(longest_task, cost_.seconds(graph_, t));
+    accesses += graph_.accesses(t).size();
+  }
+  const auto& network = config_.platform.network;
+  double bandwidth = network.bandwidth;
+  if (network.backbone_bandwidth > 0) bandwidth = std::min(bandwidth, network.backbone_bandwidth);
+  if (config_.platform.storage.hosts > 0) bandwidth = std::min(bandwidth, config_.platform.storage.bandwidth);
+  const double latency = std::max({network.latency, network.backbone_latency, config_.platform.storage.latency});
+  double downtime = config_.failures.downtime;
+  for (const auto& failure : failures_.initial()) downtime = std::max(downtime, failure.downtime);
+  // Every byte a node can hold (its data and the copies it received) moved twice: a global
+  // checkpoint of everything, then its restore.
+  double held_bytes = double(graph_.total_data_bytes());
+  for (const graphs::Transfer& x : graph_.transfers()) held_bytes += double(graph_.bytes(x.handle));
+  const double data_seconds = 2.0 * held_bytes / std::max(bandwidth, 1.0);
+  progress_span_bound_ = 10.0 * (longest_task + data_seconds + 100.0 * latency) + config_.failures.detection + downtime;
+  // A SimGrid platform file has links the config does not describe: the events bound only.
+  if (!config_.platform.xml.empty()) progress_span_bound_ = std::numeric_limits<double>::infinity();
+  progress_event_bound_ = 4 * (accesses + std::uint64_t(graph_.handle_count()) * processes +
+                               16 * std::uint64_t(processes) * processes) + 100000;
+}
+
+void Simulation::note_progress() {
+  events_without_progress_ = 0;
+  last_progress_time_ = now();
+}
+
+std::string Simulation::protocol_phases() {
+  // What each process of the protocol is doing, processes in the same phase together.
+  std::map<std::string, std::vector<NodeId>> phases;
+  for (NodeId n = 0; n < hosts_.size(); ++n) {
+    if (!hosts_[n]) continue;
+    std::string phase = hosts_[n]->protocol_phase();
+    if (!phase.empty()) phases[phase].push_back(n);
+  }
+  std::string stuck;
+  for (const auto& [phase, nodes] : phases) {
+    std::string who = nodes.size() == 1 ? "node " : "nodes ";
+    for (std::size_t i = 0; i < nodes.size() && i < 8; ++i) {
+      who += (i ? ", " : "") + (nodes[i] == coordinator() ? std::string("coordinator") : std::to_string(nodes[i]));
+    }
+    if (nodes.size() > 8) who += ", ...";
+    stuck += (stuck.empty() ? "" : "; ") + who + ": " + phase;
+  }
+  return stuck;
+}
+
+void Simulation::fail_without_progress(const std::string& what) {
+  report_stall();
+  const std::string stuck = protocol_phases();
+  fail_run("no progress: " + what + " (no task completed, no checkpoint was validated, no restore finished); protocol " +
+           config_.protocol.type + " stuck in " + (stuck.empty() ? std::string("no phase of its own") : stuck) +
+           " (the bound is derived from the graph and /failures: docs/runtime.md, \"No progress\")");
+}
+
+Simulation::~Simulation() = default;
+
+std::unique_ptr<NodeHost> Simulation::make_host(NodeId node) {
+  HostEnvironment& environment = *this;
+  return std::make_unique<NodeHost>(node, incarnation_[node], setup_, environment, factory_(node, node == coordinator()));
+}
+
+std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token) {
+  timers_.push_back({kind, node, incarnation_[node], token, false});
+  const std::uint64_t id = timers_.size() - 1;
+  backend_.set_timer(std::max(time, now()), id);
+  return id;
+}
+
+void Simulation::start() {
+  wall_start_ = last_progress_ = std::chrono::steady_clock::now();
+  note_progress();
+  const auto initial = failures_.initial();
+  for (std::size_t i = 0; i < initial.size(); ++i) {
+    const auto& failure = initial[i];
+    if (failure.node >= node_count()) continue;
+    if (failure.after_tasks > 0) {
+      task_count_failures_.push_back(failure);
+    } else {
+      // The token of a failure with its own downtime (a log's repair time) is its index + 1.
+      add_timer(failure.time, Timer::Kind::failure, failure.node, failure.downtime >= 0 ? i + 1 : 0);
+    }
+  }
+  if (options_.time_limit > 0) add_timer(options_.time_limit, Timer::Kind::time_limit, 0, 0);
+  // As a job starts: every process has its input, then the protocols start, then the initial
+  // values are sent, then the tasks are scheduled.
+  for (auto& host : hosts_) host->load_initial_state();
+  for (auto& host : hosts_) host->start_protocol();
+  for (auto& host : hosts_) host->send_initial_values();
+  for (auto& host : hosts_) host->schedule();
+  check_completion();
+  if (stop_requested()) periodic_checks();  // a stop asked during the start-up
+}
+
+// ----------------------------------------------------------------------------- tasks
+
+bool Simulation::observe_execution(TaskId task) {
+  ++metrics_.events;
+  note_progress();
+  if (executions_[task] == 0) failures_since_progress_ = 0;  // a task completed for the first time
+  // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
+  // reported by their protocols, which know what they undo).
+  const NodeId node = graph_.node(task);
+  ++node_executions_[node];
+  for (const auto& failure : task_count_failures_) {
+    // A failure at a task count: right after this completion (not inside the host's call), before
+    // any other event of the same instant (another task of the node ending then would overshoot).
+    if (failure.node == node && failure.after_tasks == node_executions_[node]) failure_due_ = true;
+  }
+  if (!lost_done_[node].empty() && lost_done_[node][index_.local_slot(task)]) {
+    lost_done_[node][index_.local_slot(task)] = 0;
+    FailureRecord& record = metrics_.failures[lost_failure_[node]];
+    ++record.tasks_reexecuted;
+    record.work_lost_seconds += cost_.seconds(graph_, task);
+  }
+  count_event();
+  return executions_[task]++ > 0;
+}
+
+void Simulation::on_task_finished(NodeId node, TaskId task) {
+  if (halted_ || !hosts_[node]) return;
+  hosts_[node]->on_task_finished(task);
+  if (failure_due_) {
+    failure_due_ = false;
+    if (!halted_ && hosts_[node]) inject_failure(node, config_.failures.downtime);
+  }
+}
+
+// ----------------------------------------------------------------------------- messages
+
+void Simulation::release_sender(const Message& m) {
+  NodeHost* sender = hosts_[m.source].get();
+  if (sender && m.source_incarnation == incarnation_[m.source]) sender->released(m);
+}
+
+void Simulation::send(Message m) {
+  if (halted_) return;
+  if (!hosts_[m.destination]) {
+    const bool for_gone_incarnation =
+        m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination];
+    // The communication layer keeps it for the rank's replacement; the sender is done with it.
+    Message copy = m;
+    if (!for_gone_incarnation) postponed_[m.destination].push_back(std::move(m));
+    release_sender(copy);
+    return;
+  }
+  route(std::move(m));
+}
+
+void Simulation::route(Message m) {
+  m.sequence = channels_[m.source][m.destination].next_send++;
+  backend_.send(std::move(m));
+}
+
+void Simulation::on_message_delivered(const Message& m) {
+  if (halted_) return;
+  ++metrics_.events;
+  release_sender(m);
+  // From a process that died since, or to one that died since: lost with it.
+  if (m.source_incarnation != incarnation_[m.source] || !hosts_[m.source] || !hosts_[m.destination]) return;
+  auto& channels = channels_[m.source];
+  auto it = channels.find(m.destination);
+  if (it == channels.end()) return;
+  Channel& channel = it->second;
+  if (m.sequence != channel.next_delivery) {
+    channel.early.emplace(m.sequence, m);  // overtook an earlier message: wait for it
+    return;
+  }
+  ++channel.next_delivery;
+  deliver(m);
+  // Deliveries may fail a node and reset its channels: look the channel up again each time.
+  while (!halted_) {
+    auto again = channels_[m.source].find(m.destination);
+    if (again == channels_[m.source].end() || again->second.early.empty()) break;
+    Channel& c = again->second;
+    auto first = c.early.begin();
+    if (first->first != c.next_delivery) break;
+    Message next = std::move(first->second);
+    c.early.erase(first);
+    ++c.next_delivery;
+    deliver(next);
+  }
+  count_event();
+}
+
+void Simulation::deliver(const Message& m) {
+  NodeHost* destination = hosts_[m.destination].get();
+  if (!destination) return;
+  if (m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination]) return;
+  if (recorder_.active()) {
+    Record r{RecordKind::message, now()};
+    r.process = m.destination;
+    r.message = &m;
+    recorder_.record(r);
+  }
+  destination->deliver(m);
+}
+
+void Simulation::on_message_lost(const Message& m) {
+  if (halted_) return;
+  count_event();
+  if (halted_) return;
+  release_sender(m);
+}
+
+void Simulation::reset_channels(NodeId node) {
+  channels_[node].clear();
+  for (auto& by_destination : channels_) by_destination.erase(node);
+}
+
+// ----------------------------------------------------------------------------- storage, timers
+
+std::uint32_t Simulation::add_storage_operation(StorageOperation op) {
+  if (!free_storage_operations_.empty()) {
+    const std::uint32_t id = free_storage_operations_.back();
+    free_storage_operations_.pop_back();
+    storage_operations_[id] = std::move(op);
+    return id;
+  }
+  storage_operations_.push_back(std::move(op));
+  return static_cast<std::uint32_t>(storage_operations_.size() - 1);
+}
+
+void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content,
+                               std::uint64_t bytes, std::uint64_t token) {
+  if (storage_.empty()) {
+    fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
+    return;
+  }
+  server %= static_cast<std::uint32_t>(storage_.size());
+  const std::uint32_t id =
+      add_storage_operation({node, incarnation_[node], server, key, true, bytes, std::move(content), token});
+  backend_.storage_transfer(node, server, bytes, true, id);
+}
+
+void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
+  if (storage_.empty()) {
+    fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
+    return;
+  }
+  server %= static_cast<std::uint32_t>(storage_.size());
+  // The server answers with what it holds (a "not found" answer is a tiny message).
+  auto it = storage_[server].find(key);
+  const std::uint64_t bytes = it == storage_[server].end() ? 1 : it->second.bytes;
+  if (node < node_count()) {
+    NodeMetrics& m = process_metrics_[node];
+    ++m.messages_sent[static_cast<std::size_t>(Traffic::restore)];
+    m.bytes_sent[static_cast<std::size_t>(Traffic::restore)] += bytes;
+  }
+  const std::uint32_t id = add_storage_operation({node, incarnation_[node], server, key, false, bytes, {}, token});
+  backend_.storage_transfer(node, server, bytes, false, id);
+}
+
+void Simulation::storage_erase(std::uint32_t server, std::uint64_t key) {
+  if (storage_.empty()) return;
+  storage_[server % storage_.size()].erase(key);
+}
+
+void Simulation::on_storage_done(NodeId, std::uint64_t id) {
+  if (halted_ || id >= storage_operations_.size()) return;
+  count_event();
+  StorageOperation op = std::move(storage_operations_[id]);
+  free_storage_operations_.push_back(static_cast<std::uint32_t>(id));
+  NodeHost* host = hosts_[op.node].get();
+  if (!host || incarnation_[op.node] != op.incarnation) return;  // the requester died meanwhile
+  if (op.write) {
+    storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
+    host->on_storage_done(op.token, nullptr);
+    return;
+  }
+  auto it = storage_[op.server].find(op.key);
+  if (it == storage_[op.server].end()) {
+    host->on_storage_done(op.token, nullptr);
+  } else {
+    const Bytes content = it->second.content;  // a copy: the server keeps its own
+    host->on_storage_done(op.token, &content);
+  }
+}
+
+std::uint64_t Simulation::set_timer(NodeId node, double delay, std::uint64_t token) {
+  return add_timer(now() + delay, Timer::Kind::protocol, node, token);
+}
+
+void Simulation::cancel_timer(std::uint64_t id) {
+  if (id < timers_.size()) timers_[id].cancelled = true;
+}
+
+void Simulation::on_timer(std::uint64_t id) {
+  if (halted_ || id >= timers_.size() || timers_[id].cancelled) return;
+  count_event();
+  if (halted_) return;
+  const Timer timer = timers_[id];
+  switch (timer.kind) {
+    case Timer::Kind::failure:
+      inject_failure(timer.node, timer.token > 0 ? failures_.initial_downtime(timer.token - 1) : config_.failures.downtime);
+      break;
+    case Timer::Kind::detection: notify_detection(timer.node, static_cast<std::uint32_t>(timer.token)); break;
+    case Timer::Kind::replacement: replace(timer.node); break;
+    case Timer::Kind::protocol:
+      // A timer dies with the process that set it.
+      if (hosts_[timer.node] && incarnation_[timer.node] == timer.incarnation) hosts_[timer.node]->on_timer(timer.token);
+      break;
+    case Timer::Kind::time_limit:
+      report_stall();
+      fail_run("time limit reached at " + std::to_string(now()) + " s of simulated time (/run/time_limit)");
+      break;
+  }
+}
+
+// ----------------------------------------------------------------------------- failures
+
+void Simulation::inject_failure(NodeId node, double downtime) {
+  if (!hosts_[node] || failures_injected_ >= config_.failures.max_failures) return;
+  ++failures_injected_;
+  // Failures faster than anything can progress: stop rather than loop for ever.
+  if (++failures_since_progress_ > kFailuresWithoutProgress) {
+    report_stall();
+    fail_run("no progress: " + std::to_string(kFailuresWithoutProgress) +
+             " failures in a row without any task completing for the first time (the failures are faster than the "
+             "protocol can recover: /failures)");
+    return;
+  }
+  FailureRecord record;
+  record.time = now();
+  record.node = node;
+  // Fail-stop: the work the node was doing is lost, and so is everything in its memory.
+  NodeHost& host = *hosts_[node];
+  process_metrics_[node].lost_seconds += host.running_seconds();
+  // What the node had done is gone with it (the observer keeps it to account for the redoing).
+  const auto local = index_.tasks_of(node);
+  lost_done_[node].resize(local.size(), 0);
+  for (std::size_t i = 0; i < local.size(); ++i) {
+    if (host.node_runtime().status(local[i]) == TaskStatus::done) lost_done_[node][i] = 1;
+  }
+  lost_failure_[node] = metrics_.failures.size();
+  host.account_peaks();
+  hosts_[node].reset();
+  const std::uint32_t failed_incarnation = incarnation_[node]++;
+  backend_.fail_node(node);
+  reset_channels(node);
+  postponed_[node].clear();
+  failure_of_[node].resize(failed_incarnation + 1, static_cast<std::size_t>(-1));
+  failure_of_[node][failed_incarnation] = metrics_.failures.size();
+  metrics_.failures.push_back(record);
+  ++unrecovered_failures_;
+  if (recorder_.active()) {
+    Record r{RecordKind::failure, now()};
+    r.peer = node;
+    r.incarnation = failed_incarnation;
+    recorder_.record(r);
+  }
+  add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
+  replacement_scheduled_[node] = unlimited_spares_ || spares_left_ > 0;
+  if (replacement_scheduled_[node]) {
+    if (!unlimited_spares_) --spares_left_;
+    add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
+  }
+}
+
+FailureRecord* Simulation::failure_record(NodeId node, std::uint32_t incarnation) {
+  if (node >= failure_of_.size() || incarnation >= failure_of_[node].size()) return nullptr;
+  const std::size_t index = failure_of_[node][incarnation];
+  return index < metrics_.failures.size() ? &metrics_.failures[index] : nullptr;
+}
+
+void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
+  if (FailureRecord* record = failure_record(failed, incarnation)) record->detected_at = now();
+  if (!hosts_[failed] && !replacement_scheduled_[failed]) {
+    fail_run("node " + std::to_string(failed) + " failed and no spare node is left (/platform/spares = " +
+             std::to_string(config_.platform.spares) + ")");
+    return;
+  }
+  // Every live process hears of it, a replacement already up included, in a total order.
+  const FailureNotice notice{failed, incarnation, ++detections_};
+  if (recorder_.active()) {
+    Record r{RecordKind::notice, now()};
+    r.peer = failed;
+    r.incarnation = incarnation;
+    r.sequence = notice.sequence;
+    recorder_.record(r);
+  }
+  for (NodeId n = 0; n < hosts_.size() && !halted_; ++n) {
+    if (hosts_[n]) hosts_[n]->on_failure_notice(notice);
+  }
+}
+
+void Simulation::replace(NodeId node) {
+  if (hosts_[node] || halted_) return;
+  replacement_scheduled_[node] = false;
+  note_progress();  // the protocol gets its full span to recover the new process
+  backend_.replace_node(node);
+  ++process_metrics_[node].restarts;
+  if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
+  if (recorder_.active()) {
+    Record r{RecordKind::replacement, now()};
+    r.peer = node;
+    r.incarnation = incarnation_[node];
+    recorder_.record(r);
+  }
+  // Renewal failure models: the new incarnation has its own time to failure.
+  if (auto next = failures_.next_after(node, now())) add_timer(*next, Timer::Kind::failure, node, 0);
+  hosts_[node] = make_host(node);
+  hosts_[node]->restart(RestartInfo{incarnation_[node], detections_});
+  auto held = std::move(postponed_[node]);
+  postponed_[node].clear();
+  for (Message& m : held) {
+    if (halted_ || !hosts_[node]) break;
+    if (!hosts_[m.source] || m.source_incarnation != incarnation_[m.source]) continue;
+    route(std::move(m));
+  }
+}
+
+// ----------------------------------------------------------------------------- records
+
+void Simulation::record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) {
+  if (FailureRecord* record = failure_record(failure.node, failure.incarnation)) add_effect(*record, effect);
+}
+
+void Simulation::record_recovered(const FailureNotice& failure) {
+  note_progress();
+  FailureRecord* record = failure_record(failure.node, failure.incarnation);
+  if (!record || record->recovered_at >= 0) return;
+  record->recovered_at = now();
+  --unrecovered_failures_;
+}
+
+void Simulation::record_checkpoint(const CheckpointRecord& record) {
+  note_progress();
+  update_checkpoints(metrics_, record);
+}
+
+// ----------------------------------------------------------------------------- end of run
+
+void Simulation::check_completion() {
+  if (halted_ || unrecovered_failures_ != 0) return;
+  for (auto& host : hosts_) {
+    if (!host || !host->finished()) return;
+  }
+  metrics_.complete = true;
+  metrics_.makespan = now();
+  check_oracle();
+  halt();
+}
+
+void Simulation::fail_run(const std::string& reason) {
+  if (halted_) return;
+  metrics_.complete = false;
+  metrics_.failure_reason = reason;
+  metrics_.makespan = now();
+  halt();
+}
+
+void Simulation::halt() {
+  halted_ = true;
+  backend_.halt();
+  finalize_metrics();
+  if (recorder_.active()) {
+    const std::string text = metrics_.complete ? std::string("complete, oracle ") + (metrics_.oracle_ok ? "ok" : "failed")
+                                               : "failed: " + metrics_.failure_reason;
+    Record r{RecordKind::run_end, now()};
+    r.text = text;
+    recorder_.record(r);
+  }
+  recorder_.close();
+}
+
+void Simulation::finalize_metrics() {
+  for (auto& host : hosts_) {
+    if (host) host->account_peaks();
+  }
+  metrics_.test_faults_fired = test_faults().fired;
+  fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
+}
+
+void Simulation::check_oracle() {
+  metrics_.oracle_missing.clear();
+  metrics_.oracle_wrong.clear();
+  std::size_t missing = 0, wrong = 0;
+  for (HandleId h = 0; h < graph_.handle_count(); ++h) {
+    const Version final_version = graph_.final_version(h);
+    const NodeId holder = graph_.version_node(h, final_version);
+    const std::string what = graph_.handle_name(h) + " v" + std::to_string(final_version) + " on node " + std::to_string(holder);
+    const NodeHost* host = hosts_[holder].get();
+    const auto& entries = host->node_runtime().store().entries();
+    auto it = entries.find(VersionStore::key(h, final_version));
+    if (it == entries.end()) {
+      if (missing++ < 20) metrics_.oracle_missing.push_back(what);
+    } else if (it->second.digest != expected_digests_[h]) {
+      if (wrong++ < 20) metrics_.oracle_wrong.push_back(what + ": digest differs from the failure-free run");
+    }
+  }
+  for (NodeId n = 0; n < node_count(); ++n) {
+    const NodeRuntime& runtime = hosts_[n]->node_runtime();
+    for (TaskId t : index_.tasks_of(n)) {
+      if (runtime.status(t) != TaskStatus::done && missing++ < 20) {
+        metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " not done");
+      }
+      // Values are not executions: every task must have run at least once in the run (a restored
+      // task ran before the checkpoint that holds its outputs).
+      if (runtime.status(t) == TaskStatus::done && executions_[t] == 0 && missing++ < 20) {
+        metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " done but never ran");
+      }
+    }
+  }
+  metrics_.oracle_ok = missing == 0 && wrong == 0;
+}
+
+void Simulation::finish() {
+  if (halted_) return;
+  // The backend ran out of events before the run completed: a stall. Say who waits for what.
+  metrics_.makespan = now();
+  report_stall();
+  std::uint64_t remaining = 0;
+  for (const auto& host : hosts_) {
+    if (host && host->has_runtime()) remaining += host->node_runtime().remaining_tasks();
+  }
+  fail_run("stalled at " + std::to_string(now()) + " s: no event left but " + std::to_string(remaining) +
+           " tasks not done (see stall_report)");
+}
+
+void Simulation::report_stall() {
+  if (const std::string phases = protocol_phases(); !phases.empty()) {
+    metrics_.stall_report.push_back("protocol " + config_.protocol.type + ": " + phases);
+  }
+  for (NodeId n = 0; n < node_count(); ++n) {
+    if (!hosts_[n]) {
+      metrics_.stall_report.push_back("node " + std::to_string(n) + ": dead, never replaced");
+      continue;
+    }
+    const NodeRuntime& runtime = hosts_[n]->node_runtime();
+    if (runtime.remaining_tasks() == 0) continue;
+    std::string line = "node " + std::to_string(n) + ": " + std::to_string(runtime.remaining_tasks()) + " tasks left" +
+                       (runtime.paused() ? " (paused by the protocol)" : "");
+    for (TaskId t : runtime.waiting_sample(3)) line += "; " + runtime.describe_wait(t);
+    metrics_.stall_report.push_back(line);
+  }
+}
+
+void Simulation::count_event() {
+  if (halted_) return;
+  if (++events_without_progress_ > progress_event_bound_) {
+    fail_without_progress(std::to_string(events_without_progress_ - 1) + " events since " +
+                          std::to_string(last_progress_time_) + " s of simulated time");
+    return;
+  }
+  if (now() - last_progress_time_ > progress_span_bound_) {
+    fail_without_progress("from " + std::to_string(last_progress_time_) + " s to " + std::to_string(now()) +
+                          " s of simulated time, more than " + std::to_string(progress_span_bound_) + " s");
+    return;
+  }
+  if (++events_since_check_ >= kEventsBetweenChecks) periodic_checks();
+}
+
+void Simulation::periodic_checks() {
+  events_since_check_ = 0;
+  if (stop_requested()) {
+    report_stall();
+    fail_run("interrupted at " + std::to_string(now()) + " s of simulated time (the results so far are kept)");
+    return;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
+  if (config_.run.wall_limit > 0 && wall > config_.run.wall_limit) {
+    report_stall();
+    fail_run("wall time limit reached: " + std::to_string(wall) + " s of wall time at " + std::to_string(now()) +
+             " s of simulated time (/run/wall_limit)");
+    return;
+  }
+  if (options_.progress) report_progress();
+}
+
+void Simulation::report_progress() {
+  const auto wall = std::chrono::steady_clock::now();
+  if (wall - last_progress_ < std::chrono::seconds(2)) return;
+  last_progress_ = wall;
+  std::uint64_t remaining = 0;
+  for (const auto& host : hosts_) {
+    if (host && host->has_runtime()) remaining += host->node_runtime().remaining_tasks();
+  }
+  const double done = double(graph_.task_count() - std::min<std::uint64_t>(remaining, graph_.task_count()));
+  std::fprintf(stderr, "[ftsim] simulated %.4g s, tasks %.0f / %zu (%.1f%%), failures %zu, wall %.1f s\n", now(), done,
+               graph_.task_count(), 100.0 * done / double(std::max<std::size_t>(1, graph_.task_count())),
+               metrics_.failures.size(), std::chrono::duration<double>(wall - wall_start_).count());
+}
+
+}  // namespace ftsim::core

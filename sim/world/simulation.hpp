@@ -1,0 +1,192 @@
+#pragma once
+// Simulation: the world driver of one run. It owns one NodeHost per live process (the nodes and
+// the coordinator) and is the only thing that sees them all: it routes messages over FIFO
+// channels (MPI's non-overtaking rule, kept even where the network would let a small message
+// overtake a large one), injects fail-stop failures (the host is destroyed; a spare takes the
+// rank after the downtime with a fresh host), delivers failure notices after the detection
+// latency, holds the contents of stable storage, detects the end of the run, checks the digest
+// oracle and reports stalls. Backends (sim/simgrid; sim/mpi runs one host per rank instead)
+// turn its requests into activities and feed the events back.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "graphs/cost_model.hpp"
+#include "graphs/task_graph.hpp"
+#include "sim/config/config.hpp"
+#include "sim/config/stop_request.hpp"
+#include "sim/world/backend.hpp"
+#include "sim/world/failure_schedule.hpp"
+#include "sim/node/node_host.hpp"
+#include "sim/node/run_metrics.hpp"
+#include "sim/node/runtime_index.hpp"
+#include "sim/node/run_record.hpp"
+
+namespace ftsim::core {
+
+struct SimulationOptions {
+  std::string trace_file;   // empty: no trace
+  bool progress = false;    // progress lines on stderr for long runs
+  double time_limit = 0;    // simulated seconds; 0: none
+  std::string log_file;     // the event log (event_log.hpp); empty: none
+  std::uint32_t log_categories = 0;
+  std::vector<MetricDefinition> protocol_metrics;  // the protocol's named metrics (protocols/registry.hpp)
+};
+
+// Asks a running simulation to stop soon and report what it has (safe from a signal handler):
+// the run fails with "interrupted" and its results are still written (sim/config/stop_request.hpp).
+using ftsim::request_stop;
+using ftsim::stop_requested;
+
+// The digest every handle's final version has in a failure-free run (see digest.hpp).
+std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph);
+
+class Simulation final : public BackendEvents, private HostEnvironment {
+public:
+  Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
+             ProtocolFactory factory, Backend& backend, SimulationOptions options);
+  ~Simulation() override;
+
+  void start();
+  // The backend has no more events: conclude (oracle, stall report).
+  void finish();
+  bool halted() const { return halted_; }
+  const RunMetrics& metrics() const { return metrics_; }
+
+  // --- BackendEvents ---
+  void on_task_finished(NodeId node, TaskId task) override;
+  void on_message_delivered(const Message& message) override;
+  void on_message_lost(const Message& message) override;
+  void on_storage_done(NodeId node, std::uint64_t token) override;
+  void on_timer(std::uint64_t token) override;
+
+private:
+  // --- HostEnvironment (what the hosts may ask) ---
+  double now() const override { return backend_.now(); }
+  void start_task(NodeId node, TaskId task, double seconds) override { backend_.start_task(node, task, seconds); }
+  void cancel_task(NodeId node, TaskId task) override { backend_.cancel_task(node, task); }
+  void send(Message message) override;
+  std::uint32_t storage_servers() const override { return backend_.storage_servers(); }
+  void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
+                     std::uint64_t token) override;
+  void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
+  void storage_erase(std::uint32_t server, std::uint64_t key) override;
+  std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) override;
+  void cancel_timer(std::uint64_t id) override;
+  NodeMetrics& metrics_of(NodeId node) override { return process_metrics_[node]; }
+  bool observe_execution(TaskId task) override;
+  void record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) override;
+  void record_recovered(const FailureNotice& failure) override;
+  void record_checkpoint(const CheckpointRecord& record) override;
+  Recorder& recorder() override { return recorder_; }
+  void fail_run(const std::string& reason) override;
+  void check_completion() override;
+
+  struct Timer {
+    enum class Kind : std::uint8_t { failure, detection, replacement, protocol, time_limit } kind;
+    NodeId node;
+    std::uint32_t incarnation;
+    std::uint64_t token;
+    bool cancelled;
+  };
+  // A channel: messages from one process to another are delivered in the order sent.
+  struct Channel {
+    std::uint64_t next_send = 0;
+    std::uint64_t next_delivery = 0;
+    std::map<std::uint64_t, Message> early;  // arrived before an earlier message of the channel
+  };
+  struct StorageOperation {
+    NodeId node;
+    std::uint32_t incarnation;
+    std::uint32_t server;
+    std::uint64_t key;
+    bool write;
+    std::uint64_t bytes;
+    Bytes content;
+    std::uint64_t token;
+  };
+  struct StoredObject {
+    Bytes content;
+    std::uint64_t bytes = 0;
+  };
+
+  NodeId node_count() const { return graph_.node_count(); }
+  NodeId coordinator() const { return graph_.node_count(); }
+  std::unique_ptr<NodeHost> make_host(NodeId node);
+  std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
+  void inject_failure(NodeId node, double downtime);
+  void notify_detection(NodeId failed, std::uint32_t incarnation);
+  void replace(NodeId node);
+  void route(Message message);
+  void deliver(const Message& message);
+  void release_sender(const Message& message);
+  void reset_channels(NodeId node);
+  std::uint32_t add_storage_operation(StorageOperation op);
+  FailureRecord* failure_record(NodeId node, std::uint32_t incarnation);
+  void halt();
+  void count_event();
+  // The no-progress backstop (docs/runtime.md, "No progress"): a task completion, a validated
+  // checkpoint or a finished restore resets it; so does a replacement starting.
+  void note_progress();
+  void derive_progress_bounds();
+  void fail_without_progress(const std::string& what);
+  std::string protocol_phases();
+  void periodic_checks();
+  void report_progress();
+  void check_oracle();
+  void report_stall();
+  void finalize_metrics();
+
+  const config::Config& config_;
+  const graphs::TaskGraph& graph_;
+  const graphs::CostModel& cost_;
+  ProtocolFactory factory_;
+  Backend& backend_;
+  SimulationOptions options_;
+  RuntimeIndex index_;
+  HostSetup setup_;
+  std::vector<Digest> expected_digests_;
+  // Observer's records (outlive the processes): declared before the hosts that write them.
+  RunMetrics metrics_;
+  std::vector<NodeMetrics> process_metrics_;       // nodes, then the coordinator
+  std::vector<std::uint16_t> executions_;          // per task, over the whole run
+  std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation: record index
+  std::size_t unrecovered_failures_ = 0;
+  std::vector<std::vector<std::uint8_t>> lost_done_;  // per node, per local task: done by a dead incarnation, not redone yet
+  std::vector<std::size_t> lost_failure_;            // per node: the failure those belong to
+  std::vector<std::uint64_t> node_executions_;       // per node: task executions so far
+  std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
+  bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
+  Recorder recorder_;  // the exporters of the run's records (trace, event log)
+  std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
+  std::vector<std::uint32_t> incarnation_;
+  std::vector<bool> replacement_scheduled_;
+  std::vector<std::vector<Message>> postponed_;    // for ranks being replaced
+  std::vector<std::unordered_map<NodeId, Channel>> channels_;  // by source, then destination
+  std::vector<StorageOperation> storage_operations_;
+  std::vector<std::uint32_t> free_storage_operations_;
+  std::vector<std::unordered_map<std::uint64_t, StoredObject>> storage_;  // per server
+  std::vector<Timer> timers_;
+  FailureSchedule failures_;
+  std::uint32_t failures_injected_ = 0;
+  static constexpr std::uint32_t kFailuresWithoutProgress = 10000;
+  std::uint32_t failures_since_progress_ = 0;
+  std::uint32_t detections_ = 0;
+  std::uint32_t spares_left_ = 0;
+  bool unlimited_spares_ = true;
+  bool halted_ = false;
+  std::chrono::steady_clock::time_point wall_start_, last_progress_;
+  static constexpr std::uint64_t kEventsBetweenChecks = 4096;  // stop request, wall limit, progress
+  std::uint64_t events_since_check_ = 0;
+  // The backstop's bounds and state: events and simulated seconds since the last progress.
+  std::uint64_t progress_event_bound_ = 0;
+  double progress_span_bound_ = 0;
+  std::uint64_t events_without_progress_ = 0;
+  double last_progress_time_ = 0;
+};
+
+}  // namespace ftsim::core
