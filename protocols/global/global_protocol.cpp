@@ -229,6 +229,7 @@ void GlobalProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
   WireWriter out(content);
   snapshot.encode(out);
   local_[checkpoint] = std::move(snapshot);
+  ctx.record_local_checkpoint(checkpoint);
   saving_ = checkpoint;
   saved_bytes_ = bytes;
   if (ctx.recording()) {

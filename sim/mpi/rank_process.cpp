@@ -7,7 +7,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "sim/world/simulation.hpp"
 #include "sim/mpi/driver.hpp"
 
 namespace ftsim::mpi {
@@ -33,7 +32,7 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
   if (const char* fail = std::getenv("FTSIM_TEST_THROW_RANK")) throw_after_task_ = std::atoi(fail) == transport.rank();
   if (is_node()) {
     const std::size_t local = index_.tasks_of(process_).size();
-    executions_.assign(local, 0);
+    observer_.emplace(process_, index_);
     last_duration_.assign(local, 0);
     generation_.assign(local, 0);
     started_at_.assign(local, 0);
@@ -272,12 +271,7 @@ void RankProcess::fail(std::uint32_t incarnation, std::uint64_t failure_index) {
   // What the process was doing and what it had done is lost (the observer keeps the list of
   // what it had done, to account for the redoing).
   metrics_.lost_seconds += host_->running_seconds();
-  const auto local = index_.tasks_of(process_);
-  lost_done_.resize(local.size(), 0);
-  for (std::size_t i = 0; i < local.size(); ++i) {
-    if (host_->node_runtime().status(local[i]) == core::TaskStatus::done) lost_done_[i] = 1;
-  }
-  lost_failure_ = failure_index;
+  observer_->lose(host_->node_runtime(), failure_index);
   host_->account_peaks();
   host_.reset();  // memory, runtime state, protocol state, protocol stores
   ++incarnation_;  // running kernels, timers and sends of the dead incarnation are now ignored
@@ -383,19 +377,17 @@ core::ContentRef RankProcess::initial_content(HandleId h) {
 }
 
 bool RankProcess::observe_execution(TaskId task) {
-  const std::uint32_t s = slot(task);
-  if (!lost_done_.empty() && lost_done_[s]) {
+  const core::NodeObserver::Execution execution = observer_->observe(task);
+  if (execution.redoes_lost_work) {
     // Work the failure destroyed on this node, redone now: its cost is what the lost execution
     // measured.
-    lost_done_[s] = 0;
-    core::FailureEffect& effect = lost_effects_[lost_failure_];
+    core::FailureEffect& effect = lost_effects_[execution.failure];
     ++effect.tasks_reexecuted;
-    effect.work_lost_seconds += last_duration_[s];
+    effect.work_lost_seconds += last_duration_[slot(task)];
   }
-  ++node_executions_;
   if (spec_.inject_failures) {
     for (const config::FailureEvent& failure : spec_.config.failures.events) {
-      if (failure.node != process_ || failure.after_tasks != node_executions_) continue;
+      if (failure.node != process_ || failure.after_tasks != observer_->executions()) continue;
       // The observer's part of the rank tells the driver, which injects the failure as any other.
       Bytes packet = packet_of(PacketKind::task_count);
       WireWriter out(packet);
@@ -403,7 +395,7 @@ bool RankProcess::observe_execution(TaskId task) {
       to_driver(std::move(packet));
     }
   }
-  return executions_[s]++ > 0;
+  return execution.again;
 }
 
 // ----------------------------------------------------------------------------- storage, timers, reports
@@ -508,39 +500,25 @@ Bytes RankProcess::results() {
     out.u64(failure);
     encode_effect(out, effect);
   }
-  // The oracle on this rank's share: the final versions it must hold, and its tasks.
-  std::vector<std::string> missing, wrong;
+  // The oracle on this rank's share: the final versions it must hold, and its tasks; and the
+  // final buffers, for the bit-exact check against the failure-free run.
+  core::OracleFindings findings;
   std::vector<std::pair<HandleId, core::ContentRef>> finals;
   if (is_node()) {
-    const std::vector<core::Digest> expected = core::failure_free_digests(graph_);
+    std::vector<HandleId> final_handles;
     for (HandleId h = 0; h < graph_.handle_count(); ++h) {
-      const graphs::Version final_version = graph_.final_version(h);
-      if (graph_.version_node(h, final_version) != process_) continue;
-      const std::string what = graph_.handle_name(h) + " v" + std::to_string(final_version) + " on node " +
-                               std::to_string(process_);
-      if (!host_) {
-        missing.push_back(what + " (node down)");
-        continue;
-      }
-      const auto& entries = host_->node_runtime().store().entries();
-      auto it = entries.find(core::VersionStore::key(h, final_version));
-      if (it == entries.end()) {
-        missing.push_back(what);
-        continue;
-      }
-      if (it->second.digest != expected[h]) wrong.push_back(what + ": digest differs from the failure-free run");
-      finals.emplace_back(h, it->second.content);
+      if (graph_.version_node(h, graph_.final_version(h)) == process_) final_handles.push_back(h);
     }
-    if (host_) {
-      for (TaskId t : index_.tasks_of(process_)) {
-        if (host_->node_runtime().status(t) != core::TaskStatus::done) {
-          missing.push_back("task " + graph_.task_name(t) + " not done");
-        } else if (executions_[index_.local_slot(t)] == 0) {
-          missing.push_back("task " + graph_.task_name(t) + " done but never ran");  // values are not executions
-        }
-      }
+    const core::NodeRuntime* runtime = host_ ? &host_->node_runtime() : nullptr;
+    observer_->check_oracle(graph_, runtime, final_handles, core::failure_free_digests(graph_), findings);
+    for (HandleId h : final_handles) {
+      if (!runtime) break;
+      auto it = runtime->store().entries().find(core::VersionStore::key(h, graph_.final_version(h)));
+      if (it != runtime->store().entries().end()) finals.emplace_back(h, it->second.content);
     }
   }
+  const std::vector<std::string>& missing = findings.missing_lines;
+  const std::vector<std::string>& wrong = findings.wrong_lines;
   std::string stall;
   if (is_node() && host_ && host_->node_runtime().remaining_tasks() > 0) {
     const core::NodeRuntime& runtime = host_->node_runtime();

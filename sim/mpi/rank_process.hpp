@@ -10,11 +10,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 #include "sim/node/node_host.hpp"
 #include "sim/node/runtime_index.hpp"
+#include "sim/world/node_observer.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"
@@ -101,13 +103,10 @@ private:
   // The observer's share kept on this rank (outlives the hosts): metrics, executions, lost work.
   core::NodeMetrics metrics_;
   core::Recorder recorder_;  // no exporter on MPI yet (see docs/mpi.md)
-  std::vector<std::uint16_t> executions_;        // per local task, over all incarnations
+  std::optional<core::NodeObserver> observer_;   // a node's rank: executions, lost work, its oracle share
   std::vector<double> last_duration_;            // per local task: its last measured execution
-  std::vector<std::uint8_t> lost_done_;          // per local task: done by a dead incarnation, not redone
-  std::uint64_t lost_failure_ = 0;               // the failure those belong to
   std::unordered_map<std::uint64_t, core::FailureEffect> lost_effects_;  // per failure index
   double last_completion_ = 0;
-  std::uint64_t node_executions_ = 0;            // task executions over all incarnations
   // The process.
   std::unique_ptr<core::NodeHost> host_;
   std::uint32_t incarnation_ = 0;

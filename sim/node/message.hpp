@@ -75,6 +75,7 @@ struct Message {
   std::uint32_t destination_incarnation = kAnyIncarnation;
   std::uint32_t epoch = 0;
   double sent_at = 0;         // when it left its node (for traces)
+  std::uint64_t id = 0;       // a data message's number in the run, set by the world (checkpoint traces)
   std::uint64_t sequence = 0;  // position in its channel (FIFO per ordered pair), set by the driver
 };
 

@@ -259,6 +259,12 @@ void NodeHost::deliver(const Message& m) {
     case ReceiveVerdict::defer: deferred_.push_back(m); return;
     case ReceiveVerdict::accept: break;
   }
+  if (env_.recorder().active()) {
+    Record r{RecordKind::data_received, now()};
+    r.process = node_;
+    r.message = &m;
+    env_.recorder().record(r);
+  }
   if (runtime_->store().holds(m.handle, m.version)) ++metrics_.duplicates_received;
   runtime_->on_data(m.handle, m.version, m.digest, m.content);
   protocol_->on_stored(*this, m);
@@ -298,6 +304,14 @@ void NodeHost::note(std::string_view text, const char* trace_category) {
   r.process = node_;
   r.text = text;
   r.category = trace_category;
+  env_.recorder().record(r);
+}
+
+void NodeHost::record_local_checkpoint(std::uint32_t checkpoint) {
+  if (!env_.recorder().active()) return;
+  Record r{RecordKind::local_checkpoint, now()};
+  r.process = node_;
+  r.checkpoint = checkpoint;
   env_.recorder().record(r);
 }
 

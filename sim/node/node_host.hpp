@@ -135,6 +135,7 @@ public:
   bool recording() const override { return env_.recorder().active(); }
   void note(std::string_view text, const char* trace_category) override;
   void record_span(std::string_view name, const char* category, double start) override;
+  void record_local_checkpoint(std::uint32_t checkpoint) override;
   void fail_run(const std::string& reason) override { env_.fail_run(reason); }
   void check_completion() override { env_.check_completion(); }
 

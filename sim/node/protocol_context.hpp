@@ -94,6 +94,10 @@ public:
   virtual void note(std::string_view text, const char* trace_category = "") = 0;
   // A phase of the protocol on this process, from `start` to now (a span in the trace).
   virtual void record_span(std::string_view name, const char* category, double start) = 0;
+  // The state of this process now is its checkpoint `checkpoint` (its local snapshot: the events
+  // it had before are in it, those after are not), for checkpoint traces (ftsim run
+  // --checkpoint-trace, the recovery-line analysis). Cheap when nothing records.
+  virtual void record_local_checkpoint(std::uint32_t checkpoint) = 0;
   // Aborts the whole job (MPI_Abort): the run fails (exit code 1) with this reason.
   virtual void fail_run(const std::string& reason) = 0;
   // The protocol's own work may have ended: let the driver re-examine whether the run is over.

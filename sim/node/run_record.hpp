@@ -23,6 +23,10 @@ enum class RecordKind : std::uint8_t {
   span,         // a protocol phase on `process` from `start` to `time`: `text`, `category`
   note,         // a protocol decision on `process`: `text`
   run_end,      // the run is over: `text`
+  // The events of a checkpoint trace (docs/trace-format.md), in each process's local order:
+  data_sent,         // process `process` sent *message (its `id` is unique in the run)
+  data_received,     // process `process` accepted *message (its runtime stores it now)
+  local_checkpoint,  // the state of `process` now is its checkpoint `checkpoint` (a protocol's record)
 };
 
 struct Record {
@@ -38,6 +42,7 @@ struct Record {
   bool again = false;  // task_end: the task had completed before (a re-execution)
   std::uint32_t incarnation = 0;
   std::uint32_t sequence = 0;
+  std::uint32_t checkpoint = 0;
   const Message* message = nullptr;
   std::string_view text;
   const char* category = "";

@@ -77,6 +77,11 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
   std::size_t committed = 0;
   for (const auto& c : m.checkpoints) committed += c.committed >= 0;
   if (!m.checkpoints.empty()) summary.add_row({"checkpoints committed", fmt::format("{} of {}", committed, m.checkpoints.size())});
+  for (const auto& named : m.protocol_metrics) {  // the protocol's own metrics (its module's table)
+    const std::string value = named.unit == "bytes" ? config::format_bytes(double(named.value))
+                                                    : fmt::format("{} {}", named.value, named.unit);
+    summary.add_row({cfg.protocol.type + ": " + named.name, value});
+  }
   summary.add_row({"failures", std::to_string(m.failures.size())});
   summary.add_row({"wall time", config::format_seconds(wall)});
   summary.print(out);

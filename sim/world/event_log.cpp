@@ -82,6 +82,11 @@ void EventLog::record(const Record& r) {
     case RecordKind::run_end:
       if (enabled(LogCategory::run)) write(r.time, LogCategory::run, -1, r.text);
       break;
+    case RecordKind::local_checkpoint:
+      if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, "local checkpoint " + number(r.checkpoint));
+      break;
+    case RecordKind::data_sent:      // the "message" record says it, at delivery
+    case RecordKind::data_received: break;
   }
 }
 

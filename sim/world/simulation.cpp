@@ -12,23 +12,6 @@
 
 namespace ftsim::core {
 
-std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph) {
-  // In submission order every read sees the current version of its handle (STF semantics).
-  std::vector<Digest> current(graph.handle_count());
-  for (HandleId h = 0; h < graph.handle_count(); ++h) current[h] = initial_digest(h);
-  for (TaskId t = 0; t < graph.task_count(); ++t) {
-    if ((t & 0xfffff) == 0 && stop_requested()) throw Interrupted("interrupted while computing the expected digests");
-    Digest digest = task_seed(graph.kernel(t), t);
-    for (const graphs::Access& a : graph.accesses(t)) {
-      if (graphs::reads(a.mode)) digest = combine_digest(digest, current[a.handle]);
-    }
-    for (const graphs::Access& a : graph.accesses(t)) {
-      if (graphs::writes(a.mode)) current[a.handle] = output_digest(digest, a.handle);
-    }
-  }
-  return current;
-}
-
 Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                        ProtocolFactory factory, Backend& backend, SimulationOptions options)
     : config_(config),
@@ -43,11 +26,9 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
       failures_(config.failures, graph.node_count(), config.seed) {
   const NodeId processes = graph.node_count() + 1;
   process_metrics_.resize(processes);
-  executions_.assign(graph.task_count(), 0);
   failure_of_.resize(processes);
-  lost_done_.resize(graph.node_count());
-  lost_failure_.assign(graph.node_count(), 0);
-  node_executions_.assign(graph.node_count(), 0);
+  observers_.reserve(graph.node_count());
+  for (NodeId n = 0; n < graph.node_count(); ++n) observers_.emplace_back(n, index_);
   incarnation_.assign(processes, 0);
   replacement_scheduled_.assign(processes, false);
   postponed_.resize(processes);
@@ -175,24 +156,23 @@ void Simulation::start() {
 bool Simulation::observe_execution(TaskId task) {
   ++metrics_.events;
   note_progress();
-  if (executions_[task] == 0) failures_since_progress_ = 0;  // a task completed for the first time
-  // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
-  // reported by their protocols, which know what they undo).
   const NodeId node = graph_.node(task);
-  ++node_executions_[node];
+  const NodeObserver::Execution execution = observers_[node].observe(task);
+  if (!execution.again) failures_since_progress_ = 0;  // a task completed for the first time
   for (const auto& failure : task_count_failures_) {
     // A failure at a task count: right after this completion (not inside the host's call), before
     // any other event of the same instant (another task of the node ending then would overshoot).
-    if (failure.node == node && failure.after_tasks == node_executions_[node]) failure_due_ = true;
+    if (failure.node == node && failure.after_tasks == observers_[node].executions()) failure_due_ = true;
   }
-  if (!lost_done_[node].empty() && lost_done_[node][index_.local_slot(task)]) {
-    lost_done_[node][index_.local_slot(task)] = 0;
-    FailureRecord& record = metrics_.failures[lost_failure_[node]];
+  // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
+  // reported by their protocols, which know what they undo).
+  if (execution.redoes_lost_work) {
+    FailureRecord& record = metrics_.failures[execution.failure];
     ++record.tasks_reexecuted;
     record.work_lost_seconds += cost_.seconds(graph_, task);
   }
   count_event();
-  return executions_[task]++ > 0;
+  return execution.again;
 }
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
@@ -213,6 +193,15 @@ void Simulation::release_sender(const Message& m) {
 
 void Simulation::send(Message m) {
   if (halted_) return;
+  if (m.is_data) {
+    m.id = ++data_messages_;
+    if (recorder_.active()) {
+      Record r{RecordKind::data_sent, now()};
+      r.process = m.source;
+      r.message = &m;
+      recorder_.record(r);
+    }
+  }
   if (!hosts_[m.destination]) {
     const bool for_gone_incarnation =
         m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination];
@@ -405,12 +394,7 @@ void Simulation::inject_failure(NodeId node, double downtime) {
   NodeHost& host = *hosts_[node];
   process_metrics_[node].lost_seconds += host.running_seconds();
   // What the node had done is gone with it (the observer keeps it to account for the redoing).
-  const auto local = index_.tasks_of(node);
-  lost_done_[node].resize(local.size(), 0);
-  for (std::size_t i = 0; i < local.size(); ++i) {
-    if (host.node_runtime().status(local[i]) == TaskStatus::done) lost_done_[node][i] = 1;
-  }
-  lost_failure_[node] = metrics_.failures.size();
+  observers_[node].lose(host.node_runtime(), metrics_.failures.size());
   host.account_peaks();
   hosts_[node].reset();
   const std::uint32_t failed_incarnation = incarnation_[node]++;
@@ -551,36 +535,15 @@ void Simulation::finalize_metrics() {
 }
 
 void Simulation::check_oracle() {
-  metrics_.oracle_missing.clear();
-  metrics_.oracle_wrong.clear();
-  std::size_t missing = 0, wrong = 0;
-  for (HandleId h = 0; h < graph_.handle_count(); ++h) {
-    const Version final_version = graph_.final_version(h);
-    const NodeId holder = graph_.version_node(h, final_version);
-    const std::string what = graph_.handle_name(h) + " v" + std::to_string(final_version) + " on node " + std::to_string(holder);
-    const NodeHost* host = hosts_[holder].get();
-    const auto& entries = host->node_runtime().store().entries();
-    auto it = entries.find(VersionStore::key(h, final_version));
-    if (it == entries.end()) {
-      if (missing++ < 20) metrics_.oracle_missing.push_back(what);
-    } else if (it->second.digest != expected_digests_[h]) {
-      if (wrong++ < 20) metrics_.oracle_wrong.push_back(what + ": digest differs from the failure-free run");
-    }
-  }
+  const std::vector<std::vector<HandleId>> final_handles = final_handles_by_node(graph_);
+  OracleFindings findings;
   for (NodeId n = 0; n < node_count(); ++n) {
-    const NodeRuntime& runtime = hosts_[n]->node_runtime();
-    for (TaskId t : index_.tasks_of(n)) {
-      if (runtime.status(t) != TaskStatus::done && missing++ < 20) {
-        metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " not done");
-      }
-      // Values are not executions: every task must have run at least once in the run (a restored
-      // task ran before the checkpoint that holds its outputs).
-      if (runtime.status(t) == TaskStatus::done && executions_[t] == 0 && missing++ < 20) {
-        metrics_.oracle_missing.push_back("task " + graph_.task_name(t) + " done but never ran");
-      }
-    }
+    const NodeRuntime* runtime = hosts_[n] ? &hosts_[n]->node_runtime() : nullptr;
+    observers_[n].check_oracle(graph_, runtime, final_handles[n], expected_digests_, findings);
   }
-  metrics_.oracle_ok = missing == 0 && wrong == 0;
+  metrics_.oracle_missing = std::move(findings.missing_lines);
+  metrics_.oracle_wrong = std::move(findings.wrong_lines);
+  metrics_.oracle_ok = findings.ok();
 }
 
 void Simulation::finish() {
@@ -601,16 +564,8 @@ void Simulation::report_stall() {
     metrics_.stall_report.push_back("protocol " + config_.protocol.type + ": " + phases);
   }
   for (NodeId n = 0; n < node_count(); ++n) {
-    if (!hosts_[n]) {
-      metrics_.stall_report.push_back("node " + std::to_string(n) + ": dead, never replaced");
-      continue;
-    }
-    const NodeRuntime& runtime = hosts_[n]->node_runtime();
-    if (runtime.remaining_tasks() == 0) continue;
-    std::string line = "node " + std::to_string(n) + ": " + std::to_string(runtime.remaining_tasks()) + " tasks left" +
-                       (runtime.paused() ? " (paused by the protocol)" : "");
-    for (TaskId t : runtime.waiting_sample(3)) line += "; " + runtime.describe_wait(t);
-    metrics_.stall_report.push_back(line);
+    std::string line = observers_[n].stall_line(hosts_[n] ? &hosts_[n]->node_runtime() : nullptr);
+    if (!line.empty()) metrics_.stall_report.push_back(std::move(line));
   }
 }
 

@@ -21,6 +21,7 @@
 #include "sim/config/stop_request.hpp"
 #include "sim/world/backend.hpp"
 #include "sim/world/failure_schedule.hpp"
+#include "sim/world/node_observer.hpp"
 #include "sim/node/node_host.hpp"
 #include "sim/node/run_metrics.hpp"
 #include "sim/node/runtime_index.hpp"
@@ -42,8 +43,6 @@ struct SimulationOptions {
 using ftsim::request_stop;
 using ftsim::stop_requested;
 
-// The digest every handle's final version has in a failure-free run (see digest.hpp).
-std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph);
 
 class Simulation final : public BackendEvents, private HostEnvironment {
 public:
@@ -153,12 +152,9 @@ private:
   // Observer's records (outlive the processes): declared before the hosts that write them.
   RunMetrics metrics_;
   std::vector<NodeMetrics> process_metrics_;       // nodes, then the coordinator
-  std::vector<std::uint16_t> executions_;          // per task, over the whole run
+  std::vector<NodeObserver> observers_;            // per node: executions, lost work, its oracle share
   std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation: record index
   std::size_t unrecovered_failures_ = 0;
-  std::vector<std::vector<std::uint8_t>> lost_done_;  // per node, per local task: done by a dead incarnation, not redone yet
-  std::vector<std::size_t> lost_failure_;            // per node: the failure those belong to
-  std::vector<std::uint64_t> node_executions_;       // per node: task executions so far
   std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
   bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
@@ -176,6 +172,7 @@ private:
   static constexpr std::uint32_t kFailuresWithoutProgress = 10000;
   std::uint32_t failures_since_progress_ = 0;
   std::uint32_t detections_ = 0;
+  std::uint64_t data_messages_ = 0;  // data messages sent so far (their ids)
   std::uint32_t spares_left_ = 0;
   bool unlimited_spares_ = true;
   bool halted_ = false;

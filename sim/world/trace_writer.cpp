@@ -98,7 +98,10 @@ void TraceWriter::record(const Record& r) {
       break;
     case RecordKind::task_start:
     case RecordKind::notice:
-    case RecordKind::run_end: break;
+    case RecordKind::run_end:
+    case RecordKind::data_sent:
+    case RecordKind::data_received:
+    case RecordKind::local_checkpoint: break;
   }
 }
 

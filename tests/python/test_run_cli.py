@@ -38,7 +38,8 @@ FAILURE = {
 CHECKPOINT = {"id", "process", "started", "saved", "committed", "bytes", "aborted"}
 NODE = {
     "executions", "reexecutions", "busy_seconds", "lost_seconds", "bytes_sent", "messages_sent",
-    "duplicates_received", "orphans_dropped", "inputs_missing_at_start", "checkpoint_store", "log_store",
+    "duplicates_received", "orphans_dropped", "sends_suppressed", "inputs_missing_at_start", "checkpoint_store",
+    "log_store",
     "peak_memory_bytes", "restarts", "protocol_metrics",
 }
 
