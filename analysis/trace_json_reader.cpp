@@ -322,7 +322,10 @@ std::string quote(std::string_view key) {
 
 class TraceJsonReader {
 public:
-  explicit TraceJsonReader(std::string_view text) : cursor_(text) {}
+  explicit TraceJsonReader(std::string_view text) : cursor_(text) {
+    // About 50 bytes of JSON per message (a send and a receive): sized once, never rehashed.
+    builder_.reserve_messages(text.size() / 50, text.size() / 8);
+  }
 
   Trace read() {
     Place root{std::nullopt, std::nullopt, "/"};
@@ -360,6 +363,7 @@ public:
     if (!has_format) fail(root, "missing key \"format\" (\"ftsim-trace\")");
     if (!has_version) fail(root, "missing key \"version\" (1)");
     if (!has_processes) fail(root, "missing key \"processes\"");
+    flush();
     return std::move(builder_).build();
   }
 
@@ -367,7 +371,7 @@ public:
   Place current_place() const {
     Place place;
     if (in_process_) place.process = ProcessId(builder_.process_count() - 1);
-    if (in_event_) place.event = builder_.event_count(*place.process);
+    if (in_event_) place.event = events_read_;
     return place;
   }
 
@@ -385,7 +389,10 @@ private:
   }
 
   void read_process() {
+    flush();
     const ProcessId p = builder_.add_process();
+    events_read_ = 0;
+    checkpoints_read_ = 0;
     const Place place{p, std::nullopt, {}};
     if (cursor_.peek() != '{') fail(place, "expected an object {\"events\": [...]}");
     cursor_.expect('{', "'{'");
@@ -407,6 +414,7 @@ private:
       }
     }
     if (!has_events) fail(place, "missing key \"events\"");
+    flush();
     in_process_ = false;
   }
 
@@ -422,7 +430,7 @@ private:
   }
 
   void read_event(ProcessId p) {
-    const std::size_t index = builder_.event_count(p);
+    const std::size_t index = events_read_;
     const Place place{p, index, {}};
     if (cursor_.peek() != '{') {
       fail(place, "expected an event object ({\"checkpoint\": k}, {\"send\": id, \"to\": p} or {\"receive\": id})");
@@ -484,26 +492,55 @@ private:
     }
     if (kinds == kCheckpoint) {
       if (seen & (kTo | kLogged | kBytes)) fail(place, "a checkpoint has no \"to\", \"logged\" or \"bytes\"");
-      const std::uint64_t expected = std::uint64_t(builder_.add_checkpoint(p, time));
+      const std::uint64_t expected = ++checkpoints_read_;
       if (checkpoint != expected) {
         fail(place, "checkpoint numbered " + std::to_string(checkpoint) + ", expected " + std::to_string(expected) +
                         " (a process's checkpoints are numbered 1, 2, ... in order; 0 is its initial state)");
       }
     } else if (kinds == kSend) {
       if (!(seen & kTo)) fail(place, "a send needs \"to\", the receiving process");
-      builder_.add_send(p, id, to, logged, bytes, time);
-    } else {
-      if (seen & (kTo | kLogged | kBytes)) {
-        fail(place, "a receive has no \"to\", \"logged\" or \"bytes\" (they belong to the send)");
-      }
-      builder_.add_receive(p, id, time);
+    } else if (seen & (kTo | kLogged | kBytes)) {
+      fail(place, "a receive has no \"to\", \"logged\" or \"bytes\" (they belong to the send)");
     }
+    ++events_read_;
+    batch_.push_back({kinds == kCheckpoint ? Kind::checkpoint : kinds == kSend ? Kind::send : Kind::receive, p, id, to,
+                      bytes, time, logged});
+    if (kinds != kCheckpoint) builder_.prefetch_message(id);
+    // An id decoded from escapes lives in a scratch buffer that the next event reuses.
+    if (batch_.size() == kBatch || (!id.empty() && id.data() == id_scratch_.data())) flush();
+  }
+
+  // Events are handed to the builder in batches, their ids' hash slots prefetched first: the
+  // lookups of a batch then overlap their cache misses instead of waiting for each in turn.
+  enum class Kind : std::uint8_t { checkpoint, send, receive };
+  struct Pending {
+    Kind kind;
+    ProcessId process;
+    std::string_view id;
+    std::uint64_t to, bytes;
+    double time;
+    bool logged;
+  };
+  static constexpr std::size_t kBatch = 16;
+
+  void flush() {
+    for (const Pending& e : batch_) {
+      switch (e.kind) {
+        case Kind::checkpoint: builder_.add_checkpoint(e.process, e.time); break;
+        case Kind::send: builder_.add_send(e.process, e.id, e.to, e.logged, e.bytes, e.time); break;
+        case Kind::receive: builder_.add_receive(e.process, e.id, e.time); break;
+      }
+    }
+    batch_.clear();
   }
 
   Cursor cursor_;
   TraceBuilder builder_;
   std::string scratch_, key_scratch_, id_scratch_;
   bool in_process_ = false, in_event_ = false;
+  std::size_t events_read_ = 0;       // of the process being read
+  std::uint64_t checkpoints_read_ = 0;
+  std::vector<Pending> batch_;
 };
 
 // Line and column (1-based) of a byte offset.

@@ -4,6 +4,7 @@
 // back (docs/analysis.md). TRACE is an ftsim-trace JSON file or an SMPI time-independent trace,
 // with checkpoints placed by --checkpoints (docs/trace-format.md). Exit 2 on bad input, with a
 // message naming the file and the process and event (or line).
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -32,6 +33,7 @@ struct AnalyzeOptions {
   std::string json_file;
   std::string write_trace;
   bool no_z_cycles = false;
+  bool timings = false;
   analysis::TraceInputOptions input;
 };
 
@@ -168,13 +170,24 @@ Command add_analyze_command(CLI::App& app) {
   command->add_option("--write-trace", options->write_trace,
                       "Write the trace analysed (checkpoints placed, SMPI converted) as ftsim-trace JSON");
   command->add_flag("--no-z-cycles", options->no_z_cycles, "Do not search a Z-cycle for each useless checkpoint");
+  command->add_flag("--timings", options->timings, "Print the wall time of each phase on stderr (bench/analyze_scale.py)");
   return [options] {
     if (options->failed.empty() && !options->each) {
       std::cerr << "error: give --failed P[,Q...] or --each\n";
       return kExitBadInput;
     }
+    // Phase wall times for --timings, on stderr so that the table stays clean.
+    auto phase_start = std::chrono::steady_clock::now();
+    auto phase_done = [&](const char* phase) {
+      const auto now = std::chrono::steady_clock::now();
+      if (options->timings) {
+        std::cerr << fmt::format("timing: {} {:.3f} s\n", phase, std::chrono::duration<double>(now - phase_start).count());
+      }
+      phase_start = now;
+    };
     try {
       const analysis::Trace trace = analysis::load_trace(options->trace, options->input);
+      phase_done("read");
       const analysis::Determinism rule = analysis::parse_determinism(options->determinism);
       if (!options->write_trace.empty()) {
         std::ostringstream text;
@@ -185,16 +198,24 @@ Command add_analyze_command(CLI::App& app) {
       std::string document;
       if (options->each) {
         const analysis::EachFailureSummary summary = analysis::analyze_each_failure(trace, rule);
+        phase_done("recovery lines");
         const analysis::UselessCheckpoints useless = analysis::find_useless_checkpoints(trace, !options->no_z_cycles);
+        phase_done("useless checkpoints");
         print_each(trace, summary, useless);
         if (!options->json_file.empty()) document = analysis::each_failure_json(trace, summary, useless);
       } else {
         const std::vector<analysis::ProcessId> failed = parse_failed(options->failed);
-        const analysis::FailureAnalysis result = analysis::analyze_failure(trace, failed, rule, !options->no_z_cycles);
+        analysis::FailureAnalysis result;
+        result.line = analysis::compute_recovery_line(trace, failed, rule);
+        result.messages = analysis::classify_messages(trace, result.line);
+        phase_done("recovery line");
+        result.useless = analysis::find_useless_checkpoints(trace, !options->no_z_cycles);
+        phase_done("useless checkpoints");
         print_failure(trace, result);
         if (!options->json_file.empty()) document = analysis::failure_analysis_json(trace, result);
       }
       if (!options->json_file.empty()) write_file(options->json_file, document);
+      phase_done("output");
     } catch (const analysis::TraceError& e) {
       std::cerr << "error: " << e.what() << "\n";
       return kExitBadInput;
