@@ -189,7 +189,7 @@ Trace TraceBuilder::build() && {
   if (const auto cycle = find_causal_cycle(trace_)) {
     const MessageId m = trace_.message_at(cycle->process, cycle->position);
     throw TraceError("", TraceLocation::at_event(cycle->process, trace_.event_index_of_communication(cycle->process, cycle->position)),
-                     "receive of " + quoted(trace_.message_name(m)) + " can only happen before its own send (process " +
+                     "receive of " + quoted(trace_.message_name(m)) + " would happen before its own send (process " +
                          std::to_string(trace_.sender_[m]) + ", event " +
                          std::to_string(trace_.event_index_of_communication(trace_.sender_[m], trace_.send_position_[m])) +
                          "): the events form a causal cycle");
