@@ -367,6 +367,9 @@ public:
     return std::move(builder_).build();
   }
 
+  // Hands the batched events to the builder (which may throw their TraceError).
+  void flush() { flush_batch(); }
+
   // The place of a syntax error: the event being read, if any.
   Place current_place() const {
     Place place;
@@ -523,7 +526,7 @@ private:
   };
   static constexpr std::size_t kBatch = 16;
 
-  void flush() {
+  void flush_batch() {
     for (const Pending& e : batch_) {
       switch (e.kind) {
         case Kind::checkpoint: builder_.add_checkpoint(e.process, e.time); break;
@@ -559,14 +562,24 @@ std::pair<std::size_t, std::size_t> line_column(std::string_view text, std::size
 
 Trace parse_trace_json(std::string_view text, const std::string& origin) {
   TraceJsonReader reader(text);
+  // Events still in the batch come before the one that failed: an error among them is the first.
+  auto report_earlier_errors = [&] {
+    try {
+      reader.flush();
+    } catch (const TraceError& e) {
+      throw e.in_file(origin);
+    }
+  };
   try {
     return reader.read();
   } catch (const SyntaxError& e) {
+    report_earlier_errors();
     const Place place = reader.current_place();
     const auto [line, column] = line_column(text, e.offset);
     TraceLocation where{place.process, place.event, line, column, {}};
     throw TraceError(origin, where, "invalid JSON: " + e.message);
   } catch (const ContentError& e) {
+    report_earlier_errors();
     TraceLocation where{e.place.process, e.place.event, std::nullopt, std::nullopt, e.place.pointer};
     throw TraceError(origin, where, e.message);
   } catch (const TraceError& e) {

@@ -1,7 +1,6 @@
 #include "analysis/useless_checkpoints.hpp"
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 
 #include "analysis/rollback_dependency_graph.hpp"
@@ -109,18 +108,17 @@ public:
   bool shortest(Node start, Node goal, std::uint64_t budget, std::vector<MessageId>& messages) {
     new_search();
     const Node scc = component_[goal];
-    std::deque<Node> queue{start};
+    queue_.assign(1, start);  // a FIFO: queue_[head] is next
     mark(start, kNone, kLocalEdge);
-    while (!queue.empty()) {
-      const Node n = queue.front();
-      queue.pop_front();
+    for (std::size_t head = 0; head < queue_.size(); ++head) {
+      const Node n = queue_[head];
       bool found = false;
       for_each_successor(graph_, n, [&](Node next, MessageId m) {
         ++work_;
         if (found || component_[next] != scc || marked(next)) return;
         mark(next, n, m);
         if (next == goal) found = true;
-        queue.push_back(next);
+        queue_.push_back(next);
       });
       if (found) {
         messages.clear();
@@ -139,16 +137,15 @@ public:
   // or backward (hop = next node toward the root); hop[root] = root.
   void grow_tree(Node root, bool forward, std::vector<Node>& hop, std::vector<MessageId>& message) {
     const Node scc = component_[root];
-    std::deque<Node> queue{root};
+    queue_.assign(1, root);
     hop[root] = root;
-    while (!queue.empty()) {
-      const Node n = queue.front();
-      queue.pop_front();
+    for (std::size_t head = 0; head < queue_.size(); ++head) {
+      const Node n = queue_[head];
       auto visit = [&](Node next, MessageId m) {
         if (component_[next] != scc || hop[next] != kNone) return;
         hop[next] = n;
         message[next] = m;
-        queue.push_back(next);
+        queue_.push_back(next);
       };
       if (forward) {
         for_each_successor(graph_, n, visit);
@@ -173,6 +170,7 @@ private:
   std::uint32_t generation_ = 0;
   std::vector<Node> hop_;
   std::vector<MessageId> hop_message_;
+  std::vector<Node> queue_;  // breadth-first searches, reused
   std::uint64_t work_ = 0;
 };
 

@@ -152,6 +152,12 @@ TEST_CASE("trace reader: bad traces name the process and the event", "[analysis]
   CHECK_THAT(error_of(R"({"format": "ftsim-trace", "version": 1, "processes": []} x)"), Contains("unexpected text after"));
   CHECK_THAT(error_of(with_processes(R"([{"events": [{"send": "", "to": 0}]}])")), Contains("must not be empty"));
   CHECK_THAT(error_of(with_processes("[{\"events\": [{\"send\": \"\\ud800\", \"to\": 0}]}]")), Contains("surrogate"));
+  // The first error in file order wins, also when the reader sees a later one first.
+  CHECK_THAT(error_of(with_processes(R"([{"events": [{"send": "m", "to": 0}, {"send": "m", "to": 0}, {"checkpoint": 1},
+                                                     {"checkpoint": 1, "x": 0}]}])")),
+             Contains("process 0, event 1: message \"m\" sent twice"));
+  CHECK_THAT(error_of(with_processes(R"([{"events": [{"send": "m", "to": 0}, {"send": "m", "to": 0}, {"checkpoint" 1}]}])")),
+             Contains("process 0, event 1: message \"m\" sent twice"));
   // A missing file names the file.
   CHECK_THROWS_WITH(read_trace_json("/nonexistent/t.json"), Contains("/nonexistent/t.json"));
 }
