@@ -157,7 +157,7 @@ void count(const Trace& trace) {
 
 }  // namespace
 
-TEST_CASE("property: the fixpoint is the latest allowed cut of a brute-force search", "[analysis][property]") {
+TEST_CASE("analysis: property: the fixpoint is the latest allowed cut of a brute-force search", "[analysis][property]") {
   for (const Determinism rule : {Determinism::piecewise, Determinism::send}) {
     check_property(std::string("recovery line, ") + determinism_name(rule) + " rule", [rule] {
       const Recipe recipe = draw_recipe();
@@ -206,7 +206,7 @@ TEST_CASE("property: the fixpoint is the latest allowed cut of a brute-force sea
   CHECK(coverage.domino > 10);
 }
 
-TEST_CASE("property: useless checkpoints are those in no consistent global checkpoint, each with a Z-cycle",
+TEST_CASE("analysis: property: useless checkpoints are those in no consistent global checkpoint, each with a Z-cycle",
           "[analysis][property][zcycle]") {
   check_property("useless checkpoints", [] {
     // Fewer processes, longer histories: Z-cycles need a few checkpoints per process.
@@ -246,7 +246,7 @@ TEST_CASE("property: useless checkpoints are those in no consistent global check
   CHECK(coverage.with_useless > 100);  // about 5% of the traces
 }
 
-TEST_CASE("property: the brute force itself sees the textbook cases", "[analysis][property]") {
+TEST_CASE("analysis: property: the brute force itself sees the textbook cases", "[analysis][property]") {
   // A check of the checker: a recipe that makes Randell's domino, seen by the brute force.
   Recipe domino;
   domino.processes = 2;

@@ -51,7 +51,7 @@ Trace randell_domino() {
 
 }  // namespace
 
-TEST_CASE("recovery line: Randell's domino effect", "[analysis][recovery]") {
+TEST_CASE("analysis: recovery line: Randell's domino effect", "[analysis][recovery]") {
   const Trace trace = randell_domino();
   const ProcessId failed[] = {0};
   const RecoveryLine line = compute_recovery_line(trace, failed, Determinism::piecewise);
@@ -74,7 +74,7 @@ TEST_CASE("recovery line: Randell's domino effect", "[analysis][recovery]") {
   CHECK(names(trace, classify_messages(trace, send).orphans) == std::vector<std::string>{"m5"});
 }
 
-TEST_CASE("recovery line: the failure of the receiver rolls back the sender of an unlogged message", "[analysis][recovery]") {
+TEST_CASE("analysis: recovery line: the failure of the receiver rolls back the sender of an unlogged message", "[analysis][recovery]") {
   //   P0: C1 s(m)        P1: C1 r(m)
   for (const bool logged : {false, true}) {
     TraceBuilder b(2);
@@ -106,7 +106,7 @@ TEST_CASE("recovery line: the failure of the receiver rolls back the sender of a
   }
 }
 
-TEST_CASE("recovery line: the sender's failure orphans the receiver under the piecewise rule only", "[analysis][recovery]") {
+TEST_CASE("analysis: recovery line: the sender's failure orphans the receiver under the piecewise rule only", "[analysis][recovery]") {
   //   P0: C1 s(m)        P1: C1 r(m) s(n)     P2: r(n)
   TraceBuilder b(3);
   b.add_checkpoint(0);
@@ -130,7 +130,7 @@ TEST_CASE("recovery line: the sender's failure orphans the receiver under the pi
   CHECK(send.rolled_back == 1);
 }
 
-TEST_CASE("useless checkpoints: a Z-cycle", "[analysis][zcycle]") {
+TEST_CASE("analysis: useless checkpoints: a Z-cycle", "[analysis][zcycle]") {
   // P0 receives m2 and checkpoints, then sends m1; P1 sent m2 before receiving m1 in the same
   // interval. [m1, m2] is a Z-path from C(0,1) to itself (not a causal path: m2 leaves P1
   // before m1 arrives), so no consistent global checkpoint contains C(0,1).
@@ -160,7 +160,7 @@ TEST_CASE("useless checkpoints: a Z-cycle", "[analysis][zcycle]") {
   CHECK(line.domino);
 }
 
-TEST_CASE("recovery line: bad failed process lists", "[analysis][recovery][errors]") {
+TEST_CASE("analysis: recovery line: bad failed process lists", "[analysis][recovery][errors]") {
   const Trace trace = randell_domino();
   const ProcessId none[] = {0};
   CHECK_THROWS_WITH(compute_recovery_line(trace, std::span<const ProcessId>(none, 0), Determinism::send),
@@ -172,7 +172,7 @@ TEST_CASE("recovery line: bad failed process lists", "[analysis][recovery][error
   CHECK_THROWS_AS(parse_determinism("pessimistic"), std::invalid_argument);
 }
 
-TEST_CASE("recovery line: several failures, messages in transit and each failure in turn", "[analysis][recovery]") {
+TEST_CASE("analysis: recovery line: several failures, messages in transit and each failure in turn", "[analysis][recovery]") {
   //   P0: C1 s(a) s(never)     P1: r(a) C1 s(b)     P2: C1 r(b)
   TraceBuilder b(3);
   b.add_checkpoint(0);

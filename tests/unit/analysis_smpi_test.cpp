@@ -47,7 +47,7 @@ std::string collective_on(int ranks, const std::string& action) {
 
 }  // namespace
 
-TEST_CASE("SMPI: point-to-point messages match in MPI order, irecv completes at its wait", "[analysis][smpi]") {
+TEST_CASE("analysis: SMPI: point-to-point messages match in MPI order, irecv completes at its wait", "[analysis][smpi]") {
   const Trace trace = parse(R"(# comment
 0 init
 0 send 1 7 100
@@ -74,7 +74,7 @@ TEST_CASE("SMPI: point-to-point messages match in MPI order, irecv completes at 
   CHECK(old.received(0));
 }
 
-TEST_CASE("SMPI: collectives expanded as SimGrid's default selector", "[analysis][smpi]") {
+TEST_CASE("analysis: SMPI: collectives expanded as SimGrid's default selector", "[analysis][smpi]") {
   using Edges = std::multiset<std::pair<ProcessId, ProcessId>>;
   // bcast: binomial tree. From root 2 on 5 ranks (relative ranks 0..4 = 2,3,4,0,1): 0->4->
   // relative 4 = rank 1; 0->2 = rank 4; 0->1 = rank 3; relative 2 -> 3 = rank 0.
@@ -107,7 +107,7 @@ TEST_CASE("SMPI: collectives expanded as SimGrid's default selector", "[analysis
   CHECK_FALSE(find_causal_cycle(two));
 }
 
-TEST_CASE("SMPI: bad traces name the file and the line", "[analysis][smpi][errors]") {
+TEST_CASE("analysis: SMPI: bad traces name the file and the line", "[analysis][smpi][errors]") {
   using Catch::Matchers::Contains;
   CHECK_THAT(error_of("0 init\n0 sendd 1 0 5\n"), Contains("t.actions: line 2: unknown action \"sendd\""));
   CHECK_THAT(error_of("0 send 1 0 5\n1 recv 0 0 5\n1 recv 0 0 5\n"),
@@ -130,7 +130,7 @@ TEST_CASE("SMPI: bad traces name the file and the line", "[analysis][smpi][error
   CHECK_FALSE(looks_like_smpi_actions("rank0.actions\nrank1.actions\n"));
 }
 
-TEST_CASE("SMPI: the shipped examples read, with every message received", "[analysis][smpi]") {
+TEST_CASE("analysis: SMPI: the shipped examples read, with every message received", "[analysis][smpi]") {
   const std::string data = std::string(FTSIM_SOURCE_DIR) + "/tests/data/smpi/";
   const Trace ring = read_smpi_trace(data + "ring-4.actions");
   CHECK(ring.process_count() == 4);
@@ -143,7 +143,7 @@ TEST_CASE("SMPI: the shipped examples read, with every message received", "[anal
   CHECK_THROWS_WITH(load_trace(data + "ring-4.actions", {}), Catch::Matchers::Contains("an SMPI trace has no checkpoints"));
 }
 
-TEST_CASE("checkpoint placement: periodic, random and clusters; logging by epochs", "[analysis][placement]") {
+TEST_CASE("analysis: checkpoint placement: periodic, random and clusters; logging by epochs", "[analysis][placement]") {
   const std::string data = std::string(FTSIM_SOURCE_DIR) + "/tests/data/smpi/";
   const Trace jacobi = read_smpi_trace(data + "jacobi-4/index.txt");
 
@@ -187,7 +187,7 @@ TEST_CASE("checkpoint placement: periodic, random and clusters; logging by epoch
   CHECK(logged < epochs.message_count());
 }
 
-TEST_CASE("checkpoint placement: clusters checkpoint together at consistent cuts", "[analysis][placement]") {
+TEST_CASE("analysis: checkpoint placement: clusters checkpoint together at consistent cuts", "[analysis][placement]") {
   const std::string data = std::string(FTSIM_SOURCE_DIR) + "/tests/data/smpi/";
   const Trace ring = read_smpi_trace(data + "ring-4.actions");
   const std::string file = (std::filesystem::temp_directory_path() / "ftsim-clusters-test.txt").string();

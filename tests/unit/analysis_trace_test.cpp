@@ -40,7 +40,7 @@ std::string with_processes(const std::string& processes) {
 
 }  // namespace
 
-TEST_CASE("trace reader: the issue's example", "[analysis][trace]") {
+TEST_CASE("analysis: trace reader: the issue's example", "[analysis][trace]") {
   const Trace trace = parse_trace_json(kExample, "example");
   REQUIRE(trace.process_count() == 2);
   REQUIRE(trace.message_count() == 2);
@@ -68,7 +68,7 @@ TEST_CASE("trace reader: the issue's example", "[analysis][trace]") {
   CHECK(trace.bytes(m1) == kNoBytes);
 }
 
-TEST_CASE("trace writer: what it writes reads back the same", "[analysis][trace]") {
+TEST_CASE("analysis: trace writer: what it writes reads back the same", "[analysis][trace]") {
   TraceBuilder builder(3);
   builder.set_process_name(2, "rank \"two\"");
   builder.add_receive(1, "a");  // before its send: files list one process after the other
@@ -100,7 +100,7 @@ TEST_CASE("trace writer: what it writes reads back the same", "[analysis][trace]
   CHECK(written(parse_trace_json(written(example), "again")) == written(example));
 }
 
-TEST_CASE("trace reader: bad traces name the process and the event", "[analysis][trace][errors]") {
+TEST_CASE("analysis: trace reader: bad traces name the process and the event", "[analysis][trace][errors]") {
   using Catch::Matchers::Contains;
   // Unknown keys, at every level.
   CHECK_THAT(error_of(with_processes(R"([{"events": [{"send": "m", "tp": 0}]}])")),
@@ -162,7 +162,7 @@ TEST_CASE("trace reader: bad traces name the process and the event", "[analysis]
   CHECK_THROWS_WITH(read_trace_json("/nonexistent/t.json"), Contains("/nonexistent/t.json"));
 }
 
-TEST_CASE("trace builder: errors at once name the event being added", "[analysis][trace][errors]") {
+TEST_CASE("analysis: trace builder: errors at once name the event being added", "[analysis][trace][errors]") {
   TraceBuilder builder(2);
   builder.add_send(0, "m", 1);
   builder.add_receive(1, "m");
