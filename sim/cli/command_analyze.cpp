@@ -154,8 +154,8 @@ Command add_analyze_command(CLI::App& app) {
   auto* each = command->add_flag("--each", options->each, "Every single failure in turn: the % of processes rolled back");
   failed->excludes(each);
   command->add_option("--determinism", options->determinism,
-                      "piecewise: no orphan message; send: send-deterministic processes (Guermouche 2011), orphans "
-                      "allowed, an unlogged message received after the line rolls its sender back")
+                      "piecewise: no orphan message; send: send-deterministic processes (Guermouche 2011): orphans "
+                      "allowed, an unlogged message whose receive is undone rolls its sender back before the send")
       ->required()
       ->check(CLI::IsMember({"piecewise", "send"}));
   command->add_option("--json", options->json_file, "Also write the results as JSON (docs/analysis.md)");
