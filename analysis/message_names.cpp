@@ -50,6 +50,17 @@ MessageNames::SlotTable MessageNames::make_table(std::size_t size) {
   return table;
 }
 
+MessageNames::MessageNames(const MessageNames& other) : arena_(other.arena_), offsets_(other.offsets_) {
+  if (other.slots_.size == 0) return;
+  slots_ = make_table(other.slots_.size);
+  std::memcpy(slots_.slots.get(), other.slots_.slots.get(), other.slots_.size * sizeof(Slot));
+}
+
+MessageNames& MessageNames::operator=(const MessageNames& other) {
+  if (this != &other) *this = MessageNames(other);
+  return *this;
+}
+
 // The slot holding `name`, or the empty slot where it belongs (linear probing; the table is at
 // most half full).
 std::size_t MessageNames::slot_of(std::string_view name, std::uint64_t key, std::uint32_t hash) const {

@@ -22,6 +22,12 @@ public:
   // Ids are limited so that an id and a flag fit in 32 bits (see Trace).
   static constexpr std::size_t kMaxMessages = (std::size_t(1) << 31) - 1;
 
+  MessageNames() = default;
+  MessageNames(const MessageNames& other);
+  MessageNames& operator=(const MessageNames& other);
+  MessageNames(MessageNames&&) noexcept = default;
+  MessageNames& operator=(MessageNames&&) noexcept = default;
+
   std::size_t size() const { return offsets_.size() - 1; }
   std::string_view name(MessageId id) const {
     return std::string_view(arena_).substr(offsets_[id], offsets_[id + 1] - offsets_[id]);

@@ -95,6 +95,12 @@ TEST_CASE("analysis: trace writer: what it writes reads back the same", "[analys
   CHECK_FALSE(again.received(*again.find_message("lost")));
   CHECK(again.metadata()["protocol"] == "uncoordinated");
   CHECK(text.find("\"logged\": false") == std::string::npos);
+  // A copy is a trace of its own.
+  Trace copy = again;
+  CHECK(written(copy) == text);
+  copy = parse_trace_json(kExample, "example");
+  CHECK(copy.find_message("m2"));
+  CHECK(again.find_message("b\n\u00e9"));
   // The example reads, writes and reads again identically too.
   const Trace example = parse_trace_json(kExample, "example");
   CHECK(written(parse_trace_json(written(example), "again")) == written(example));
