@@ -6,9 +6,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "analysis/analysis_json.hpp"
+#include "analysis/failure_analysis.hpp"
 #include "analysis/optimal_period.hpp"
+#include "analysis/trace_error.hpp"
+#include "analysis/trace_input.hpp"
+#include "analysis/trace_json_writer.hpp"
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "graphs/graph_stats.hpp"
@@ -124,18 +131,56 @@ py::dict graph(const std::string& text, const std::string& origin, bool is_file)
   return result;
 }
 
+// A trace from a file (auto-detected: ftsim-trace JSON or SMPI) or from ftsim-trace JSON text.
+analysis::Trace load_trace(const std::string& source, const std::string& origin, bool is_file,
+                           const std::string& format, const std::string& checkpoints, const std::string& logging) {
+  analysis::TraceInputOptions options;
+  options.format = format;
+  options.checkpoints = checkpoints;
+  options.logging = logging;
+  return is_file ? analysis::load_trace(source, options) : analysis::load_trace_text(source, origin, options);
+}
+
+// `ftsim analyze`'s JSON document: one failure (`failed`), or every single failure (`each`).
+std::string analyze(const std::string& source, const std::string& origin, bool is_file, const std::vector<std::uint32_t>& failed,
+                    bool each, const std::string& determinism, const std::string& format, const std::string& checkpoints,
+                    const std::string& logging, bool z_cycles) {
+  py::gil_scoped_release release;
+  const analysis::Trace trace = load_trace(source, origin, is_file, format, checkpoints, logging);
+  const analysis::Determinism rule = analysis::parse_determinism(determinism);
+  if (each) {
+    const analysis::EachFailureSummary summary = analysis::analyze_each_failure(trace, rule);
+    return analysis::each_failure_json(trace, summary, analysis::find_useless_checkpoints(trace, z_cycles));
+  }
+  return analysis::failure_analysis_json(trace, analysis::analyze_failure(trace, failed, rule, z_cycles));
+}
+
+// The trace as ftsim-trace JSON text (SMPI converted, checkpoints placed).
+std::string trace_json(const std::string& source, const std::string& origin, bool is_file, const std::string& format,
+                       const std::string& checkpoints, const std::string& logging) {
+  py::gil_scoped_release release;
+  std::ostringstream out;
+  analysis::write_trace_json(load_trace(source, origin, is_file, format, checkpoints, logging), out);
+  return out.str();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_ftsim, m) {
   m.doc() = "C++ core of the ftsim package: use `import ftsim`.";
   // ConfigError(file, pointer, message): the package's ftsim.ConfigError is built from these.
   static py::exception<config::ConfigError> config_error(m, "ConfigError", PyExc_ValueError);
+  // TraceError(file, where, message): ftsim.TraceError is built from these.
+  static py::exception<analysis::TraceError> trace_error(m, "TraceError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const config::ConfigError& e) {
       py::tuple args = py::make_tuple(e.file(), e.pointer(), e.message());
       PyErr_SetObject(config_error.ptr(), args.ptr());
+    } catch (const analysis::TraceError& e) {
+      py::tuple args = py::make_tuple(e.file(), e.where().describe(), e.message());
+      PyErr_SetObject(trace_error.ptr(), args.ptr());
     } catch (const Interrupted& e) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     }
@@ -149,6 +194,11 @@ PYBIND11_MODULE(_ftsim, m) {
         "The task graph as arrays, with its statistics.");
   m.def("validate", [](const std::string& text, const std::string& origin, bool is_file) { load(text, origin, is_file); },
         py::arg("text"), py::arg("origin"), py::arg("is_file"), "Loads a config; raises ConfigError if it is bad.");
+  m.def("analyze", &analyze, py::arg("source"), py::arg("origin"), py::arg("is_file"), py::arg("failed"), py::arg("each"),
+        py::arg("determinism"), py::arg("format") = "auto", py::arg("checkpoints") = "", py::arg("logging") = "",
+        py::arg("z_cycles") = true, "Recovery line analysis of a trace; returns `ftsim analyze --json`'s document as text.");
+  m.def("trace_json", &trace_json, py::arg("source"), py::arg("origin"), py::arg("is_file"), py::arg("format") = "auto",
+        py::arg("checkpoints") = "", py::arg("logging") = "", "A trace as ftsim-trace JSON text.");
   m.def("young_period", &analysis::young_period, py::arg("checkpoint"), py::arg("mtbf"));
   m.def("daly_period", &analysis::daly_period, py::arg("checkpoint"), py::arg("mtbf"));
   m.def("optimal_period", &analysis::optimal_period, py::arg("checkpoint"), py::arg("mtbf"));

@@ -15,10 +15,12 @@ from __future__ import annotations
 from ftsim._config import ConfigError, ConfigLike, apply_overrides, config_source
 from ftsim._graph import Graph, graph
 from ftsim._result import Result
+from ftsim._analyze import TraceError, analyze, read_trace
 from ftsim import analysis, plots
 from ftsim import _ftsim
 
-__all__ = ["run", "graph", "volumes", "validate", "sweep", "Result", "Graph", "ConfigError", "analysis", "plots"]
+__all__ = ["run", "graph", "volumes", "validate", "sweep", "analyze", "read_trace", "Result", "Graph", "ConfigError",
+           "TraceError", "analysis", "plots"]
 
 
 def run(config: ConfigLike, *, trace: bool = False, log: str | None = None, progress: bool = False,

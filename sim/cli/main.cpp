@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add(add_volumes_command);
   add(add_run_command);
   add(add_sweep_command);
+  add(add_analyze_command);
 
   try {
     app.parse(argc, argv);
