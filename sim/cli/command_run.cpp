@@ -33,6 +33,7 @@ struct RunOptions {
   std::string output_dir;
   bool trace = false;
   std::string log;
+  std::string checkpoint_trace;
   std::string backend = "simgrid";
   bool no_verify = false;
 };
@@ -53,6 +54,9 @@ Command add_run_command(CLI::App& app) {
   command->add_option("--log", options->log,
                       "Also write events.log: one line per event of these categories, comma-separated: task, message, "
                       "failure, protocol, run, or all");
+  command->add_option("--checkpoint-trace", options->checkpoint_trace,
+                      "Also write the run's checkpoints and messages, up to the first failure, in the ftsim-trace format "
+                      "of `ftsim analyze` (docs/trace-format.md)");
   return [options] {
     // Every rank of an MPI job runs this: hand over at once, so that ftsim-mpi alone reads the
     // config and reports errors (from one rank).
@@ -69,6 +73,7 @@ Command add_run_command(CLI::App& app) {
                                                                   : std::filesystem::path(options->output_dir);
     RunJobOptions job_options;
     if (options->trace) job_options.trace_file = (dir / "trace.json").string();
+    job_options.checkpoint_trace_file = options->checkpoint_trace;
     if (!options->log.empty()) {
       std::uint32_t categories = 0;
       std::string unknown;
@@ -89,6 +94,7 @@ Command add_run_command(CLI::App& app) {
     std::cout << "results: " << (dir / "results.json").string();
     if (options->trace) std::cout << "  trace: " << (dir / "trace.json").string();
     if (!options->log.empty()) std::cout << "  log: " << (dir / "events.log").string();
+    if (!options->checkpoint_trace.empty()) std::cout << "  checkpoint trace: " << options->checkpoint_trace;
     std::cout << "\n";
     return job.succeeded() ? kExitOk : kExitRunFailed;
   };

@@ -28,6 +28,7 @@ struct MpiRunOptions {
   std::string backend = "mpi";
   bool no_verify = false;
   bool trace = false;
+  std::string checkpoint_trace;
   std::string log;
 };
 
@@ -114,6 +115,7 @@ int main(int argc, char** argv) {
   run->add_flag("--no-verify", options.no_verify, "Skip the failure-free reference run and the checks");
   run->add_flag("--trace", options.trace, "Not available on MPI yet");
   run->add_option("--log", options.log, "Not available on MPI yet");
+  run->add_option("--checkpoint-trace", options.checkpoint_trace, "Not available on MPI yet");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -136,8 +138,10 @@ int main(int argc, char** argv) {
     }
   }
   const bool speaker = session.rank() == session.size() - 1;
-  if (options.trace || !options.log.empty()) {
-    if (speaker) std::cerr << "error: --trace and --log are not available with --backend mpi yet (see docs/mpi.md)\n";
+  if (options.trace || !options.log.empty() || !options.checkpoint_trace.empty()) {
+    if (speaker) {
+      std::cerr << "error: --trace, --log and --checkpoint-trace are not available with --backend mpi yet (see docs/mpi.md)\n";
+    }
     return kExitBadInput;
   }
   try {

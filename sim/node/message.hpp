@@ -76,6 +76,7 @@ struct Message {
   std::uint32_t epoch = 0;
   double sent_at = 0;         // when it left its node (for traces)
   std::uint64_t id = 0;       // a data message's number in the run, set by the world (checkpoint traces)
+  bool logged = false;        // its sender keeps it in a log it can replay (send_and_log, or the protocol's own)
   std::uint64_t sequence = 0;  // position in its channel (FIFO per ordered pair), set by the driver
 };
 

@@ -195,6 +195,7 @@ void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest dig
       runtime_->on_send_done(handle);  // as if it had left: nothing waits for it
       return;
     case SendVerdict::send_and_log: {
+      m.logged = true;
       log_store_.put(log_store_.entries().empty() ? 1 : log_store_.entries().rbegin()->first + 1, log_record(m),
                      graph.bytes(handle));
       break;

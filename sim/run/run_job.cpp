@@ -19,6 +19,7 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
   core::SimulationOptions sim_options;
   sim_options.progress = options.progress;
   sim_options.trace_file = options.trace_file;
+  sim_options.checkpoint_trace_file = options.checkpoint_trace_file;
   if (!options.log_file.empty()) {
     std::string unknown;
     if (!core::parse_log_categories(options.log_categories, sim_options.log_categories, unknown)) {

@@ -14,6 +14,7 @@ namespace ftsim::cli {
 struct RunJobOptions {
   std::string trace_file;  // write the Chrome trace there (empty: none)
   std::string log_file;    // write the event log there (empty: none)
+  std::string checkpoint_trace_file;  // write the checkpoint trace there (empty: none)
   std::string log_categories = "all";
   bool progress = true;    // progress lines on stderr
 };

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "sim/world/checkpoint_trace_writer.hpp"
 #include "sim/world/event_log.hpp"
 #include "sim/node/test_faults.hpp"
 #include "sim/world/trace_writer.hpp"
@@ -38,6 +39,10 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   spares_left_ = config.platform.spares;
   if (!options_.trace_file.empty()) {
     recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator"));
+  }
+  if (!options_.checkpoint_trace_file.empty()) {
+    recorder_.add(std::make_unique<CheckpointTraceWriter>(options_.checkpoint_trace_file, graph.node_count(), config.name,
+                                                          config.protocol.type));
   }
   if (options_.log_categories != 0 && !options_.log_file.empty()) {
     recorder_.add(std::make_unique<EventLog>(options_.log_file, options_.log_categories, graph));

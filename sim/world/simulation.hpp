@@ -34,6 +34,7 @@ struct SimulationOptions {
   bool progress = false;    // progress lines on stderr for long runs
   double time_limit = 0;    // simulated seconds; 0: none
   std::string log_file;     // the event log (event_log.hpp); empty: none
+  std::string checkpoint_trace_file;  // the checkpoint trace (checkpoint_trace_writer.hpp); empty: none
   std::uint32_t log_categories = 0;
   std::vector<MetricDefinition> protocol_metrics;  // the protocol's named metrics (protocols/registry.hpp)
 };

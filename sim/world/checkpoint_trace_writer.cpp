@@ -1,0 +1,62 @@
+#include "sim/world/checkpoint_trace_writer.hpp"
+
+#include <string_view>
+
+#include "analysis/trace_builder.hpp"
+#include "analysis/trace_json_writer.hpp"
+
+namespace ftsim::core {
+
+CheckpointTraceWriter::CheckpointTraceWriter(std::string path, NodeId nodes, std::string run_name, std::string protocol)
+    : path_(std::move(path)), run_name_(std::move(run_name)), protocol_(std::move(protocol)), events_(nodes) {}
+
+void CheckpointTraceWriter::record(const Record& r) {
+  if (r.kind == RecordKind::failure) {
+    // The trace ends at the first failure; the nodes failing at the same instant fail with it.
+    if (end_ < 0) end_ = r.time;
+    if (r.time == end_) failed_.push_back(r.peer);
+    return;
+  }
+  if (end_ >= 0 || r.process < 0 || static_cast<std::size_t>(r.process) >= events_.size()) return;
+  auto& events = events_[static_cast<std::size_t>(r.process)];
+  switch (r.kind) {
+    case RecordKind::data_sent:
+    case RecordKind::data_received: {
+      const Message& m = *r.message;
+      if (m.traffic != Traffic::application && m.traffic != Traffic::recovery) return;  // not the job's messages
+      const bool send = r.kind == RecordKind::data_sent;
+      events.push_back({send ? Kind::send : Kind::receive, m.logged, m.destination, m.id, r.time});
+      return;
+    }
+    case RecordKind::local_checkpoint: events.push_back({Kind::checkpoint, false, 0, r.checkpoint, r.time}); return;
+    default: return;
+  }
+}
+
+void CheckpointTraceWriter::close() {
+  if (closed_) return;
+  closed_ = true;
+  analysis::TraceBuilder builder(events_.size());
+  std::string id;
+  for (std::size_t p = 0; p < events_.size(); ++p) {
+    builder.set_process_name(static_cast<analysis::ProcessId>(p), "node " + std::to_string(p));
+    for (const Event& e : events_[p]) {
+      const auto process = static_cast<analysis::ProcessId>(p);
+      id = "m" + std::to_string(e.id);
+      switch (e.kind) {
+        case Kind::send: builder.add_send(process, id, e.peer, e.logged, analysis::kNoBytes, e.time); break;
+        case Kind::receive: builder.add_receive(process, id, e.time); break;
+        case Kind::checkpoint: builder.add_checkpoint(process, e.time); break;
+      }
+    }
+  }
+  // A message received without its send in the trace cannot happen: both ends are recorded until
+  // the first failure, and a message is received after it is sent.
+  nlohmann::json metadata = {{"source", "ftsim run"}, {"run", run_name_}, {"protocol", protocol_}};
+  metadata["failed"] = failed_;
+  metadata["failure_time"] = end_ < 0 ? nlohmann::json(nullptr) : nlohmann::json(end_);
+  builder.set_metadata(std::move(metadata));
+  analysis::write_trace_json_file(std::move(builder).build(), path_);
+}
+
+}  // namespace ftsim::core
