@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "graphs/cut_selection.hpp"
-#include "sim/config/config_error.hpp"
-
 #ifdef FTSIM_BUDDY_MUTANTS
 #include "tests/support/buddy_mutants.hpp"  // a test build only: the mutation check's planted faults
 #else
@@ -42,11 +39,11 @@ constexpr std::uint32_t kNoBound = 0xffffffffu;
 std::uint64_t version_key(HandleId h, Version v) { return (std::uint64_t(h) << 32) | v; }
 std::uint64_t origin_checkpoint(NodeId origin, std::uint32_t c) { return (std::uint64_t(origin) << 32) | c; }
 std::uint64_t origin_handle(NodeId origin, HandleId h) { return (std::uint64_t(origin) << 32) | h; }
-// A stored save in the checkpoint store: origin (16 bits), checkpoint (16 bits), handle (32 bits).
+// A stored save in the checkpoint store: origin (16 bits), checkpoint (16 bits), handle (32 bits);
+// check_buddy_options keeps nodes and checkpoints below 65536.
 std::uint64_t entry_key(NodeId origin, std::uint32_t c, HandleId h) {
   return (std::uint64_t(origin) << 48) | (std::uint64_t(c) << 32) | h;
 }
-constexpr std::uint32_t kLimit = 1u << 16;
 
 Bytes checkpoint_body(std::uint32_t checkpoint) {
   Bytes body;
@@ -54,39 +51,7 @@ Bytes checkpoint_body(std::uint32_t checkpoint) {
   return body;
 }
 
-const config::CheckpointConfig& the_placement(const config::Config& config) { return config.checkpoints.front(); }
-
 }  // namespace
-
-void check_buddy_options(const config::Config& config, config::JsonReader block) {
-  block.expect_object();
-  block.at("type").as_string();
-  if (auto cow = block.find("cow")) cow->as_bool();
-  if (auto cost = block.find("copy_cost")) cost->as_seconds();
-  if (auto value = block.find("value_bytes")) value->as_bytes();
-  if (config.checkpoints.empty()) {
-    block.fail("the buddy protocol checkpoints at graph cuts: add /checkpoints (which cuts, e.g. {\"count\": 4, \"buddy\": \"next\"})");
-  }
-  if (config.checkpoints.size() > 1) {
-    config::JsonReader(config.document, config.file).at("checkpoints").fail(
-        "the buddy protocol takes one checkpoint placement, got " + std::to_string(config.checkpoints.size()));
-  }
-  if (config.platform.nodes < 2) block.fail("the buddy protocol needs at least 2 nodes (a node cannot be its own buddy)");
-  if (config.platform.nodes >= kLimit) block.fail("the buddy protocol supports up to 65535 nodes");
-  block.finish();
-}
-
-BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph& graph)
-    : buddies(the_placement(config).buddy, config.distribution, graph.node_count()),
-      saves(graph, graphs::CutSelection(the_placement(config), graph, config.file), buddies) {
-  config::JsonReader block(config.protocol.block, config.file, "/protocol");
-  if (auto c = block.find("cow")) cow = c->as_bool();
-  if (auto c = block.find("copy_cost")) copy_cost = c->as_seconds();
-  if (auto c = block.find("value_bytes")) value_bytes = c->as_bytes();
-  if (saves.checkpoints() >= kLimit) {
-    throw config::ConfigError(config.file, "/checkpoints", "the buddy protocol supports up to 65535 checkpoints");
-  }
-}
 
 BuddyProtocol::BuddyProtocol(std::shared_ptr<const BuddyOptions> options, bool coordinator)
     : options_(std::move(options)), coordinator_(coordinator) {}
