@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
+
+#include "protocols/buddy/buddy_messages.hpp"
 
 #ifdef FTSIM_BUDDY_MUTANTS
 #include "tests/support/buddy_mutants.hpp"  // a test build only: the mutation check's planted faults
@@ -11,44 +14,23 @@
 
 namespace ftsim::protocols {
 
-using core::Bytes;
+namespace messages = buddy_messages;
 using core::NodeId;
-using core::WireReader;
-using core::WireWriter;
 using graphs::HandleId;
 using graphs::Version;
+using messages::kNoBound;
+using messages::kValueHandle;
+using messages::MessageType;
+using messages::version_key;
 
 namespace {
 
-enum ControlType : std::uint32_t {
-  kAck = 1,
-  kValidate = 2,
-  kRecoveryInfo = 3,
-  kRestartFrom = 4,
-  kRestoreData = 5,
-  kInfoRequest = 6,
-  kReplayRequest = 7,
-  kReprotect = 8,
-  kLogRelease = 9,
-  kSave = 10,    // a save sent from a copy (cow)
-  kValue = 11,   // a checkpoint's user VALUE entries
-};
-constexpr HandleId kValueHandle = 0xffffffffu;  // the VALUE entries' place in a buddy's store
-constexpr std::uint32_t kNoBound = 0xffffffffu;
-
-std::uint64_t version_key(HandleId h, Version v) { return (std::uint64_t(h) << 32) | v; }
 std::uint64_t origin_checkpoint(NodeId origin, std::uint32_t c) { return (std::uint64_t(origin) << 32) | c; }
 std::uint64_t origin_handle(NodeId origin, HandleId h) { return (std::uint64_t(origin) << 32) | h; }
 // A stored save in the checkpoint store: origin (16 bits), checkpoint (16 bits), handle (32 bits);
 // check_buddy_options keeps nodes and checkpoints below 65536.
 std::uint64_t entry_key(NodeId origin, std::uint32_t c, HandleId h) {
   return (std::uint64_t(origin) << 48) | (std::uint64_t(c) << 32) | h;
-}
-
-Bytes checkpoint_body(std::uint32_t checkpoint) {
-  Bytes body;
-  WireWriter(body).u32(checkpoint);
-  return body;
 }
 
 }  // namespace
@@ -71,7 +53,7 @@ void BuddyProtocol::send_values(core::ProtocolContext& ctx, std::uint32_t from_c
   if (options_->value_bytes == 0) return;
   for (std::uint32_t c = from_checkpoint; c <= options_->saves.checkpoints(); ++c) {
     for (NodeId buddy : options_->buddies.buddies(ctx.node())) {
-      ctx.send_control(buddy, kValue, checkpoint_body(c), core::Traffic::checkpoint, options_->value_bytes);
+      messages::send(ctx, buddy, messages::ValueEntries{c}, core::Traffic::checkpoint, options_->value_bytes);
       ++ctx.counters().cp_data_normal_count;
       ctx.counters().cp_data_normal_total_size += options_->value_bytes;
       local_[c - 1].bytes += options_->value_bytes;
@@ -164,13 +146,7 @@ void BuddyProtocol::save_version(core::ProtocolContext& ctx, HandleId h, Version
     if (options_->cow) {
       // Copied now and sent from the copy: the next writer of h need not wait.
       const auto& entry = ctx.runtime().versions().at(core::VersionStore::key(h, v));
-      Bytes body;
-      WireWriter out(body);
-      out.u32(h);
-      out.u32(v);
-      out.u64(entry.digest);
-      out.content(entry.content.get());
-      ctx.send_control(save.buddy, kSave, std::move(body), core::Traffic::checkpoint, bytes);
+      messages::send(ctx, save.buddy, messages::SavedCopy{h, {v, entry.digest, entry.content}}, core::Traffic::checkpoint, bytes);
     } else {
       // Sent at once, through the runtime: a later writer of h waits until it has left.
       ctx.runtime().subscribe(h, v, save.buddy, core::Traffic::checkpoint);
@@ -188,12 +164,10 @@ void BuddyProtocol::try_validate(core::ProtocolContext& ctx) {
     Local& local = local_[c - 1];
     if (!local.waiting.empty() || !ctx.runtime().done_before(saves.position(c))) return;
     ++next_to_validate_;
-    for (NodeId buddy : options_->buddies.buddies(ctx.node())) {
-      ctx.send_control(buddy, kValidate, checkpoint_body(c));
-    }
+    for (NodeId buddy : options_->buddies.buddies(ctx.node())) messages::send(ctx, buddy, messages::Validate{c});
     // Its buddies now keep c - 1 and c: it will never restart before c - 1 (log GC).
     if (c >= 2) {
-      for (NodeId p : producers_) ctx.send_control(p, kLogRelease, checkpoint_body(c - 1));
+      for (NodeId p : producers_) messages::send(ctx, p, messages::LogRelease{c - 1});
     }
     const double start = local.first_save >= 0 ? local.first_save : ctx.now();
     if (ctx.recording()) {
@@ -251,13 +225,8 @@ void BuddyProtocol::on_stored(core::ProtocolContext& ctx, const core::Message& m
 void BuddyProtocol::store(core::ProtocolContext& ctx, const core::Message& m, const HeldSave& save, bool copy) {
   const std::uint64_t key = entry_key(save.origin, save.checkpoint, m.handle);
   if (ctx.checkpoint_store().find(key)) return;  // already held (a duplicate)
-  Bytes entry;
-  WireWriter out(entry);
-  out.u32(m.version);
-  out.u64(m.digest);
-  out.content(m.content.get());
   const std::uint64_t bytes = m.handle == kValueHandle ? options_->value_bytes : ctx.graph().bytes(m.handle);
-  ctx.checkpoint_store().put(key, std::move(entry), bytes);
+  ctx.checkpoint_store().put(key, messages::SavedVersion{m.version, m.digest, m.content}.encode(), bytes);
   stored_[origin_handle(save.origin, m.handle)].push_back(save.checkpoint);
   if (copy && options_->copy_cost > 0) {
     copies_waiting_.emplace_back(save.origin, save.checkpoint);
@@ -290,7 +259,7 @@ void BuddyProtocol::count_stored(core::ProtocolContext& ctx, NodeId origin, std:
   auto expected = expected_.find(origin_checkpoint(origin, checkpoint));
   if (expected != expected_.end() && expected->second > 0 && --expected->second == 0 && acks_for(origin, checkpoint)) {
     // Every entry of (origin, checkpoint) is here.
-    ctx.send_control(origin, kAck, checkpoint_body(checkpoint));
+    messages::send(ctx, origin, messages::Ack{checkpoint});
   }
 }
 
@@ -313,55 +282,54 @@ void BuddyProtocol::collect_garbage(core::ProtocolContext& ctx, NodeId origin, s
 }
 
 void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& m) {
-  switch (m.control_type) {
-    case kRecoveryInfo: on_recovery_info(ctx, m); return;
-    case kInfoRequest: send_recovery_info(ctx, m); return;
-    case kReplayRequest: on_replay_request(ctx, m); return;
-    case kRestartFrom: on_restart_from(ctx, m); return;
-    case kRestoreData: on_restore_data(ctx, m); return;
-    case kReprotect: on_reprotect(ctx, m); return;
-    case kSave:
+  // The messages that name one of the origin's checkpoints: it must exist.
+  const auto checked = [&](std::uint32_t c) {
+    if (c == 0 || c > options_->saves.checkpoints()) throw core::WireError("buddy: checkpoint id out of range");
+    return c;
+  };
+  switch (static_cast<MessageType>(m.control_type)) {
+    case MessageType::recovery_info: on_recovery_info(ctx, m); return;
+    case MessageType::info_request: send_recovery_info(ctx, m); return;
+    case MessageType::replay_request: on_replay_request(ctx, m); return;
+    case MessageType::restart_from: on_restart_from(ctx, m); return;
+    case MessageType::restore_data: on_restore_data(ctx, m); return;
+    case MessageType::reprotect: on_reprotect(ctx, m); return;
+    case MessageType::saved_copy:
     {
-      WireReader in(m.body);
+      const messages::SavedCopy copy = messages::SavedCopy::decode(m);
       core::Message save;
       save.source = m.source;
-      save.handle = in.u32();
-      save.version = in.u32();
-      save.digest = in.u64();
-      save.content = in.content();
-      in.expect_done();
+      save.handle = copy.handle;
+      save.version = copy.saved.version;
+      save.digest = copy.saved.digest;
+      save.content = copy.saved.content;
       receive_save(ctx, save);
     }
       return;
-    default: break;
-  }
-  WireReader in(m.body);
-  const std::uint32_t c = in.u32();
-  in.expect_done();
-  if (c == 0 || c > options_->saves.checkpoints()) throw core::WireError("buddy: checkpoint id out of range");
-  switch (m.control_type) {
-    case kAck:
+    case MessageType::ack:
     {
+      const std::uint32_t c = checked(messages::Ack::decode(m).checkpoint);
       std::erase(local_[c - 1].waiting, m.source);
       auto r = reprotecting_.find(m.source);
       if (r != reprotecting_.end() && r->second == c && c < next_to_validate_) {
         // Re-protected with a checkpoint that was already valid here: valid at the new buddy too.
-        ctx.send_control(m.source, kValidate, checkpoint_body(c));
+        messages::send(ctx, m.source, messages::Validate{c});
       }
       try_validate(ctx);
     }
       return;
-    case kLogRelease: release_log(ctx, m.source, c); return;
-    case kValue:
+    case MessageType::log_release: release_log(ctx, m.source, checked(messages::LogRelease::decode(m).checkpoint)); return;
+    case MessageType::value_entries:
     {
       core::Message value;
       value.source = m.source;
       value.handle = kValueHandle;
-      store(ctx, value, HeldSave{m.source, c, false}, false);
+      store(ctx, value, HeldSave{m.source, checked(messages::ValueEntries::decode(m).checkpoint), false}, false);
     }
       return;
-    case kValidate:
+    case MessageType::validate:
     {
+      const std::uint32_t c = checked(messages::Validate::decode(m).checkpoint);
       // Keep the previous valid checkpoint as well: a restart may not be able to use the newest
       // (a message of its section still in transit, thesis Fig. 3.1), and the global state that
       // would let it go (every node past it) is not known here.
@@ -373,8 +341,8 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
       if (older > 0) collect_garbage(ctx, m.source, older);
     }
       return;
-    default: throw core::WireError("buddy: unknown control message type " + std::to_string(m.control_type));
   }
+  throw core::WireError("buddy: unknown control message type " + std::to_string(m.control_type));
 }
 
 // ----------------------------------------------------------------------------- re-protection
@@ -428,19 +396,14 @@ void BuddyProtocol::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uin
   }
   // The entries: the state at R, then the saves of later checkpoints already produced. Each is
   // filed under the checkpoint whose differential it belongs to, as the buddy's plan expects.
-  Bytes entries;
-  WireWriter list(entries);
-  std::uint64_t count = 0, bytes = 0;
+  messages::Reprotect message;
+  message.checkpoint = chosen;
+  std::uint64_t bytes = 0;
   const auto add = [&](std::uint32_t c, const graphs::CheckpointSave& s) {
     if (s.from != me || s.buddy != buddy || !runtime.holds(s.handle, s.version)) return;
     const auto& entry = runtime.versions().at(core::VersionStore::key(s.handle, s.version));
-    list.u32(c);
-    list.u32(s.handle);
-    list.u32(s.version);
-    list.u64(entry.digest);
-    list.content(entry.content.get());
+    message.add(c, s.handle, {s.version, entry.digest, entry.content});
     bytes += graph.bytes(s.handle);
-    ++count;
   };
   for (const auto& [h, e] : newest) add(e.checkpoint, *e.save);
   for (std::uint32_t later = chosen + 1; later <= saves.checkpoints(); ++later) {
@@ -448,21 +411,11 @@ void BuddyProtocol::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uin
   }
   if (options_->value_bytes > 0) {
     for (std::uint32_t c = chosen; c <= saves.checkpoints(); ++c) {  // the VALUE entries, submitted long ago
-      list.u32(c);
-      list.u32(kValueHandle);
-      list.u32(0);
-      list.u64(0);
-      list.content(nullptr);
+      message.add(c, kValueHandle, messages::SavedVersion{});
       bytes += options_->value_bytes;
-      ++count;
     }
   }
-  Bytes body;
-  WireWriter out(body);
-  out.u32(chosen);
-  out.u64(count);
-  out.bytes(entries);
-  ctx.send_control(buddy, kReprotect, std::move(body), core::Traffic::checkpoint, bytes, incarnation);
+  messages::send(ctx, buddy, message, core::Traffic::checkpoint, bytes, incarnation);
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
   reprotecting_[buddy] = chosen;
@@ -474,40 +427,34 @@ void BuddyProtocol::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uin
   }
   if (ctx.recording()) {
     ctx.note("protects its data again at node " + std::to_string(buddy) + " from checkpoint " + std::to_string(chosen) +
-             ": " + std::to_string(count) + " entries, " + std::to_string(bytes) + " B", "checkpoint");
+             ": " + std::to_string(message.count) + " entries, " + std::to_string(bytes) + " B", "checkpoint");
   }
   try_validate(ctx);
 }
 
 void BuddyProtocol::on_reprotect(core::ProtocolContext& ctx, const core::Message& m) {
-  WireReader in(m.body);
-  const std::uint32_t point = in.u32();
-  const std::uint64_t count = in.u64();
-  const Bytes entries = in.bytes();
-  in.expect_done();
+  const messages::Reprotect reprotect = messages::Reprotect::decode(m);
+  const std::uint32_t point = reprotect.checkpoint;
   const std::uint32_t checkpoints = static_cast<std::uint32_t>(options_->saves.checkpoints());
   if (point == 0 || point > checkpoints) throw core::WireError("buddy: re-protection checkpoint out of range");
   const NodeId origin = m.source;
   protected_from_[origin] = point;
   valid_.erase(origin);  // validations it saw before were of checkpoints it does not hold
-  WireReader list(entries);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const std::uint32_t c = list.u32();
+  reprotect.for_each_entry([&](messages::Reprotect::Entry e) {
     core::Message save;
     save.source = origin;
-    save.handle = list.u32();
-    save.version = list.u32();
-    save.digest = list.u64();
-    save.content = list.content();
-    if (c == 0 || c > checkpoints) throw core::WireError("buddy: re-protection entry out of range");
-    store(ctx, save, HeldSave{origin, c, false}, false);  // the message is the copy
-  }
-  list.expect_done();
+    save.handle = e.handle;
+    save.version = e.saved.version;
+    save.digest = e.saved.digest;
+    save.content = std::move(e.saved.content);
+    if (e.checkpoint == 0 || e.checkpoint > checkpoints) throw core::WireError("buddy: re-protection entry out of range");
+    store(ctx, save, HeldSave{origin, e.checkpoint, false}, false);  // the message is the copy
+  });
   // Acknowledge R and the later checkpoints whose entries are all here now.
   for (std::uint32_t c = point; c <= checkpoints; ++c) {
     auto it = expected_.find(origin_checkpoint(origin, c));
     if (c == point ? (it == expected_.end() || it->second == 0) : (it != expected_.end() && it->second == 0)) {
-      ctx.send_control(origin, kAck, checkpoint_body(c));
+      messages::send(ctx, origin, messages::Ack{c});
     }
   }
 }
@@ -602,34 +549,29 @@ void BuddyProtocol::send_info_requests(core::ProtocolContext& ctx) {
   infos_.clear();
   asked_.clear();
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (n != ctx.node()) ctx.send_control(n, kInfoRequest, checkpoint_body(round_));
+    if (n != ctx.node()) messages::send(ctx, n, messages::InfoRequest{round_});
   }
 }
 
 void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, const core::Message& request) {
   if (coordinator_) return;
-  WireReader in(request.body);
-  const std::uint32_t round = in.u32();
-  in.expect_done();
+  const std::uint32_t round = messages::InfoRequest::decode(request).round;
   const NodeId failed = request.source;
   const std::uint32_t replacement = request.source_incarnation;
   const core::FailureNotice notice{failed, replacement, 0};
   const auto buddies = options_->buddies.buddies(notice.node);
   const bool buddy = std::find(buddies.begin(), buddies.end(), ctx.node()) != buddies.end();
-  Bytes body;
-  WireWriter out(body);
-  out.u32(notice.incarnation);
-  out.u32(round);
+  messages::RecoveryInfo info;
+  info.requester_incarnation = notice.incarnation;
+  info.round = round;
   // A node restarting itself waits for nothing yet: what it will need from the other comes by replay.
-  out.u32(restarting_ ? kNoBound : in_transit_bound(ctx, notice.node));
-  const auto [older, newest] = buddy ? servable(notice.node) : std::pair<std::uint32_t, std::uint32_t>{0, 0};
-  out.u32(newest);
-  out.u32(older);
-  out.u8(buddy ? 1 : 0);
+  info.bound = restarting_ ? kNoBound : in_transit_bound(ctx, notice.node);
+  std::tie(info.older, info.newest) = buddy ? servable(notice.node) : std::pair<std::uint32_t, std::uint32_t>{0, 0};
+  info.buddy = buddy;
   // A replacement has lost the failed node's data until a re-protection checkpoint is valid here.
-  out.u8(buddy && lost_held_ && newest == 0 ? 1 : 0);
-  out.u8(notice.node < released_by_.size() && released_by_[notice.node] ? 1 : 0);
-  ctx.send_control(notice.node, kRecoveryInfo, std::move(body), core::Traffic::control, 0, replacement);
+  info.lost = buddy && lost_held_ && info.newest == 0;
+  info.released = notice.node < released_by_.size() && released_by_[notice.node];
+  messages::send(ctx, notice.node, info, core::Traffic::control, 0, replacement);
   if (restarting_) {
     // Two restarts overlap. An answer of the requester's current incarnation is kept (it is still
     // true: a process that rolls back alive keeps what it holds for others). One of a dead
@@ -645,7 +587,7 @@ void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, const core::M
       std::uint32_t& asked = asked_[failed];  // incarnation + 1 asked by name, 0 if none
       if (infos_.find(failed) == infos_.end() && asked < replacement + 1) {
         asked = replacement + 1;
-        ctx.send_control(failed, kInfoRequest, checkpoint_body(round_), core::Traffic::control, 0, replacement);
+        messages::send(ctx, failed, messages::InfoRequest{round_}, core::Traffic::control, 0, replacement);
       }
     }
     // Once restored, ask the requester for what its predecessor may have been replaying here.
@@ -664,12 +606,7 @@ void BuddyProtocol::send_recovery_info(core::ProtocolContext& ctx, const core::M
 void BuddyProtocol::send_replay_request(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
   // This node restarted and may still wait for versions the failed node was replaying to it when
   // it died: ask its replacement for them by name.
-  const std::vector<std::uint64_t> missing = missing_from(ctx, failed);
-  Bytes request;
-  WireWriter list(request);
-  list.u64(missing.size());
-  for (std::uint64_t key : missing) list.u64(key);
-  ctx.send_control(failed, kReplayRequest, std::move(request), core::Traffic::control, 0, replacement);
+  messages::send(ctx, failed, messages::ReplayRequest{missing_from(ctx, failed)}, core::Traffic::control, 0, replacement);
 }
 
 void BuddyProtocol::on_replay_request(core::ProtocolContext& ctx, const core::Message& m) {
@@ -677,12 +614,7 @@ void BuddyProtocol::on_replay_request(core::ProtocolContext& ctx, const core::Me
     deferred_.push_back(m);  // served once this node has its own state back
     return;
   }
-  WireReader in(m.body);
-  const std::uint64_t count = in.count(8);
-  std::vector<std::uint64_t> keys(count);
-  for (auto& key : keys) key = in.u64();
-  in.expect_done();
-  serve(ctx, m.source, keys, core::FailureNotice{m.source, m.source_incarnation > 0 ? m.source_incarnation - 1 : 0, 0});
+  serve(ctx, m.source, messages::ReplayRequest::decode(m).keys, core::FailureNotice{m.source, m.source_incarnation > 0 ? m.source_incarnation - 1 : 0, 0});
 }
 
 bool BuddyProtocol::serve(core::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys,
@@ -770,19 +702,16 @@ void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartIn
 }
 
 void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Message& m) {
-  WireReader in(m.body);
-  const std::uint32_t incarnation = in.u32();
-  const std::uint32_t round = in.u32();
+  const messages::RecoveryInfo answer = messages::RecoveryInfo::decode(m);
   Info info;
   info.incarnation = m.source_incarnation;
-  info.bound = in.u32();
-  info.servable = in.u32();
-  info.older = in.u32();
-  info.buddy = in.u8() != 0;
-  info.lost = in.u8() != 0;
-  info.released = in.u8() != 0;
-  in.expect_done();
-  if (!restarting_ || chosen_ || incarnation != restart_incarnation_ || round != round_) return;
+  info.bound = answer.bound;
+  info.servable = answer.newest;
+  info.older = answer.older;
+  info.buddy = answer.buddy;
+  info.lost = answer.lost;
+  info.released = answer.released;
+  if (!restarting_ || chosen_ || answer.requester_incarnation != restart_incarnation_ || answer.round != round_) return;
   infos_[m.source] = info;
   if (infos_.size() + 1 < ctx.node_count()) return;
   // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
@@ -831,30 +760,23 @@ void BuddyProtocol::on_recovery_info(core::ProtocolContext& ctx, const core::Mes
   restore_source_ = source;
   restore_source_incarnation_ = source == ctx.node() ? 0 : infos_.at(source).incarnation;
   chosen_ = true;
-  Bytes body;
-  WireWriter out(body);
-  out.u32(failure_.incarnation);
-  out.u32(chosen);
-  out.u32(source);
-  out.u32(failure_.node);  // the failure it recovers from (another node's, in a cascade)
-  out.u8(cascading_ ? 1 : 0);
+  messages::RestartFrom restart;
+  restart.failed_incarnation = failure_.incarnation;
+  restart.checkpoint = chosen;
+  restart.source = source;
+  restart.cause_node = failure_.node;  // the failure it recovers from (another node's, in a cascade)
+  restart.alive = cascading_;
+  const core::Bytes body = restart.encode();
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (n != ctx.node()) ctx.send_control(n, kRestartFrom, body);
+    if (n != ctx.node()) ctx.send_control(n, static_cast<std::uint32_t>(messages::RestartFrom::type), body);
   }
   if (chosen == 0) {
     on_restore_data(ctx, core::Message{});  // from the job's input: nothing to fetch
   }
 }
 
-BuddyProtocol::RestartFrom BuddyProtocol::read_restart_from(const core::Message& m) {
-  WireReader in(m.body);
-  RestartFrom r;
-  r.failed_incarnation = in.u32();
-  r.checkpoint = in.u32();
-  r.source = in.u32();
-  r.cause_node = in.u32();
-  r.alive = in.u8() != 0;  // a cascade: that node rolls back, it did not fail
-  in.expect_done();
+messages::RestartFrom BuddyProtocol::read_restart_from(const core::Message& m) {
+  const messages::RestartFrom r = messages::RestartFrom::decode(m);
   if (r.checkpoint > options_->saves.checkpoints()) throw core::WireError("buddy: restart checkpoint out of range");
   return r;
 }
@@ -871,7 +793,7 @@ void BuddyProtocol::on_restart_from(core::ProtocolContext& ctx, const core::Mess
   replay_for_restart(ctx, m);
 }
 
-void BuddyProtocol::keep_for_restart(core::ProtocolContext& ctx, NodeId failed, const RestartFrom& r) {
+void BuddyProtocol::keep_for_restart(core::ProtocolContext& ctx, NodeId failed, const messages::RestartFrom& r) {
   const std::uint32_t n = r.checkpoint;
   // As its buddy: a restart from the job's input saves everything again, so a replacement that
   // had lost that node's data holds it again from checkpoint 1 on (a restart from a checkpoint
@@ -883,16 +805,14 @@ void BuddyProtocol::keep_for_restart(core::ProtocolContext& ctx, NodeId failed, 
   // Acknowledge again the later checkpoints held complete (§3.3).
   for (std::uint32_t c = n + 1; c <= options_->saves.checkpoints(); ++c) {
     auto it = expected_.find(origin_checkpoint(failed, c));
-    if (it != expected_.end() && it->second == 0 && acks_for(failed, c)) ctx.send_control(failed, kAck, checkpoint_body(c));
+    if (it != expected_.end() && it->second == 0 && acks_for(failed, c)) messages::send(ctx, failed, messages::Ack{c});
   }
   if (r.source != ctx.node() || n == 0) return;
   // The source buddy sends checkpoint N back: of each datum of the origin, its newest entry <= N.
   const auto& graph = ctx.graph();
-  Bytes body;
-  WireWriter out(body);
-  std::uint64_t bytes = 0, count = 0;
-  Bytes entries;
-  WireWriter list(entries);
+  messages::RestoreData data;
+  data.checkpoint = n;
+  std::uint64_t bytes = 0;
   for (const auto& [key, checkpoints] : stored_) {
     if (static_cast<NodeId>(key >> 32) != failed) continue;
     const HandleId h = static_cast<HandleId>(key & 0xffffffffu);
@@ -913,19 +833,14 @@ void BuddyProtocol::keep_for_restart(core::ProtocolContext& ctx, NodeId failed, 
       bytes += options_->value_bytes;  // the application's VALUE entries go back with the data
       continue;
     }
-    list.u32(h);
-    list.bytes(entry->content);
+    data.add(h, entry->content);
     bytes += graph.bytes(h);
-    ++count;
   }
-  out.u32(n);
-  out.u64(count);
-  out.bytes(entries);
-  ctx.send_control(failed, kRestoreData, std::move(body), core::Traffic::restore, bytes);
+  messages::send(ctx, failed, data, core::Traffic::restore, bytes);
 }
 
 void BuddyProtocol::replay_for_restart(core::ProtocolContext& ctx, const core::Message& m) {
-  const RestartFrom r = read_restart_from(m);
+  const messages::RestartFrom r = read_restart_from(m);
   const std::uint32_t n = r.checkpoint;
   const core::FailureNotice cause{r.cause_node, r.failed_incarnation, 0};
   const NodeId failed = m.source;
@@ -956,7 +871,7 @@ void BuddyProtocol::replay_for_restart(core::ProtocolContext& ctx, const core::M
 
 void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Message& m) {
   if (!restarting_ || !chosen_) return;
-  if (restart_point_ > 0 && (m.source != restore_source_ || m.body.size() < 4 || WireReader(m.body).u32() != restart_point_)) {
+  if (restart_point_ > 0 && (m.source != restore_source_ || messages::RestoreData::checkpoint_of(m) != restart_point_)) {
     return;  // from an earlier choice whose source died since
   }
   const auto& graph = ctx.graph();
@@ -971,26 +886,18 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
     snapshot.done[at_cut - local.begin()] = 1;  // planted: the task at the cut done without running
   }
   if (n > 0) {
-    WireReader in(m.body);
-    if (in.u32() != n) throw core::WireError("buddy: restore data of another checkpoint");
-    const std::uint64_t count = in.u64();
-    const Bytes entries = in.bytes();
-    in.expect_done();
-    WireReader list(entries);
-    for (std::uint64_t i = 0; i < count; ++i) {
-      const HandleId h = list.u32();
-      const Bytes entry = list.bytes();
-      WireReader e(entry);
+    const messages::RestoreData data = messages::RestoreData::decode(m);
+    if (data.checkpoint != n) throw core::WireError("buddy: restore data of another checkpoint");
+    data.for_each_entry([&](HandleId h, messages::SavedVersion saved) {
       core::VersionStore::Entry version;
-      const Version v = e.u32();
-      version.digest = e.u64();
-      version.content = e.content();
+      version.digest = saved.digest;
+      version.content = std::move(saved.content);
       version.bytes = graph.bytes(h);
       // The restored version replaces the job's input of h (an own version lives until a newer
       // one replaces it: no reader of version 0 is left after a cut that wrote h).
-      if (v > 0) snapshot.store.erase(core::VersionStore::key(h, 0));
-      snapshot.store[core::VersionStore::key(h, v)] = version;
-    }
+      if (saved.version > 0) snapshot.store.erase(core::VersionStore::key(h, 0));
+      snapshot.store[core::VersionStore::key(h, saved.version)] = version;
+    });
   }
   runtime.restore(snapshot);
   runtime.rebuild();
@@ -1039,7 +946,7 @@ void BuddyProtocol::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   for (std::size_t i = 0; i < deferred.size(); ++i) {
     if (restarting_) {
       deferred_.push_back(deferred[i]);  // a replay rolled this node back again: after that restore
-    } else if (deferred[i].control_type == kRestartFrom) {
+    } else if (static_cast<MessageType>(deferred[i].control_type) == MessageType::restart_from) {
       replay_for_restart(ctx, deferred[i]);  // its keeper's part was served on arrival
     } else {
       on_control(ctx, deferred[i]);

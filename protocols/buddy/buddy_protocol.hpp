@@ -42,6 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/buddy_options.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
@@ -103,18 +104,12 @@ private:
   void send_info_requests(core::ProtocolContext& ctx);
   void send_recovery_info(core::ProtocolContext& ctx, const core::Message& request);
   void on_recovery_info(core::ProtocolContext& ctx, const core::Message& m);
-  struct RestartFrom {  // a restarting node's choice (RESTART_FROM), told to every other node
-    std::uint32_t failed_incarnation = 0;
-    std::uint32_t checkpoint = 0;
-    core::NodeId source = 0;      // the buddy that sends the checkpoint back
-    core::NodeId cause_node = 0;  // the failure it recovers from (another node's, in a cascade)
-    bool alive = false;           // a cascade: the node rolls back, it did not fail
-  };
-  RestartFrom read_restart_from(const core::Message& m);
+  // RESTART_FROM, decoded and checked.
+  buddy_messages::RestartFrom read_restart_from(const core::Message& m);
   void on_restart_from(core::ProtocolContext& ctx, const core::Message& m);
   // The keeper's part of a restart (re-acks, the checkpoint sent back): at once, whatever state
   // this node is in; the origin's part (replays, re-protection): once this node has its state.
-  void keep_for_restart(core::ProtocolContext& ctx, core::NodeId failed, const RestartFrom& r);
+  void keep_for_restart(core::ProtocolContext& ctx, core::NodeId failed, const buddy_messages::RestartFrom& r);
   void replay_for_restart(core::ProtocolContext& ctx, const core::Message& m);
   void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
   void on_replay_request(core::ProtocolContext& ctx, const core::Message& m);
