@@ -9,7 +9,7 @@ namespace ftsim::protocols {
 
 namespace {
 
-// A checkpoint store key packs the origin and the checkpoint in 16 bits each (buddy_protocol.cpp).
+// A checkpoint store key packs the origin and the checkpoint in 16 bits each (buddy_keeper.cpp).
 constexpr std::uint32_t kLimit = 1u << 16;
 
 const config::CheckpointConfig& the_placement(const config::Config& config) { return config.checkpoints.front(); }
@@ -44,6 +44,12 @@ BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph
   if (saves.checkpoints() >= kLimit) {
     throw config::ConfigError(config.file, "/checkpoints", "the buddy protocol supports up to 65535 checkpoints");
   }
+}
+
+std::uint32_t BuddyOptions::section_of(graphs::TaskId task) const {
+  std::uint32_t c = 0;
+  while (c < saves.checkpoints() && saves.position(c + 1) <= task) ++c;
+  return c;
 }
 
 }  // namespace ftsim::protocols

@@ -26,6 +26,9 @@ struct BuddyOptions {
   // /protocol/value_bytes: the user VALUE entries of each checkpoint (e.g. the loop index), saved
   // with the checkpoint's submission.
   std::uint64_t value_bytes = 0;
+
+  // The section of a task: how many checkpoints have their cut at or before it.
+  std::uint32_t section_of(graphs::TaskId task) const;
 };
 
 // Checks /protocol and /checkpoints for buddy (errors name the JSON path).
