@@ -1,0 +1,37 @@
+#pragma once
+// The buddy protocol's options: what every process of a run shares, read-only, derived once from
+// the config and the task graph (the cuts, the buddies and the save plan), and the check of
+// /protocol and /checkpoints that `ftsim validate` runs.
+#include <cstdint>
+
+#include "graphs/buddy_mapping.hpp"
+#include "graphs/checkpoint_saves.hpp"
+#include "graphs/task_graph.hpp"
+#include "sim/config/config.hpp"
+#include "sim/config/json_reader.hpp"
+
+namespace ftsim::protocols {
+
+struct BuddyOptions {
+  BuddyOptions(const config::Config& config, const graphs::TaskGraph& graph);
+  graphs::BuddyMapping buddies;
+  graphs::CheckpointSaves saves;
+  // /protocol/cow: a save copies the datum at once (sent from the copy), instead of holding its
+  // next writer until the save has left (write-after-read).
+  bool cow = false;
+  // /protocol/copy_cost: the buddy's copy task per entry received (StarPU copies each received
+  // checkpoint datum into a handle of its own; Lion 2022 §2.5 measured about 100 us per 320 x 320
+  // tile), taking one of its cores; the entry counts once copied.
+  double copy_cost = 0;
+  // /protocol/value_bytes: the user VALUE entries of each checkpoint (e.g. the loop index), saved
+  // with the checkpoint's submission.
+  std::uint64_t value_bytes = 0;
+
+  // The section of a task: how many checkpoints have their cut at or before it.
+  std::uint32_t section_of(graphs::TaskId task) const;
+};
+
+// Checks /protocol and /checkpoints for buddy (errors name the JSON path).
+void check_buddy_options(const config::Config& config, config::JsonReader block);
+
+}  // namespace ftsim::protocols

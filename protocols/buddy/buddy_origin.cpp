@@ -1,0 +1,283 @@
+#include "protocols/buddy/buddy_origin.hpp"
+
+#include <algorithm>
+
+#include "protocols/buddy/buddy_messages.hpp"
+#include "protocols/buddy/node_list.hpp"
+
+namespace ftsim::protocols {
+
+namespace messages = buddy_messages;
+using messages::kValueHandle;
+using messages::version_key;
+using core::NodeId;
+using graphs::HandleId;
+using graphs::Version;
+
+void BuddyOrigin::plan(core::ProtocolContext& ctx) {
+  const NodeId me = ctx.node();
+  const auto& saves = options_.saves;
+  checkpoints_.assign(saves.checkpoints(), OwnCheckpoint{});
+  for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
+    auto& waiting = checkpoints_[c - 1].waiting;
+    for (const graphs::CheckpointSave& s : saves.of(c)) {
+      if (s.from == me) {
+        // Free when the buddy receives the version for its computation, whenever (Lion 2020 §IV-A:
+        // "only one transfer is required"; the runtime sends it as soon as it is produced).
+        own_saves_[version_key(s.handle, s.version)].push_back({c, s.buddy, s.transferred});
+        if (std::find(waiting.begin(), waiting.end(), s.buddy) == waiting.end()) waiting.push_back(s.buddy);
+      }
+    }
+    if (options_.value_bytes > 0) {
+      // Every checkpoint has its VALUE entries, at every buddy.
+      for (NodeId buddy : options_.buddies.buddies(me)) {
+        if (std::find(waiting.begin(), waiting.end(), buddy) == waiting.end()) waiting.push_back(buddy);
+      }
+    }
+  }
+  // The nodes whose data this node reads: they log what they send it, and learn from it when
+  // they may drop those entries.
+  const auto& graph = ctx.graph();
+  std::vector<char> seen(ctx.node_count(), 0);
+  producers_.clear();
+  for (core::TaskId t : ctx.index().tasks_of(me)) {
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const NodeId p = graph.version_node(a.handle, graphs::version_read(a));
+      if (p != me && p < ctx.node_count() && !seen[p]) {
+        seen[p] = 1;
+        producers_.push_back(p);
+      }
+    }
+  }
+}
+
+void BuddyOrigin::send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint) {
+  // The VALUE entries are saved when the checkpoint is submitted: in an STF program, long before
+  // its data (here, at the start, or at a restart from the job's input).
+  if (options_.value_bytes == 0) return;
+  for (std::uint32_t c = from_checkpoint; c <= options_.saves.checkpoints(); ++c) {
+    for (NodeId buddy : options_.buddies.buddies(ctx.node())) {
+      messages::send(ctx, buddy, messages::ValueEntries{c}, core::Traffic::checkpoint, options_.value_bytes);
+      ++ctx.counters().cp_data_normal_count;
+      ctx.counters().cp_data_normal_total_size += options_.value_bytes;
+      checkpoints_[c - 1].bytes += options_.value_bytes;
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------- saves
+
+void BuddyOrigin::save_outputs(core::ProtocolContext& ctx, core::TaskId task) {
+  for (const graphs::Access& a : ctx.graph().accesses(task)) {
+    if (graphs::writes(a.mode)) save_version(ctx, a.handle, a.version);
+  }
+}
+
+void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v) {
+  auto it = own_saves_.find(version_key(h, v));
+  if (it == own_saves_.end()) return;
+  const std::uint64_t bytes = ctx.graph().bytes(h);
+  for (const OwnSave& save : it->second) {
+    OwnCheckpoint& checkpoint = checkpoints_[save.checkpoint - 1];
+    if (checkpoint.first_save < 0) checkpoint.first_save = ctx.now();
+    checkpoint.last_save = ctx.now();
+    if (save.cached) {
+      // The buddy receives this version for its own computation: the save costs nothing.
+      ++ctx.counters().cp_data_cached_count;
+      ctx.counters().cp_data_cached_size += bytes;
+      continue;
+    }
+    if (options_.cow) {
+      // Copied now and sent from the copy: the next writer of h need not wait.
+      const auto& entry = ctx.runtime().versions().at(core::VersionStore::key(h, v));
+      messages::send(ctx, save.buddy, messages::SavedCopy{h, {v, entry.digest, entry.content}}, core::Traffic::checkpoint, bytes);
+    } else {
+      // Sent at once, through the runtime: a later writer of h waits until it has left.
+      ctx.runtime().subscribe(h, v, save.buddy, core::Traffic::checkpoint);
+    }
+    ++ctx.counters().cp_data_normal_count;
+    ctx.counters().cp_data_normal_total_size += bytes;
+    checkpoint.bytes += bytes;
+  }
+}
+
+// ----------------------------------------------------------------------------- validation
+
+void BuddyOrigin::try_validate(core::ProtocolContext& ctx) {
+  const auto& saves = options_.saves;
+  while (next_to_validate_ <= saves.checkpoints()) {
+    const std::uint32_t c = next_to_validate_;
+    OwnCheckpoint& checkpoint = checkpoints_[c - 1];
+    if (!checkpoint.waiting.empty() || !ctx.runtime().done_before(saves.position(c))) return;
+    ++next_to_validate_;
+    for (NodeId buddy : options_.buddies.buddies(ctx.node())) messages::send(ctx, buddy, messages::Validate{c});
+    // Its buddies now keep c - 1 and c: it will never restart before c - 1 (log GC).
+    if (c >= 2) {
+      for (NodeId p : producers_) messages::send(ctx, p, messages::LogRelease{c - 1});
+    }
+    const double start = checkpoint.first_save >= 0 ? checkpoint.first_save : ctx.now();
+    if (ctx.recording()) {
+      ctx.record_span("checkpoint " + std::to_string(c), "checkpoint", start);
+      ctx.note("checkpoint " + std::to_string(c) + " valid: first save at " + std::to_string(checkpoint.first_save) +
+               " s, last save at " + std::to_string(checkpoint.last_save) + " s", "checkpoint");
+    }
+    core::CheckpointRecord record;
+    record.id = c;
+    record.started = start;
+    record.saved = checkpoint.last_save >= 0 ? checkpoint.last_save : ctx.now();
+    record.committed = ctx.now();
+    record.bytes = checkpoint.bytes;
+    record.partial = true;  // this node's share: the world merges the nodes' records
+    ctx.record_checkpoint(record);
+    // Its last validation (e.g. on an ack arriving after the job's last task) may end the run.
+    if (next_to_validate_ > saves.checkpoints()) ctx.check_completion();
+  }
+}
+
+void BuddyOrigin::on_ack(core::ProtocolContext& ctx, NodeId buddy, std::uint32_t c) {
+  std::erase(checkpoints_[c - 1].waiting, buddy);
+  auto r = reprotecting_.find(buddy);
+  if (r != reprotecting_.end() && r->second == c && c < next_to_validate_) {
+    // Re-protected with a checkpoint that was already valid here: valid at the new buddy too.
+    messages::send(ctx, buddy, messages::Validate{c});
+  }
+  try_validate(ctx);
+}
+
+std::string BuddyOrigin::phase(core::ProtocolContext& ctx) const {
+  if (all_valid()) return {};
+  const std::string checkpoint = "checkpoint " + std::to_string(next_to_validate_);
+  if (!ctx.runtime().done_before(options_.saves.position(next_to_validate_))) {
+    return ctx.runtime().remaining_tasks() == 0 ? checkpoint + ": its tasks before the cut are not done" : std::string();
+  }
+  return checkpoint + ": waiting for the acknowledgements of nodes " + buddy_node_list(checkpoints_[next_to_validate_ - 1].waiting);
+}
+
+// ----------------------------------------------------------------------------- re-protection
+
+void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint32_t incarnation) {
+  // The buddy was replaced and holds nothing of this node: its later checkpoints, differential,
+  // would refer to entries it lost. Choose the first checkpoint R (from the last valid one on)
+  // whose full state — of each datum this node produced, its newest saved version at or before R
+  // — and whose later saves already made are all still in memory (a version overwritten since and
+  // not pinned by the log is gone), and send them in one message. The buddy can serve R once it
+  // holds them and R is valid.
+  const auto& saves = options_.saves;
+  const auto& graph = ctx.graph();
+  core::ProtocolRuntime runtime = ctx.runtime();
+  const NodeId me = ctx.node();
+  for (OwnCheckpoint& checkpoint : checkpoints_) std::erase(checkpoint.waiting, buddy);
+  reprotecting_.erase(buddy);
+  struct Entry {
+    std::uint32_t checkpoint;
+    const graphs::CheckpointSave* save;
+  };
+  // newest[h]: the newest save of h at or before the candidate, by any node (a datum may move).
+  std::unordered_map<HandleId, Entry> newest;
+  const auto available = [&](const graphs::CheckpointSave& s) {
+    return runtime.status(graph.writer(s.handle, s.version)) != core::TaskStatus::done ||
+           runtime.holds(s.handle, s.version);
+  };
+  const std::uint32_t first = std::max<std::uint32_t>(1, next_to_validate_ - 1);
+  std::uint32_t chosen = 0;
+  for (std::uint32_t c = 1; c <= saves.checkpoints() && chosen == 0; ++c) {
+    for (const graphs::CheckpointSave& s : saves.of(c)) {
+      if (s.buddy == buddy || s.from != me) newest[s.handle] = {c, &s};
+    }
+    if (c < first) continue;
+    bool ok = true;
+    for (const auto& [h, e] : newest) ok = ok && (e.save->from != me || available(*e.save));
+    for (std::uint32_t later = c + 1; ok && later <= saves.checkpoints(); ++later) {
+      for (const graphs::CheckpointSave& s : saves.of(later)) {
+        if (s.from == me && s.buddy == buddy && !available(s)) ok = false;
+      }
+    }
+    if (ok) chosen = c;
+  }
+  if (chosen == 0) {
+    if (ctx.recording()) {
+      ctx.note("cannot protect its data again at node " + std::to_string(buddy) +
+               ": every remaining checkpoint refers to versions already overwritten", "checkpoint");
+    }
+    try_validate(ctx);  // it no longer waits for that buddy
+    return;
+  }
+  // The entries: the state at R, then the saves of later checkpoints already produced. Each is
+  // filed under the checkpoint whose differential it belongs to, as the buddy's plan expects.
+  messages::Reprotect message;
+  message.checkpoint = chosen;
+  std::uint64_t bytes = 0;
+  const auto add = [&](std::uint32_t c, const graphs::CheckpointSave& s) {
+    if (s.from != me || s.buddy != buddy || !runtime.holds(s.handle, s.version)) return;
+    const auto& entry = runtime.versions().at(core::VersionStore::key(s.handle, s.version));
+    message.add(c, s.handle, {s.version, entry.digest, entry.content});
+    bytes += graph.bytes(s.handle);
+  };
+  for (const auto& [h, e] : newest) add(e.checkpoint, *e.save);
+  for (std::uint32_t later = chosen + 1; later <= saves.checkpoints(); ++later) {
+    for (const graphs::CheckpointSave& s : saves.of(later)) add(later, s);
+  }
+  if (options_.value_bytes > 0) {
+    for (std::uint32_t c = chosen; c <= saves.checkpoints(); ++c) {  // the VALUE entries, submitted long ago
+      message.add(c, kValueHandle, messages::SavedVersion{});
+      bytes += options_.value_bytes;
+    }
+  }
+  messages::send(ctx, buddy, message, core::Traffic::checkpoint, bytes, incarnation);
+  ++ctx.counters().cp_data_normal_count;
+  ctx.counters().cp_data_normal_total_size += bytes;
+  reprotecting_[buddy] = chosen;
+  // Its acknowledgement of R (and of the later checkpoints with entries) is awaited again.
+  for (std::uint32_t c = std::max(chosen, next_to_validate_); c <= saves.checkpoints(); ++c) {
+    bool has_entries = c == chosen || options_.value_bytes > 0;
+    for (const graphs::CheckpointSave& s : saves.of(c)) has_entries = has_entries || (s.from == me && s.buddy == buddy);
+    if (has_entries) checkpoints_[c - 1].waiting.push_back(buddy);
+  }
+  if (ctx.recording()) {
+    ctx.note("protects its data again at node " + std::to_string(buddy) + " from checkpoint " + std::to_string(chosen) +
+             ": " + std::to_string(message.count) + " entries, " + std::to_string(bytes) + " B", "checkpoint");
+  }
+  try_validate(ctx);
+}
+
+// ----------------------------------------------------------------------------- message log
+
+void BuddyOrigin::log(core::ProtocolContext& ctx, const core::Message& m) {
+  // Logged by reference (§3.3): the entry names the version, which stays pinned in memory so that
+  // a later writer does not destroy it (copy-on-write) until release_log drops the entry.
+  const std::uint64_t key = next_log_key_++;
+  ctx.log_store().put(key, core::log_record(m), ctx.graph().bytes(m.handle));
+  log_[m.destination].push_back({version_key(m.handle, m.version), key});
+  ctx.runtime().pin(m.handle, m.version);
+}
+
+void BuddyOrigin::release_log(core::ProtocolContext& ctx, NodeId reader, std::uint32_t checkpoint) {
+  // `reader` will restart at checkpoint `checkpoint` or later: a version none of its tasks from
+  // that cut on reads will never be replayed to it.
+  if (released_by_.size() < ctx.node_count()) released_by_.resize(ctx.node_count(), 0);
+  released_by_[reader] = 1;
+  auto it = log_.find(reader);
+  if (it == log_.end()) return;
+  const core::TaskId cut = options_.saves.position(checkpoint);
+  const auto& graph = ctx.graph();
+  std::erase_if(it->second, [&](const LogEntry& e) {
+    const HandleId h = messages::handle_of(e.version_key);
+    const Version v = messages::version_of(e.version_key);
+    for (core::TaskId r : ctx.index().readers(h, v)) {
+      if (graph.node(r) == reader && r >= cut) return false;
+    }
+    ctx.log_store().erase(e.store_key);
+    ctx.runtime().unpin(h, v);
+    return true;
+  });
+}
+
+void BuddyOrigin::drop_log(core::ProtocolContext& ctx) {
+  for (const auto& entry : log_) {
+    for (const LogEntry& e : entry.second) ctx.log_store().erase(e.store_key);
+  }
+  log_.clear();
+}
+
+}  // namespace ftsim::protocols

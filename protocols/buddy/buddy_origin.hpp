@@ -1,0 +1,90 @@
+#pragma once
+// The origin side of the buddy protocol: this node's own checkpoints and its message log.
+//  - Saves (Lion & Thibault 2020 §V; Lion 2022 §2.4): when the last writer before cut c of a datum
+//    it produced completes, the datum goes to each buddy at once (a data message of traffic
+//    "checkpoint", through the runtime, whose send holds later writers: write-after-read; or, with
+//    cow, from a copy). Only data modified since the previous checkpoint are saved, never initial
+//    values. A save is free when the buddy receives that version through an application transfer
+//    (the cache, Lion 2020 §IV-A and Fig. 4: CACHED counters).
+//  - Validation: checkpoint c is valid when its tasks before the cut are done and every buddy with
+//    entries for c acknowledged; it then sends VALIDATE(c) to its buddies (the thesis sends it to
+//    the principal buddy only; every buddy needs it here to collect its garbage).
+//  - Re-protection: a replaced buddy holds nothing; this node sends it, in one message, the full
+//    state of a checkpoint R it can still produce (and the saves of later checkpoints already
+//    made), so that the buddy can serve R once it is valid.
+//  - Message log (Lion 2022 §3.3): every application data message it sends is logged by reference
+//    (the version stays pinned), for replays to a restarted reader (BuddyReplay). Log GC: when this
+//    node validates c, its buddies keep c - 1 and c, so it will never restart before c - 1: it
+//    tells the nodes it receives data from, which drop the entries its tasks before that cut read.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "protocols/buddy/buddy_options.hpp"
+#include "sim/node/protocol_context.hpp"
+
+namespace ftsim::protocols {
+
+class BuddyOrigin {
+public:
+  explicit BuddyOrigin(const BuddyOptions& options) : options_(options) {}
+
+  // This node's saves per version, the buddies each checkpoint waits for, the nodes it reads from.
+  void plan(core::ProtocolContext& ctx);
+  // The VALUE entries of checkpoints from_checkpoint on: saved when the checkpoint is submitted.
+  void send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint);
+  // A task ran for the first time: the versions it wrote that a checkpoint saves go to the buddies.
+  void save_outputs(core::ProtocolContext& ctx, core::TaskId task);
+  // Validates, in order, the checkpoints whose tasks are done and whose buddies all acknowledged.
+  void try_validate(core::ProtocolContext& ctx);
+  void on_ack(core::ProtocolContext& ctx, core::NodeId buddy, std::uint32_t checkpoint);
+  // `buddy` was replaced (its `incarnation`, or kAnyIncarnation) and holds nothing of this node.
+  void reprotect(core::ProtocolContext& ctx, core::NodeId buddy, std::uint32_t incarnation);
+  // A restore installed checkpoint n: those up to n count as valid, validation goes on from n + 1.
+  void on_restored(std::uint32_t n) { next_to_validate_ = n + 1; }
+  bool all_valid() const { return next_to_validate_ > options_.saves.checkpoints(); }
+
+  // --- the message log ---
+  void log(core::ProtocolContext& ctx, const core::Message& m);
+  // `reader` will restart at checkpoint `checkpoint` or later (LOG_RELEASE).
+  void release_log(core::ProtocolContext& ctx, core::NodeId reader, std::uint32_t checkpoint);
+  // A rollback: the logged versions are replaced by the restored ones, re-execution logs again.
+  void drop_log(core::ProtocolContext& ctx);
+  // `reader` (any of its incarnations) let this node drop log entries: it cannot restart from the input.
+  bool released_by(core::NodeId reader) const { return reader < released_by_.size() && released_by_[reader]; }
+
+  // What it waits for, for the stall reports (empty: nothing).
+  std::string phase(core::ProtocolContext& ctx) const;
+
+private:
+  struct OwnSave {  // a save this node makes
+    std::uint32_t checkpoint;
+    core::NodeId buddy;
+    bool cached;
+  };
+  struct OwnCheckpoint {
+    std::vector<core::NodeId> waiting;  // buddies with entries that have not acknowledged yet
+    double first_save = -1, last_save = -1;
+    std::uint64_t bytes = 0;
+  };
+  struct LogEntry {
+    std::uint64_t version_key;
+    std::uint64_t store_key;  // the entry in the log store
+  };
+  void save_version(core::ProtocolContext& ctx, graphs::HandleId h, graphs::Version v);
+
+  const BuddyOptions& options_;
+  std::unordered_map<std::uint64_t, std::vector<OwnSave>> own_saves_;  // by version key
+  std::vector<OwnCheckpoint> checkpoints_;                             // by checkpoint - 1
+  std::uint32_t next_to_validate_ = 1;
+  std::unordered_map<core::NodeId, std::uint32_t> reprotecting_;  // the checkpoint R, per replaced buddy
+  std::vector<core::NodeId> producers_;  // the nodes whose versions this node's tasks read (log GC)
+  // Sender-based log by reference: what it sent to whom; the versions stay pinned until the
+  // destination's restart cut is past all their readers (release_log).
+  std::unordered_map<core::NodeId, std::vector<LogEntry>> log_;
+  std::uint64_t next_log_key_ = 1;
+  std::vector<char> released_by_;  // per node: it let this node drop log entries (its incarnations included)
+};
+
+}  // namespace ftsim::protocols

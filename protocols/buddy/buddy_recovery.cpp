@@ -1,0 +1,391 @@
+#include "protocols/buddy/buddy_recovery.hpp"
+
+#include <algorithm>
+
+#include "protocols/buddy/mutation_hooks.hpp"
+#include "protocols/buddy/node_list.hpp"
+
+namespace ftsim::protocols {
+
+namespace messages = buddy_messages;
+using core::NodeId;
+using graphs::HandleId;
+using graphs::Version;
+using messages::kNoBound;
+
+namespace {
+
+// The versions `producer` made that this node's remaining tasks read and that it does not hold.
+std::vector<std::uint64_t> missing_from(core::ProtocolContext& ctx, NodeId producer) {
+  const auto& graph = ctx.graph();
+  core::ProtocolRuntime runtime = ctx.runtime();
+  std::vector<std::uint64_t> missing;
+  for (core::TaskId t : ctx.index().tasks_of(ctx.node())) {
+    if (runtime.status(t) == core::TaskStatus::done) continue;
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const Version v = graphs::version_read(a);
+      if (graph.version_node(a.handle, v) == producer && !runtime.holds(a.handle, v)) {
+        missing.push_back(messages::version_key(a.handle, v));
+      }
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  return missing;
+}
+
+// §3.5 step 1: the failed node restarts at a cut N and re-sends only what its tasks after N
+// produce. Whatever this node still waits for from it must come from a section >= N.
+std::uint32_t in_transit_bound(core::ProtocolContext& ctx, const BuddyOptions& options, NodeId failed) {
+  std::uint32_t bound = kNoBound;
+  for (std::uint64_t key : missing_from(ctx, failed)) {
+    const HandleId h = messages::handle_of(key);
+    const Version v = messages::version_of(key);
+    bound = std::min(bound, v == 0 ? 0u : options.section_of(ctx.graph().writer(h, v)));
+  }
+  return bound;
+}
+
+}  // namespace
+
+// ----------------------------------------------------------------------------- this process recovers
+
+void BuddyRecovery::start_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
+  state_ = RecoveryState::collecting_info;
+  recovery_.kind = Recovery::Kind::restart;
+  recovery_.cause = core::FailureNotice{ctx.node(), info.incarnation - 1, 0};
+  recovery_.incarnation = info.incarnation;
+  recovery_.began = ctx.now();
+  // §3.5: ask every other node for its bound and, from the buddies, what they hold.
+  send_info_requests(ctx);
+}
+
+void BuddyRecovery::roll_back(core::ProtocolContext& ctx, std::uint32_t limit, const core::FailureNotice& cause) {
+  if (recovering()) {
+    // Already restoring: a tighter limit is fine until the checkpoint is chosen.
+    if (state_ == RecoveryState::collecting_info) {
+      recovery_.limit = std::min(recovery_.limit, limit);
+      return;
+    }
+    if (choice_.checkpoint <= limit) return;
+    ctx.fail_run("node " + std::to_string(ctx.node()) + " must roll back to checkpoint " + std::to_string(limit) +
+                 " or earlier for node " + std::to_string(cause.node) + " while restoring checkpoint " +
+                 std::to_string(choice_.checkpoint) + " (cascade of Lion 2022 §3.5 during a restore: not supported)");
+    return;
+  }
+  if (ctx.recording()) {
+    ctx.note("rolls back to checkpoint " + std::to_string(limit) + " or earlier: node " + std::to_string(cause.node) +
+             " needs versions it wrote before its own restart (the cascade of Lion 2022 §3.5)", "recovery");
+  }
+  // As a restart, but alive: it keeps what it holds for other nodes; its log goes (the versions it
+  // refers to are replaced by the restored ones, and its re-execution logs its sends again).
+  ctx.runtime().abort();
+  origin_.drop_log(ctx);
+  state_ = RecoveryState::collecting_info;
+  recovery_.kind = Recovery::Kind::rollback;
+  recovery_.limit = limit;
+  recovery_.incarnation = ctx.incarnation();
+  recovery_.began = ctx.now();
+  recovery_.cause = cause;
+  send_info_requests(ctx);
+}
+
+void BuddyRecovery::send_info_requests(core::ProtocolContext& ctx) {
+  // A new round: answers to an earlier round (an earlier rollback of this same process) no
+  // longer count, and every node may be asked again once per incarnation.
+  ++round_.number;
+  round_.answers.clear();
+  round_.asked.clear();
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (n != ctx.node()) messages::send(ctx, n, messages::InfoRequest{round_.number});
+  }
+}
+
+void BuddyRecovery::on_recovery_info(core::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
+                                     const messages::RecoveryInfo& info) {
+  if (state_ != RecoveryState::collecting_info || info.requester_incarnation != recovery_.incarnation ||
+      info.round != round_.number) {
+    return;
+  }
+  round_.answers[from] = Round::Answer{from_incarnation, info};
+  if (round_.answers.size() + 1 < ctx.node_count()) return;
+  choose_checkpoint(ctx);
+}
+
+void BuddyRecovery::choose_checkpoint(core::ProtocolContext& ctx) {
+  const bool rollback = recovery_.kind == Recovery::Kind::rollback;
+  // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
+  std::uint32_t bound = kNoBound;
+  bool released = false;
+  for (const auto& [node, answer] : round_.answers) {
+    bound = std::min(bound, answer.info.bound);
+    released = released || answer.info.released;
+  }
+  if (rollback) bound = std::min(bound, recovery_.limit);
+  NodeId source = ctx.node();
+  std::uint32_t chosen = 0;
+  bool any_buddy_holds = false;  // some buddy did not lose what it held of this node
+  for (NodeId b : options_.buddies.buddies(ctx.node())) {
+    auto it = round_.answers.find(b);
+    if (it == round_.answers.end() || it->second.info.lost) continue;
+    any_buddy_holds = true;
+    for (std::uint32_t c : {it->second.info.newest, it->second.info.older}) {
+      if (c > chosen && c <= bound) {
+        chosen = c;
+        source = b;
+      }
+    }
+  }
+  // With no checkpoint to use, it restarts from the job's input, which needs every message it
+  // ever received: possible only while no sender has dropped log entries for it.
+  if (chosen == 0 && released) {
+    const NodeId me = ctx.node();
+    if (rollback) {
+      ctx.fail_run("unrecoverable: node " + std::to_string(recovery_.cause.node) + " needs versions that node " +
+                   std::to_string(me) + " wrote before its own restart, and node " + std::to_string(me) +
+                   " cannot roll back to checkpoint " + std::to_string(recovery_.limit) +
+                   " or earlier (the cascade of Lion 2022 §3.5): its buddies no longer hold one and its senders have "
+                   "dropped the log entries a restart from the job's input would need");
+      return;
+    }
+    ctx.fail_run(any_buddy_holds
+                     ? "unrecoverable: node " + std::to_string(me) +
+                           " failed, messages still in transit forbid the checkpoints its buddies hold, and its "
+                           "senders have dropped the log entries a restart from the job's input would need"
+                     : "unrecoverable: node " + std::to_string(me) +
+                           " failed and every one of its buddies had lost its checkpoint data (a node and all of "
+                           "its buddies failed before the data was protected again)");
+    return;
+  }
+  choice_.checkpoint = chosen;
+  choice_.source = source;
+  choice_.source_incarnation = source == ctx.node() ? 0 : round_.answers.at(source).incarnation;
+  state_ = RecoveryState::awaiting_checkpoint;
+  messages::RestartFrom restart;
+  restart.failed_incarnation = recovery_.cause.incarnation;
+  restart.checkpoint = chosen;
+  restart.source = source;
+  restart.cause_node = recovery_.cause.node;  // the failure it recovers from (another node's, in a cascade)
+  restart.alive = rollback;
+  const core::Bytes body = restart.encode();
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (n != ctx.node()) ctx.send_control(n, static_cast<std::uint32_t>(messages::RestartFrom::type), body);
+  }
+  if (chosen == 0) {
+    on_restore_data(ctx, core::Message{});  // from the job's input: nothing to fetch
+  }
+}
+
+void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Message& m) {
+  if (state_ != RecoveryState::awaiting_checkpoint) return;
+  if (choice_.checkpoint > 0 && (m.source != choice_.source || messages::RestoreData::checkpoint_of(m) != choice_.checkpoint)) {
+    return;  // from an earlier choice whose source died since
+  }
+  const auto& graph = ctx.graph();
+  core::ProtocolRuntime runtime = ctx.runtime();
+  const std::uint32_t n = choice_.checkpoint;
+  const core::TaskId cut = n == 0 ? 0 : options_.saves.position(n);
+  core::NodeSnapshot snapshot = runtime.initial_snapshot();  // the job's input of the data it owns
+  const auto local = ctx.index().tasks_of(ctx.node());
+  for (std::size_t i = 0; i < local.size(); ++i) snapshot.done[i] = local[i] < cut ? 1 : 0;
+  const auto at_cut = std::find_if(local.begin(), local.end(), [&](core::TaskId t) { return t >= cut; });
+  if (at_cut != local.end() && FTSIM_BUDDY_MUTANT(cut_task_not_run)) {
+    snapshot.done[at_cut - local.begin()] = 1;  // planted: the task at the cut done without running
+  }
+  if (n > 0) {
+    const messages::RestoreData data = messages::RestoreData::decode(m);
+    if (data.checkpoint != n) throw core::WireError("buddy: restore data of another checkpoint");
+    data.for_each_entry([&](HandleId h, messages::SavedVersion saved) {
+      core::VersionStore::Entry version;
+      version.digest = saved.digest;
+      version.content = std::move(saved.content);
+      version.bytes = graph.bytes(h);
+      // The restored version replaces the job's input of h (an own version lives until a newer
+      // one replaces it: no reader of version 0 is left after a cut that wrote h).
+      if (saved.version > 0) snapshot.store.erase(core::VersionStore::key(h, 0));
+      snapshot.store[core::VersionStore::key(h, saved.version)] = version;
+    });
+  }
+  runtime.restore(snapshot);
+  runtime.rebuild();
+  if (n == 0) {
+    runtime.send_initial_values();
+    origin_.send_values(ctx, 1);  // the application submits every checkpoint again
+  }
+  state_ = RecoveryState::restored;
+  if (deferred_data_ > 0 && FTSIM_BUDDY_MUTANT(early_replays_dropped)) ctx.discard_deferred();  // planted: lost
+  deferred_data_ = 0;
+  ctx.redeliver_deferred();  // the data that came before the restore, in order (a cached save among them)
+  origin_.on_restored(n);
+  const std::string point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
+  core::FailureEffect effect;
+  effect.processes_rolled_back = 1;
+  if (recovery_.kind == Recovery::Kind::rollback) {
+    // Rolled back for another node's failure: one more process rolled back for it.
+    ctx.record_failure_effect(recovery_.cause, effect);
+  } else {
+    effect.restart_point = point;
+    ctx.record_failure_effect(recovery_.cause, effect);
+    // This node's earlier failures too, if a replacement died before it had recovered.
+    for (std::uint32_t incarnation = 0; incarnation <= recovery_.cause.incarnation; ++incarnation) {
+      ctx.record_recovered(core::FailureNotice{ctx.node(), incarnation, 0});
+    }
+  }
+  if (ctx.recording()) {
+    ctx.record_span("restore " + point, "recovery", recovery_.began);
+    ctx.note("restarted from " + point, "recovery");
+  }
+  // Buddies that had lost this node's data (replaced before it failed, its re-protection lost with
+  // it) get the restored checkpoint again.
+  if (n > 0) {
+    for (NodeId b : options_.buddies.buddies(ctx.node())) {
+      auto it = round_.answers.find(b);
+      if (it != round_.answers.end() && it->second.info.lost) origin_.reprotect(ctx, b, core::kAnyIncarnation);
+    }
+  }
+  origin_.try_validate(ctx);
+  for (const auto& [node, incarnation] : later_replay_requests_) send_replay_request(ctx, node, incarnation);
+  later_replay_requests_.clear();
+  // The requests that waited for this node's state, in order of arrival.
+  auto deferred = std::move(deferred_requests_);
+  deferred_requests_.clear();
+  for (DeferredRequest& d : deferred) {
+    if (recovering()) {
+      deferred_requests_.push_back(std::move(d));  // a replay rolled this node back again: after that restore
+    } else if (const auto* restart = std::get_if<messages::RestartFrom>(&d.request)) {
+      replay_for_restart(ctx, d.from, d.from_incarnation, *restart);  // its keeper's part was served on arrival
+    } else {
+      on_replay_request(ctx, d.from, d.from_incarnation, std::move(std::get<messages::ReplayRequest>(d.request)));
+    }
+  }
+  ctx.check_completion();  // nothing may be left to run after the cut
+}
+
+core::ReceiveVerdict BuddyRecovery::on_data() {
+  if (!recovering()) return core::ReceiveVerdict::accept;
+  // Replayed or re-sent data arriving before the checkpoint is installed: redelivered then.
+  ++deferred_data_;
+  return core::ReceiveVerdict::defer;
+}
+
+// ----------------------------------------------------------------------------- other nodes recover
+
+void BuddyRecovery::on_info_request(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement,
+                                    const messages::InfoRequest& request) {
+  const BuddyKeeper::Holdings holdings = keeper_.holdings_of(ctx, failed);
+  messages::RecoveryInfo info;
+  info.requester_incarnation = replacement;
+  info.round = request.round;
+  // A node restarting itself waits for nothing yet: what it will need from the other comes by replay.
+  info.bound = recovering() ? kNoBound : in_transit_bound(ctx, options_, failed);
+  info.newest = holdings.newest;
+  info.older = holdings.older;
+  info.buddy = holdings.buddy;
+  info.lost = holdings.lost;
+  info.released = origin_.released_by(failed);
+  messages::send(ctx, failed, info, core::Traffic::control, 0, replacement);
+  if (recovering()) {
+    // Two restarts overlap. An answer of the requester's current incarnation is kept (it is still
+    // true: a process that rolls back alive keeps what it holds for others). One of a dead
+    // predecessor is dropped, and the new incarnation asked once: the predecessor may have died
+    // with this node's request unanswered. Each (node, incarnation) is asked at most once, so the
+    // exchange ends however many restarts overlap (docs/protocols.md, "Concurrent restarts").
+    if (state_ == RecoveryState::awaiting_checkpoint && failed == choice_.source &&
+        replacement > choice_.source_incarnation) {
+      state_ = RecoveryState::collecting_info;  // the buddy sending the checkpoint died: choose again
+    }
+    if (state_ == RecoveryState::collecting_info) {
+      auto it = round_.answers.find(failed);
+      if (it != round_.answers.end() && it->second.incarnation < replacement) round_.answers.erase(it);
+      std::uint32_t& asked = round_.asked[failed];
+      if (!round_.answers.contains(failed) && asked < replacement + 1) {
+        asked = replacement + 1;
+        messages::send(ctx, failed, messages::InfoRequest{round_.number}, core::Traffic::control, 0, replacement);
+      }
+    }
+    // Once restored, ask the requester for what its predecessor may have been replaying here.
+    auto later = std::find_if(later_replay_requests_.begin(), later_replay_requests_.end(),
+                              [&](const auto& r) { return r.first == failed; });
+    if (later == later_replay_requests_.end()) {
+      later_replay_requests_.emplace_back(failed, replacement);
+    } else {
+      later->second = std::max(later->second, replacement);
+    }
+    return;
+  }
+  if (state_ == RecoveryState::restored) send_replay_request(ctx, failed, replacement);
+}
+
+void BuddyRecovery::on_restart_from(core::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
+                                    const messages::RestartFrom& restart) {
+  if (restart.checkpoint > options_.saves.checkpoints()) throw core::WireError("buddy: restart checkpoint out of range");
+  // The keeper's part needs only what this node holds for others: served at once, even while
+  // this node restarts itself, so that no restore ever waits for another restore. The origin's
+  // part (replays, re-protection) needs its own state: deferred until it has it back.
+  keeper_.serve_restart(ctx, from, restart);
+  if (recovering()) {
+    deferred_requests_.push_back({from, from_incarnation, restart});
+    return;
+  }
+  replay_for_restart(ctx, from, from_incarnation, restart);
+}
+
+void BuddyRecovery::replay_for_restart(core::ProtocolContext& ctx, NodeId restarted, std::uint32_t incarnation,
+                                       const messages::RestartFrom& restart) {
+  const std::uint32_t n = restart.checkpoint;
+  const core::FailureNotice cause{restart.cause_node, restart.failed_incarnation, 0};
+  // Replay (§3.3): every version this node produced that the restarted node will read from cut N on.
+  // On a cascade this node rolls back too; the rest still holds.
+  const core::FailureEffect effect = serve(ctx, restarted, replay_.needed_by(ctx, restarted, n), cause);
+  if (ctx.recording()) {
+    ctx.note("replays " + std::to_string(effect.messages_replayed) + " messages (" + std::to_string(effect.bytes_replayed) +
+             " B) to node " + std::to_string(restarted) + ", restarting at checkpoint " + std::to_string(n), "recovery");
+  }
+  ctx.record_failure_effect(cause, effect);
+  // As its origin: the restarted buddy lost what it held; protect this node's data again.
+  const auto mine = options_.buddies.buddies(ctx.node());
+  if (!restart.alive && std::find(mine.begin(), mine.end(), restarted) != mine.end()) {
+    origin_.reprotect(ctx, restarted, incarnation);
+  }
+}
+
+void BuddyRecovery::on_replay_request(core::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
+                                      messages::ReplayRequest request) {
+  if (recovering()) {
+    deferred_requests_.push_back({from, from_incarnation, std::move(request)});  // served once this node has its state back
+    return;
+  }
+  serve(ctx, from, request.keys, core::FailureNotice{from, from_incarnation > 0 ? from_incarnation - 1 : 0, 0});
+}
+
+void BuddyRecovery::send_replay_request(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
+  // This node restarted and may still wait for versions the failed node was replaying to it when
+  // it died: ask its replacement for them by name.
+  messages::send(ctx, failed, messages::ReplayRequest{missing_from(ctx, failed)}, core::Traffic::control, 0, replacement);
+}
+
+core::FailureEffect BuddyRecovery::serve(core::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys,
+                                         const core::FailureNotice& cause) {
+  const BuddyReplay::Outcome outcome = replay_.serve(ctx, to, keys);
+  if (outcome.rollback_to != kNoBound) roll_back(ctx, outcome.rollback_to, cause);
+  return outcome.effect;
+}
+
+std::string BuddyRecovery::phase(core::ProtocolContext& ctx) const {
+  const std::string what = recovery_.kind == Recovery::Kind::rollback
+                               ? "rollback for node " + std::to_string(recovery_.cause.node) + " (cascade)"
+                               : "restart of incarnation " + std::to_string(recovery_.incarnation);
+  if (state_ == RecoveryState::awaiting_checkpoint) {
+    return what + ": waiting for checkpoint " + std::to_string(choice_.checkpoint) + " from node " +
+           std::to_string(choice_.source);
+  }
+  std::vector<NodeId> waiting;
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    if (n != ctx.node() && !round_.answers.contains(n)) waiting.push_back(n);
+  }
+  return what + ": waiting for the recovery info of nodes " + buddy_node_list(waiting) + " (round " +
+         std::to_string(round_.number) + ")";
+}
+
+}  // namespace ftsim::protocols

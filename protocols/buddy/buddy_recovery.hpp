@@ -1,0 +1,137 @@
+#pragma once
+// The restart of the buddy protocol (Lion 2022 §3), and this node's part in other nodes' restarts.
+// When node k fails, its replacement asks every other node for its recovery info: the newest
+// checkpoint it can afford (the in-transit bound: no message of k it still waits for may come from
+// before the restart cut) and, from k's buddies, the checkpoints of k they can serve. It picks the
+// restart checkpoint N (§3.5), the newest a live buddy holds that no bound forbids, and tells every
+// other node N (RESTART_FROM): the chosen buddy sends checkpoint N back, every buddy acknowledges
+// again the later checkpoints it holds complete (BuddyKeeper::serve_restart), and survivors replay
+// the logged versions k reads from cut N on (BuddyReplay). Only k re-executes (its tasks after cut
+// N); k's re-sends that survivors already had are dropped on arrival (a version is identified by
+// handle and version; the thesis filters them at the sender with per-tag counters). A survivor
+// asked for a version it no longer has (it restarted since) rolls back too, alive: the cascade of
+// §3.5 step 3, the same state machine with a limit on the checkpoint. A node whose buddies all
+// lost its data, with its senders' logs collected, is unrecoverable.
+//
+// Concurrent restarts (docs/protocols.md, "Concurrent buddy restarts"): answers are kept per
+// incarnation and round, each node is asked at most once per incarnation and round, and the
+// keeper's part of a restart is served at once, even by a node restarting itself; the origin's
+// part (replays, re-protection) waits until this node has its own state back. No restore waits
+// for another one, so any number of overlapping restarts ends.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "protocols/buddy/buddy_keeper.hpp"
+#include "protocols/buddy/buddy_messages.hpp"
+#include "protocols/buddy/buddy_options.hpp"
+#include "protocols/buddy/buddy_origin.hpp"
+#include "protocols/buddy/buddy_replay.hpp"
+#include "sim/node/protocol_context.hpp"
+
+namespace ftsim::protocols {
+
+// Where this process is in its own recovery (it replaces the phase flags of the single class this
+// protocol once was). A replacement starts in collecting_info; a live node enters it when it must
+// roll back (the cascade). A round ends when N is chosen; a further round starts only with a
+// further rollback. If the buddy sending N dies, it goes back to collecting_info in the same round
+// and asks that buddy's new incarnation.
+enum class RecoveryState : std::uint8_t {
+  running,              // as started: it never restored a checkpoint
+  collecting_info,      // a round: waiting for the recovery info of every other node
+  awaiting_checkpoint,  // checkpoint N chosen: waiting for it from the chosen buddy
+  restored,             // running again after a restore (it asks restarted producers for replays)
+};
+
+class BuddyRecovery {
+public:
+  BuddyRecovery(const BuddyOptions& options, BuddyOrigin& origin, BuddyKeeper& keeper)
+      : options_(options), origin_(origin), keeper_(keeper), replay_(options) {}
+
+  bool recovering() const {
+    return state_ == RecoveryState::collecting_info || state_ == RecoveryState::awaiting_checkpoint;
+  }
+
+  // This process replaces a failed one (it holds nothing): a first round of info requests.
+  void start_restart(core::ProtocolContext& ctx, const core::RestartInfo& info);
+  // Data for the computation (an application transfer or a replay): while recovering, deferred
+  // until the restore.
+  core::ReceiveVerdict on_data();
+  void on_info_request(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+                       const buddy_messages::InfoRequest& request);
+  void on_recovery_info(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+                        const buddy_messages::RecoveryInfo& info);
+  void on_restart_from(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+                       const buddy_messages::RestartFrom& restart);
+  // Checkpoint N back from the chosen buddy (decoded only if it is the one awaited).
+  void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
+  void on_replay_request(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+                         buddy_messages::ReplayRequest request);
+  void on_data_released(core::ProtocolContext& ctx, const core::Message& m) { replay_.on_released(ctx, m); }
+  // What the recovery waits for, for the stall reports (only while recovering).
+  std::string phase(core::ProtocolContext& ctx) const;
+
+private:
+  // The recovery under way: why, since when, and how far back it may go.
+  struct Recovery {
+    enum class Kind : std::uint8_t {
+      restart,   // this process replaces a failed one
+      rollback,  // this live node rolls back for another node's failure (the cascade of §3.5)
+    } kind = Kind::restart;
+    core::FailureNotice cause{};    // the failure it recovers from (another node's, for a rollback)
+    std::uint32_t incarnation = 0;  // this process's: answers to another one are stale
+    double began = 0;
+    std::uint32_t limit = 0;  // a rollback: the newest checkpoint it may restore
+  };
+  // A round of info requests: the answers, kept for the whole round (a live node's answer stays
+  // true), and who was asked again by name after a newer incarnation showed itself.
+  struct Round {
+    struct Answer {
+      std::uint32_t incarnation = 0;  // of the node that answered
+      buddy_messages::RecoveryInfo info;
+    };
+    std::uint32_t number = 0;  // this process's restarts and rollbacks
+    std::unordered_map<core::NodeId, Answer> answers;
+    std::unordered_map<core::NodeId, std::uint32_t> asked;  // incarnation + 1 asked by name, 0 if none
+  };
+  // The restart checkpoint N and the buddy that sends it back (0 and this node: the job's input).
+  struct Choice {
+    std::uint32_t checkpoint = 0;
+    core::NodeId source = 0;
+    std::uint32_t source_incarnation = 0;
+  };
+  // Another node's request that needs this node's own state: served once it is restored.
+  struct DeferredRequest {
+    core::NodeId from;
+    std::uint32_t from_incarnation;
+    std::variant<buddy_messages::RestartFrom, buddy_messages::ReplayRequest> request;
+  };
+
+  void send_info_requests(core::ProtocolContext& ctx);
+  void choose_checkpoint(core::ProtocolContext& ctx);
+  // The origin's part of another node's restart: replays, and re-protection of a replaced buddy.
+  void replay_for_restart(core::ProtocolContext& ctx, core::NodeId restarted, std::uint32_t incarnation,
+                          const buddy_messages::RestartFrom& restart);
+  // Replays `keys` to `to`; if one is gone, rolls this node back (on behalf of `cause`).
+  core::FailureEffect serve(core::ProtocolContext& ctx, core::NodeId to, const std::vector<std::uint64_t>& keys,
+                            const core::FailureNotice& cause);
+  void roll_back(core::ProtocolContext& ctx, std::uint32_t limit, const core::FailureNotice& cause);
+  void send_replay_request(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
+
+  const BuddyOptions& options_;
+  BuddyOrigin& origin_;
+  BuddyKeeper& keeper_;
+  BuddyReplay replay_;
+  RecoveryState state_ = RecoveryState::running;
+  Recovery recovery_;
+  Round round_;
+  Choice choice_;
+  std::uint64_t deferred_data_ = 0;  // data messages deferred until the restore (ReceiveVerdict::defer)
+  std::vector<DeferredRequest> deferred_requests_;
+  std::vector<std::pair<core::NodeId, std::uint32_t>> later_replay_requests_;  // replacements to ask once restored
+};
+
+}  // namespace ftsim::protocols
