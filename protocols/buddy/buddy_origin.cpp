@@ -111,6 +111,9 @@ void BuddyOrigin::try_validate(core::ProtocolContext& ctx) {
     OwnCheckpoint& checkpoint = checkpoints_[c - 1];
     if (!checkpoint.waiting.empty() || !ctx.runtime().done_before(saves.position(c))) return;
     ++next_to_validate_;
+    // In a checkpoint trace, the node's checkpoint c is where it became valid: a cut of the task
+    // graph is not an instant of the node (tasks after the cut may have run already).
+    ctx.record_local_checkpoint(c);
     for (NodeId buddy : options_.buddies.buddies(ctx.node())) messages::send(ctx, buddy, messages::Validate{c});
     // Its buddies now keep c - 1 and c: it will never restart before c - 1 (log GC).
     if (c >= 2) {
