@@ -50,4 +50,7 @@ struct ProtocolModule {
   std::vector<std::string> (*invariants)(const core::RunMetrics& metrics);
 };
 
+// The `check` of a protocol without options: its block has nothing but "type".
+inline void no_options(const config::Config&, config::JsonReader& block) { block.finish(); }
+
 }  // namespace ftsim::protocols

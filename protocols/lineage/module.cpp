@@ -6,8 +6,6 @@ namespace ftsim::protocols {
 
 namespace {
 
-void check(const config::Config&, config::JsonReader& block) { block.finish(); }
-
 core::ProtocolFactory factory(const config::Config&, const graphs::TaskGraph&) {
   return [](core::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(coordinator); };
 }
@@ -19,7 +17,7 @@ CampaignDraw campaign(std::mt19937_64&, double) { return {{{"protocol", {{"type"
 extern const ProtocolModule lineage_module = {
     "lineage",
     "no checkpoint: lost versions are recomputed from the task graph's lineage (Dask, Ray)",
-    check,
+    no_options,
     factory,
     {},
     campaign,

@@ -6,8 +6,6 @@ namespace ftsim::protocols {
 
 namespace {
 
-void check(const config::Config&, config::JsonReader& block) { block.finish(); }
-
 core::ProtocolFactory factory(const config::Config&, const graphs::TaskGraph&) {
   return [](core::NodeId, bool coordinator) { return std::make_unique<NoneProtocol>(coordinator); };
 }
@@ -19,7 +17,7 @@ CampaignDraw campaign(std::mt19937_64&, double) { return {{{"protocol", {{"type"
 extern const ProtocolModule none_module = {
     "none",
     "no fault tolerance: a failure restarts the whole job from its input",
-    check,
+    no_options,
     factory,
     {},
     campaign,

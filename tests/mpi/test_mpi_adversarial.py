@@ -174,4 +174,4 @@ def test_bad_failure_node_and_trace_are_bad_input(mpirun, tmp_path):
     good = with_protocol(base_config("cholesky"), "none")
     job = mpirun(good, tmp_path, extra=["--trace"], timeout=60)
     assert job.proc.returncode == 2, job.output
-    assert "--trace and --log are not available" in job.output
+    assert "--trace, --log and --checkpoint-trace are not available" in job.output
