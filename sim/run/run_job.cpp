@@ -62,11 +62,28 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
     const auto reference_result = simgrid_backend::simulate(failure_free, job.graph, cost, reference_options);
     job.reference = reference_result.metrics;
     reference_wall = reference_result.wall_seconds;
+    // The protocol without failures (same seed, same checkpoint schedule): what checkpointing costs
+    // alone. Without failures, or under `none`, it is a run already made.
+    const bool failures = cfg.failures.model != config::FailureModel::none &&
+                          !(cfg.failures.model == config::FailureModel::list && cfg.failures.events.empty());
+    if (failures) {
+      if (cfg.protocol.type == "none") {
+        job.protocol_reference = reference_result.metrics;
+      } else if (!stop_requested()) {
+        config::Config protocol_only = cfg;
+        protocol_only.failures = config::FailureConfig{};
+        const auto protocol_result = simgrid_backend::simulate(protocol_only, job.graph, cost, reference_options);
+        job.protocol_reference = protocol_result.metrics;
+        reference_wall += protocol_result.wall_seconds;
+      }
+    } else {
+      job.protocol_reference = result.metrics;  // the run itself is failure-free
+    }
   }
 
   job.metrics = result.metrics;
   job.wall_seconds = result.wall_seconds;
-  job.results = results_json(cfg, job.graph, job.metrics, job.reference, "simgrid");
+  job.results = results_json(cfg, job.graph, job.metrics, job.reference, "simgrid", job.protocol_reference);
   const auto factors = simgrid_backend::network_model_factors(cfg.platform.network.model);
   job.results["network_model"] = {{"name", config::to_string(cfg.platform.network.model)},
                                   {"latency_factor", factors.latency},

@@ -22,7 +22,8 @@ struct RunJobOptions {
 struct RunJob {
   graphs::TaskGraph graph;
   core::RunMetrics metrics;
-  std::optional<core::RunMetrics> reference;
+  std::optional<core::RunMetrics> reference;           // failure-free, protocol none
+  std::optional<core::RunMetrics> protocol_reference;  // failure-free, the config's protocol (if it has failures)
   double wall_seconds = 0;
   nlohmann::json results;  // results.json (docs/results.md)
   bool succeeded() const { return metrics.complete && metrics.oracle_ok; }

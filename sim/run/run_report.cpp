@@ -11,8 +11,17 @@
 
 namespace ftsim::cli {
 
+OverheadSplit overhead_split(double makespan, double none_makespan, double protocol_makespan) {
+  OverheadSplit split;
+  split.total = makespan / none_makespan - 1.0;
+  split.checkpointing = (protocol_makespan - none_makespan) / none_makespan;
+  split.failures = (makespan - protocol_makespan) / none_makespan;
+  return split;
+}
+
 nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& metrics,
-                            const std::optional<core::RunMetrics>& reference, const std::string& backend) {
+                            const std::optional<core::RunMetrics>& reference, const std::string& backend,
+                            const std::optional<core::RunMetrics>& protocol_reference) {
   nlohmann::json results = core::to_json(metrics);
   results["ftsim_version"] = "0.1.0";
   results["backend"] = backend;
@@ -29,7 +38,18 @@ nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& 
   if (reference) {
     results["reference"] = {{"makespan", reference->makespan},
                             {"overhead", metrics.makespan / reference->makespan - 1.0},
-                            {"complete", reference->complete}};
+                            {"complete", reference->complete},
+                            {"protocol_makespan", nullptr},
+                            {"protocol_complete", nullptr},
+                            {"checkpointing", nullptr},
+                            {"failures", nullptr}};
+    if (protocol_reference) {
+      const OverheadSplit split = overhead_split(metrics.makespan, reference->makespan, protocol_reference->makespan);
+      results["reference"]["protocol_makespan"] = protocol_reference->makespan;
+      results["reference"]["protocol_complete"] = protocol_reference->complete;
+      results["reference"]["checkpointing"] = split.checkpointing;
+      results["reference"]["failures"] = split.failures;
+    }
   } else {
     results["reference"] = nullptr;
   }
@@ -42,9 +62,18 @@ void write_results(const std::filesystem::path& dir, const nlohmann::json& resul
   out << results.dump(2) << "\n";
 }
 
+namespace {
+// Core time: "87.4 core·us", "1.2 core·s".
+std::string core_time(double seconds) {
+  std::string text = config::format_seconds(seconds);
+  const auto space = text.find(' ');
+  return space == std::string::npos ? text + " core·s" : text.insert(space + 1, "core·");
+}
+}  // namespace
+
 void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& m,
                    const std::optional<core::RunMetrics>& reference, double wall, const std::string& platform_line,
-                   bool measured, std::ostream& out) {
+                   bool measured, std::ostream& out, const std::optional<core::RunMetrics>& protocol_reference) {
   out << fmt::format("{}: {} on {} nodes x {} cores, protocol {}, {} tasks\n", cfg.name, to_string(cfg.application.type),
                      graph.node_count(), cfg.platform.cores_per_node, cfg.protocol.type, graph.task_count());
   out << platform_line << "\n";
@@ -55,6 +84,12 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
   if (reference) {
     summary.add_row({std::string("failure-free makespan (none") + (measured ? ", measured)" : ")"), config::format_seconds(reference->makespan)});
     summary.add_row({"overhead", percent(m.makespan / reference->makespan - 1.0)});
+    if (protocol_reference) {
+      const OverheadSplit split = overhead_split(m.makespan, reference->makespan, protocol_reference->makespan);
+      summary.add_row({"failure-free makespan (" + cfg.protocol.type + ")", config::format_seconds(protocol_reference->makespan)});
+      summary.add_row({"overhead: checkpointing", percent(split.checkpointing)});
+      summary.add_row({"overhead: failures", percent(split.failures)});
+    }
   }
   if (cfg.reference && cfg.reference->makespan) {
     summary.add_row({"published makespan (" + cfg.reference->source + ")",
@@ -88,15 +123,22 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
   if (!m.complete) out << "reason: " << m.failure_reason << "\n";
   if (!m.failures.empty()) {
     out << "\n";
-    Table failures({"failure", "time", "node", "restart point", "recovery", "tasks redone", "work lost", "rolled back"});
+    // "recovery" is the failed node's span from the failure to its recovery (not what the failure
+    // costs the makespan: overhead: failures, with /run/reference, says that); "work lost" is core
+    // time (core-seconds of finished work redone).
+    Table failures({"failure", "time", "node", "restart point", "node's recovery", "tasks redone", "work lost",
+                    "rolled back"});
     for (std::size_t i = 0; i < m.failures.size(); ++i) {
       const auto& f = m.failures[i];
       failures.add_row({std::to_string(i + 1), config::format_seconds(f.time), std::to_string(f.node), f.restart_point,
                         f.recovered_at < 0 ? "-" : config::format_seconds(f.recovered_at - f.time),
-                        std::to_string(f.tasks_reexecuted), config::format_seconds(f.work_lost_seconds),
+                        std::to_string(f.tasks_reexecuted), core_time(f.work_lost_seconds),
                         std::to_string(f.processes_rolled_back)});
     }
     failures.print(out);
+    out << "(node's recovery: from the failure to the failed node's recovery; work lost: core time of finished "
+           "work redone";
+    out << (protocol_reference ? ")\n" : "; /run/reference splits the overhead into checkpointing and failures)\n");
   }
   if (!m.checkpoints.empty() && m.checkpoints.size() <= 40) {
     // When each checkpoint started (its first save), saved its last datum and became valid.

@@ -14,13 +14,26 @@
 
 namespace ftsim::cli {
 
+// `reference`: the failure-free run under `none` (/run/reference), the baseline of every overhead;
+// `protocol_reference`: the config's own protocol without its failures (same seed, same checkpoint
+// schedule), which splits the overhead into checkpointing and failures.
 nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& metrics,
-                            const std::optional<core::RunMetrics>& reference, const std::string& backend);
+                            const std::optional<core::RunMetrics>& reference, const std::string& backend,
+                            const std::optional<core::RunMetrics>& protocol_reference = std::nullopt);
 void write_results(const std::filesystem::path& dir, const nlohmann::json& results);
 // `platform_line` says what ran it (the network model, or the MPI ranks); `measured`: the
 // reference is a measured run, not a simulation.
 void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& m,
                    const std::optional<core::RunMetrics>& reference, double wall, const std::string& platform_line,
-                   bool measured, std::ostream& out);
+                   bool measured, std::ostream& out,
+                   const std::optional<core::RunMetrics>& protocol_reference = std::nullopt);
+
+// The overhead split of a run with failures, as fractions of the failure-free `none` makespan:
+// checkpointing = (protocol without failures - none) / none; failures = (run - protocol without
+// failures) / none; they add up to the total overhead (run - none) / none.
+struct OverheadSplit {
+  double total = 0, checkpointing = 0, failures = 0;
+};
+OverheadSplit overhead_split(double makespan, double none_makespan, double protocol_makespan);
 
 }  // namespace ftsim::cli

@@ -43,7 +43,7 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 
 RowsFiles::RowsFiles(std::filesystem::path csv, std::filesystem::path jsonl, std::vector<std::filesystem::path> imports,
                      const SweepPlan& plan)
-    : csv_path_(std::move(csv)), jsonl_path_(std::move(jsonl)), columns_(row_columns(plan.varied_columns())) {
+    : csv_path_(std::move(csv)), jsonl_path_(std::move(jsonl)), columns_(row_columns(plan.row_varied_columns())) {
   for (const auto& point : plan.points()) index_of_point_[point.id] = point.index;
   for (const auto& file : {jsonl_path_, csv_path_}) {
     std::error_code error;

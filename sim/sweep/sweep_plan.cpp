@@ -11,6 +11,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/json_reader.hpp"
 #include "sim/config/relative_paths.hpp"
+#include "sim/config/units.hpp"
 
 namespace ftsim::cli::sweep {
 
@@ -119,6 +120,18 @@ void flatten(const std::string& column, const Json& value, std::vector<std::pair
   } else {
     out.emplace_back(column, value);
   }
+}
+
+// A string quantity with its unit, in SI units: ("_s", seconds), ("_bytes", bytes) or ("_Bps",
+// bytes per second); nothing for anything else (a plain number needs no second column).
+std::optional<std::pair<std::string, double>> si_quantity(const Json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const std::string text = value.get<std::string>();
+  if (!config::names_a_unit(text)) return std::nullopt;
+  if (auto seconds = config::parse_duration_seconds(text)) return std::make_pair(std::string("_s"), *seconds);
+  if (auto bytes = config::parse_size_bytes(text)) return std::make_pair(std::string("_bytes"), *bytes);
+  if (auto rate = config::parse_bandwidth_bytes_per_second(text)) return std::make_pair(std::string("_Bps"), *rate);
+  return std::nullopt;
 }
 
 // FNV-1a, 64 bits: a stable hash of the point's config text (nlohmann writes object keys sorted).
@@ -289,6 +302,25 @@ SweepPlan SweepPlan::load(const std::string& path) {
     }
   }
 
+  // Row columns: a column whose every value is a string quantity of one kind gets its SI column.
+  for (const auto& column : plan.varied_columns_) {
+    std::optional<std::string> suffix;
+    bool uniform = true;
+    for (const auto& point : plan.points_) {
+      for (const auto& [cell_column, value] : plan.varied_values(point)) {
+        if (cell_column != column) continue;
+        const auto quantity = si_quantity(value);
+        if (!quantity || (suffix && *suffix != quantity->first)) uniform = false;
+        if (quantity && !suffix) suffix = quantity->first;
+      }
+    }
+    plan.row_varied_columns_.push_back(column);
+    if (uniform && suffix) {
+      plan.si_suffix_[column] = *suffix;
+      plan.row_varied_columns_.push_back(column + *suffix);
+    }
+  }
+
   // Every point must load as `ftsim run` would load it: a bad point stops the sweep before it starts.
   for (const auto& point : plan.points_) {
     try {
@@ -324,6 +356,17 @@ std::vector<std::pair<std::string, Json>> SweepPlan::varied_values(const Point& 
   std::vector<std::pair<std::string, Json>> cells;
   for (std::size_t a = 0; a < axes_.size(); ++a) {
     for (std::size_t k = 0; k < axes_[a].keys.size(); ++k) flatten(axes_[a].keys[k].column, axes_[a].values[k][point.positions[a]], cells);
+  }
+  return cells;
+}
+
+std::vector<std::pair<std::string, Json>> SweepPlan::row_varied_values(const Point& point) const {
+  std::vector<std::pair<std::string, Json>> cells;
+  for (auto& [column, value] : varied_values(point)) {
+    auto suffix = si_suffix_.find(column);
+    const auto quantity = suffix == si_suffix_.end() ? std::nullopt : si_quantity(value);
+    cells.emplace_back(column, std::move(value));
+    if (quantity) cells.emplace_back(column + suffix->second, quantity->second);
   }
   return cells;
 }

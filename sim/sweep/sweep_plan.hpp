@@ -7,6 +7,7 @@
 // sweep recognises the points it has already run.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,12 @@ public:
   // "protocol.type=buddy, application.type=cg": the point in messages.
   std::string describe(const Point& point) const;
 
+  // The varied columns of the rows: varied_columns(), each column whose values are strings with a
+  // unit followed by its number in SI units ("protocol.period" "0.1s" -> "protocol.period_s" 0.1;
+  // "_bytes" for sizes, "_Bps" for bandwidths in bytes per second), so that plots need no parsing.
+  const std::vector<std::string>& row_varied_columns() const { return row_varied_columns_; }
+  std::vector<std::pair<std::string, Json>> row_varied_values(const Point& point) const;
+
 private:
   Json with_values(const Point& point) const;  // the base config with the point's values set
 
@@ -70,6 +77,8 @@ private:
   std::vector<Axis> axes_;
   std::vector<Point> points_;
   std::vector<std::string> varied_columns_;
+  std::vector<std::string> row_varied_columns_;
+  std::map<std::string, std::string> si_suffix_;  // varied column -> the suffix of its SI column
 };
 
 // Whether a parsed config document has a sweep section.

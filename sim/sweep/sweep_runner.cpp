@@ -173,7 +173,7 @@ Row PointRunner::start_failed(std::size_t index, const std::string& why) const {
   PointOutcome outcome;
   outcome.exit_code = 127;  // as a shell reports a command that cannot run
   outcome.stderr_tail = "error: " + why;
-  return make_row(point, plan_.varied_columns(), plan_.varied_values(point), outcome);
+  return make_row(point, plan_.row_varied_columns(), plan_.row_varied_values(point), outcome);
 }
 
 Row PointRunner::finished(const Child& child, int status) const {
@@ -188,7 +188,7 @@ Row PointRunner::finished(const Child& child, int status) const {
   outcome.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
   outcome.results = read_results(child.dir / "results.json");
   outcome.stderr_tail = file_tail(child.dir / "stderr.txt", 4096);
-  return make_row(point, plan_.varied_columns(), plan_.varied_values(point), outcome);
+  return make_row(point, plan_.row_varied_columns(), plan_.row_varied_values(point), outcome);
 }
 
 void install_stop_handlers() {
