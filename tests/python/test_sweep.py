@@ -353,3 +353,28 @@ def test_shards_give_the_rows_of_a_serial_sweep(ftsim, tmp_path, serial_protocol
     result = sweep(ftsim, PROTOCOLS_SWEEP, out)
     assert result.returncode == 0 and "12 with rows (0 run now" in result.stdout
     assert without_wall_clock(read_jsonl(out / "rows.jsonl")) == without_wall_clock(serial)
+
+
+def test_varied_quantities_with_units_get_si_columns_and_the_split_is_in_the_rows(ftsim, tmp_path):
+    path = write_sweep(tmp_path, {"grid": {"platform.network.bandwidth": ["10Gbps", "1Gbps"],
+                                           "protocol.period": ["2ms", "0.5s"]}},
+                       platform=dict(BASE["platform"], storage={"hosts": 1}),
+                       protocol={"type": "global", "period": "1ms", "storage": "stable"},
+                       failures={"model": "list", "events": [{"node": 1, "after_tasks": 20}]},
+                       run={"reference": True})
+    result = sweep(ftsim, path, tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    rows = read_jsonl(tmp_path / "out" / "rows.jsonl")
+    columns = list(rows[0])
+    assert columns.index("platform.network.bandwidth_Bps") == columns.index("platform.network.bandwidth") + 1
+    assert columns.index("protocol.period_s") == columns.index("protocol.period") + 1
+    assert sorted({r["protocol.period_s"] for r in rows}) == [0.002, 0.5]
+    assert sorted({r["platform.network.bandwidth_Bps"] for r in rows}) == [1.25e8, 1.25e9]
+    for r in rows:
+        assert r["status"] == "ok"
+        assert r["overhead_checkpointing"] + r["overhead_failures"] == pytest.approx(r["overhead"], abs=1e-9)
+        assert r["protocol_makespan"] > 0
+    assert any(r["checkpoint_duration"] is not None and r["checkpoint_duration"] > 0 for r in rows)
+    # A mix of kinds (or plain numbers) gets no SI column.
+    mixed = write_sweep(tmp_path, {"grid": {"seed": [1, 2]}}, name="mixed.json")
+    assert "seed_s" not in points(ftsim, mixed)[0]["values"]
