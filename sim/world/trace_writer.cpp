@@ -1,5 +1,7 @@
 #include "sim/world/trace_writer.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -9,11 +11,21 @@ namespace ftsim::core {
 
 namespace {
 std::string quote(const std::string& text) { return nlohmann::json(text).dump(); }
-std::string micros(double seconds) {
+// Times are rounded once, to the nanosecond, and a duration is the difference of two rounded end
+// points: back-to-back slices then touch exactly instead of overlapping by a rounding step.
+std::int64_t nanos(double seconds) { return std::llround(seconds * 1e9); }
+std::string micros(std::int64_t ns) {
   char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.3f", seconds * 1e6);
+  std::snprintf(buffer, sizeof buffer, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
   return buffer;
 }
+std::string times(double start, double end) {
+  const std::int64_t from = nanos(start), to = std::max(from, nanos(end));
+  return "\"ts\":" + micros(from) + ",\"dur\":" + micros(to - from);
+}
+// How long a receive slice lasts: what a flow arrow's end binds to (viewers bind "f" events to the
+// slice enclosing them on their lane).
+constexpr double kReceiveSlice = 1e-9;
 }  // namespace
 
 TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph, std::uint32_t cores,
@@ -22,19 +34,20 @@ TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph
   if (!out_) throw std::runtime_error("cannot write the trace file " + path);
   const std::uint32_t nodes = graph.node_count();
   out_ << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
+  const auto lane = [this](std::uint32_t pid, std::uint32_t tid, const std::string& name) {
+    event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid) + ",\"tid\":" +
+          std::to_string(tid) + ",\"args\":{\"name\":" + quote(name) + "}}");
+  };
   for (std::uint32_t n = 0; n <= nodes; ++n) {
     const std::string name = n == nodes ? coordinator_name : "node " + std::to_string(n);
     event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(n) + ",\"args\":{\"name\":" + quote(name) + "}}");
     event("{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" + std::to_string(n) + ",\"args\":{\"sort_index\":" + std::to_string(n) + "}}");
-    if (n == nodes) continue;
-    for (std::uint32_t c = 0; c < cores; ++c) {
-      event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(n) + ",\"tid\":" + std::to_string(c) +
-            ",\"args\":{\"name\":\"core " + std::to_string(c) + "\"}}");
+    if (n < nodes) {
+      for (std::uint32_t c = 0; c < cores; ++c) lane(n, c, "core " + std::to_string(c));
     }
-    event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(n) + ",\"tid\":" + std::to_string(kSendLane) +
-          ",\"args\":{\"name\":\"sends\"}}");
-    event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(n) + ",\"tid\":" +
-          std::to_string(kProtocolLane) + ",\"args\":{\"name\":\"protocol\"}}");
+    lane(n, kSendLane, "sends");
+    lane(n, kReceiveLane, "receives");
+    lane(n, kProtocolLane, "protocol");
   }
 }
 
@@ -49,30 +62,35 @@ void TraceWriter::event(const std::string& json) {
 void TraceWriter::task(std::uint32_t node, std::uint32_t core, const std::string& name, const std::string& kernel,
                        double start, double end, bool reexecution) {
   event("{\"ph\":\"X\",\"name\":" + quote(name) + ",\"cat\":" + quote(reexecution ? kernel + ",reexecution" : kernel) +
-        ",\"pid\":" + std::to_string(node) + ",\"tid\":" + std::to_string(core) + ",\"ts\":" + micros(start) +
-        ",\"dur\":" + micros(end - start) + "}");
+        ",\"pid\":" + std::to_string(node) + ",\"tid\":" + std::to_string(core) + "," + times(start, end) + "}");
 }
 
 void TraceWriter::message(std::uint32_t from, std::uint32_t to, const std::string& name, const char* traffic,
                           double start, double end, std::uint64_t bytes) {
   const std::string id = std::to_string(++flow_id_);
-  event("{\"ph\":\"X\",\"name\":" + quote(name) + ",\"cat\":\"" + traffic + "\",\"pid\":" + std::to_string(from) +
-        ",\"tid\":" + std::to_string(kSendLane) + ",\"ts\":" + micros(start) + ",\"dur\":" + micros(end - start) +
-        ",\"args\":{\"to\":" + std::to_string(to) + ",\"bytes\":" + std::to_string(bytes) + "}}");
-  event("{\"ph\":\"s\",\"name\":\"transfer\",\"cat\":\"" + std::string(traffic) + "\",\"id\":" + id + ",\"pid\":" +
-        std::to_string(from) + ",\"tid\":" + std::to_string(kSendLane) + ",\"ts\":" + micros(start) + "}");
-  event("{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"transfer\",\"cat\":\"" + std::string(traffic) + "\",\"id\":" + id +
-        ",\"pid\":" + std::to_string(to) + ",\"tid\":" + std::to_string(kSendLane) + ",\"ts\":" + micros(end) + "}");
+  const std::string cat = std::string(",\"cat\":\"") + traffic + "\"";
+  event("{\"ph\":\"X\",\"name\":" + quote(name) + cat + ",\"pid\":" + std::to_string(from) + ",\"tid\":" +
+        std::to_string(kSendLane) + "," + times(start, end) + ",\"args\":{\"to\":" + std::to_string(to) +
+        ",\"bytes\":" + std::to_string(bytes) + "}}");
+  // The receiver's side: a short slice on its receives lane, which the arrow's end binds to.
+  event("{\"ph\":\"X\",\"name\":" + quote(name) + cat + ",\"pid\":" + std::to_string(to) + ",\"tid\":" +
+        std::to_string(kReceiveLane) + "," + times(end, end + kReceiveSlice) + ",\"args\":{\"from\":" +
+        std::to_string(from) + ",\"bytes\":" + std::to_string(bytes) + "}}");
+  event("{\"ph\":\"s\",\"name\":\"transfer\"" + cat + ",\"id\":" + id + ",\"pid\":" + std::to_string(from) +
+        ",\"tid\":" + std::to_string(kSendLane) + ",\"ts\":" + micros(nanos(start)) + "}");
+  event("{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"transfer\"" + cat + ",\"id\":" + id + ",\"pid\":" +
+        std::to_string(to) + ",\"tid\":" + std::to_string(kReceiveLane) + ",\"ts\":" +
+        micros(std::max(nanos(start), nanos(end))) + "}");
 }
 
 void TraceWriter::span(std::uint32_t node, const std::string& name, const char* category, double start, double end) {
   event("{\"ph\":\"X\",\"name\":" + quote(name) + ",\"cat\":\"" + category + "\",\"pid\":" + std::to_string(node) +
-        ",\"tid\":" + std::to_string(kProtocolLane) + ",\"ts\":" + micros(start) + ",\"dur\":" + micros(end - start) + "}");
+        ",\"tid\":" + std::to_string(kProtocolLane) + "," + times(start, end) + "}");
 }
 
-void TraceWriter::marker(std::uint32_t node, const std::string& name, double time) {
+void TraceWriter::marker(std::uint32_t node, const std::string& name, double time, const std::string& args) {
   event("{\"ph\":\"i\",\"s\":\"g\",\"name\":" + quote(name) + ",\"pid\":" + std::to_string(node) + ",\"tid\":" +
-        std::to_string(kProtocolLane) + ",\"ts\":" + micros(time) + "}");
+        std::to_string(kProtocolLane) + ",\"ts\":" + micros(nanos(time)) + ",\"args\":" + args + "}");
 }
 
 void TraceWriter::record(const Record& r) {
@@ -90,11 +108,17 @@ void TraceWriter::record(const Record& r) {
               to_string(m.traffic), m.sent_at, r.time, m.bytes);
       break;
     }
-    case RecordKind::failure: marker(r.peer, "failure of node " + std::to_string(r.peer), r.time); break;
-    case RecordKind::replacement: marker(r.peer, "replacement of node " + std::to_string(r.peer), r.time); break;
+    case RecordKind::failure:
+      marker(r.peer, "failure", r.time,
+             "{\"node\":" + std::to_string(r.peer) + ",\"incarnation\":" + std::to_string(r.incarnation) + "}");
+      break;
+    case RecordKind::replacement:
+      marker(r.peer, "replacement", r.time,
+             "{\"node\":" + std::to_string(r.peer) + ",\"incarnation\":" + std::to_string(r.incarnation) + "}");
+      break;
     case RecordKind::span: span(process, std::string(r.text), r.category, r.start, r.time); break;
-    case RecordKind::note:
-      if (r.category[0] != '\0') marker(process, std::string(r.text), r.time);  // notes meant for the trace
+    case RecordKind::note:  // a decision meant for the trace: named by its category, told in args
+      if (r.category[0] != '\0') marker(process, r.category, r.time, "{\"text\":" + quote(std::string(r.text)) + "}");
       break;
     case RecordKind::task_start:
     case RecordKind::notice:

@@ -1,8 +1,8 @@
 #pragma once
 // Exports the run's records (run_record.hpp) as a trace in the Chrome Trace Event format (opens
 // in Perfetto and chrome://tracing): a process per node, a thread (lane) per core for tasks, a
-// lane for sends with flow arrows to the receiver, a lane for protocol spans and notes
-// (checkpoints, recoveries, plans), and failure markers.
+// lane for sends with flow arrows to a short slice on the receiver's receives lane, a lane for
+// protocol spans and notes (checkpoints, recoveries, plans), and failure markers (docs/results.md).
 #include <cstdint>
 #include <fstream>
 #include <string>
@@ -17,6 +17,7 @@ public:
   // Lanes of a node process besides its cores.
   static constexpr std::uint32_t kSendLane = 10000;
   static constexpr std::uint32_t kProtocolLane = 10001;
+  static constexpr std::uint32_t kReceiveLane = 10002;
 
   TraceWriter(const std::string& path, const graphs::TaskGraph& graph, std::uint32_t cores,
               const std::string& coordinator_name);
@@ -33,7 +34,7 @@ private:
   void message(std::uint32_t from, std::uint32_t to, const std::string& name, const char* traffic, double start,
                double end, std::uint64_t bytes);
   void span(std::uint32_t node, const std::string& name, const char* category, double start, double end);
-  void marker(std::uint32_t node, const std::string& name, double time);
+  void marker(std::uint32_t node, const std::string& name, double time, const std::string& args);
   void event(const std::string& json);
 
   const graphs::TaskGraph& graph_;
