@@ -48,6 +48,9 @@ struct ProtocolModule {
   // Invariants of a completed run with failures, beyond the digest oracle (e.g. buddy: survivors
   // re-execute nothing outside the cascade of Lion 2022 §3.5); returns what is broken (null: none).
   std::vector<std::string> (*invariants)(const core::RunMetrics& metrics);
+  // Whether the protocol draws anything from /seed with these options (e.g. random checkpoint
+  // times); null: never. A sweep over seeds of a config that draws nothing at random is warned.
+  bool (*draws_at_random)(const config::Config& config);
 };
 
 // The `check` of a protocol without options: its block has nothing but "type".

@@ -62,6 +62,7 @@ extern const ProtocolModule buddy_module = {
     campaign,
     unrecoverable_reason_ok,
     invariants,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

@@ -37,6 +37,7 @@ extern const ProtocolModule global_module = {
     campaign,
     nullptr,
     nullptr,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

@@ -23,6 +23,7 @@ extern const ProtocolModule lineage_module = {
     campaign,
     nullptr,
     nullptr,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

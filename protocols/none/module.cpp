@@ -23,6 +23,7 @@ extern const ProtocolModule none_module = {
     campaign,
     nullptr,
     nullptr,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

@@ -5,14 +5,92 @@
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "graphs/cut_selection.hpp"
+#include "graphs/graph_stats.hpp"
 #include "graphs/size_check.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
+#include "sim/config/units.hpp"
+
+#include <fmt/format.h>
 
 namespace ftsim::cli {
+
+namespace {
+
+bool given(const config::Config& cfg, const char* pointer) {
+  return cfg.document.contains(config::Json::json_pointer(pointer));
+}
+
+std::string failures_line(const config::Config& cfg) {
+  const config::FailureConfig& f = cfg.failures;
+  switch (f.model) {
+    case config::FailureModel::none: return "none";
+    case config::FailureModel::list:
+    case config::FailureModel::trace:
+    case config::FailureModel::log:
+      return fmt::format("{} failure(s) {}, downtime {}, detection {}", f.events.size(),
+                         f.model == config::FailureModel::list ? "listed" : "from " + f.trace_file,
+                         config::format_seconds(f.downtime),
+                         config::format_seconds(f.detection));
+    case config::FailureModel::exponential:
+    case config::FailureModel::weibull:
+      return fmt::format("{} per node, MTBF {} (the platform's: {}), seed {}, at most {} failures; downtime {}, detection {}",
+                         f.model == config::FailureModel::exponential ? "exponential" : fmt::format("Weibull (shape {})", f.shape),
+                         config::format_seconds(f.mtbf), config::format_seconds(f.mtbf / std::max(1u, cfg.platform.nodes)),
+                         cfg.seed, f.max_failures, config::format_seconds(f.downtime), config::format_seconds(f.detection));
+  }
+  return "";
+}
+
+// What the config resolves to, beyond its syntax: the protocol and its options, the failures it
+// draws, the defaults applied, and how many checkpoints a periodic schedule gives.
+void print_resolved(const config::Config& cfg, std::ostream& out) {
+  const protocols::ProtocolModule& module = protocols::protocol_module(cfg);
+  config::Json options = cfg.protocol.block;
+  options.erase("type");
+  out << "  protocol     " << module.id << (options.empty() ? "" : " " + options.dump()) << ": " << module.summary << "\n";
+  for (const config::CheckpointConfig& c : cfg.checkpoints) {
+    out << "  checkpoints  "
+        << (c.placement == config::CutPlacement::count ? fmt::format("{} cuts spread over the submission", c.count)
+                                                       : fmt::format("a cut every {} outer iteration(s)", c.every))
+        << ", buddy " << to_string(c.buddy.kind) << "\n";
+  }
+  if (cfg.protocol.block.contains("period")) {
+    // A periodic schedule: a checkpoint after each period of work, so about (failure-free
+    // makespan / period) of them; the makespan is at least the critical path and the work per core.
+    const graphs::TaskGraph graph = graphs::build_application(cfg);
+    const graphs::CostModel cost(cfg, graph);
+    const graphs::GraphStats stats = graphs::compute_stats(graph, cost);
+    const double cores = double(cfg.platform.nodes) * cfg.platform.cores_per_node;
+    const double bound = std::max(stats.critical_path_seconds.value_or(0), stats.total_seconds.value_or(0) / cores);
+    const double period = config::JsonReader(cfg.protocol.block, cfg.file, "/protocol").at("period").as_positive_seconds();
+    out << "  schedule     a checkpoint every " << config::format_seconds(period)
+        << fmt::format(" of work: at least {} over the run (its failure-free makespan is at least {}: critical path and "
+                       "work per core)\n",
+                       static_cast<std::uint64_t>(bound / period), config::format_seconds(bound));
+  }
+  out << "  failures     " << failures_line(cfg) << "\n";
+  std::vector<std::string> defaults;
+  if (!given(cfg, "/seed")) defaults.push_back("seed 1");
+  if (!given(cfg, "/protocol")) defaults.push_back("protocol none");
+  if (!given(cfg, "/platform/network/model")) defaults.push_back("network model " + std::string(config::to_string(cfg.platform.network.model)));
+  if (!given(cfg, "/platform/spares")) defaults.push_back("unlimited spares");
+  if (cfg.failures.model != config::FailureModel::none) {
+    if (!given(cfg, "/failures/downtime")) defaults.push_back("failure downtime 0");
+    if (!given(cfg, "/failures/detection")) defaults.push_back("failure detection 0");
+  }
+  if (!given(cfg, "/run/time_limit")) defaults.push_back("time limit derived from the graph");
+  if (!defaults.empty()) {
+    std::string line;
+    for (const auto& d : defaults) line += (line.empty() ? "" : ", ") + d;
+    out << "  defaults     " << line << "\n";
+  }
+}
+
+}  // namespace
 
 Command add_validate_command(CLI::App& app) {
   auto* command = app.add_subcommand("validate", "Check a config file: types, ranges, units, unknown keys");
@@ -22,6 +100,7 @@ Command add_validate_command(CLI::App& app) {
     // A sweep config: every point must load (sweep_plan.hpp).
     if (sweep::has_sweep_section(config::read_json_file(*path))) {
       const auto plan = sweep::SweepPlan::load(*path);
+      for (const auto& warning : plan.warnings()) std::cerr << "warning: " << warning << "\n";
       std::cout << *path << ": ok (sweep " << plan.name() << ": " << plan.points().size() << " points, each a valid config; "
                 << plan.varied_columns().size() << " varied columns)\n";
       return kExitOk;
@@ -48,6 +127,7 @@ Command add_validate_command(CLI::App& app) {
     }
     if (!cfg.distribution.given) std::cout << " (application default)";
     std::cout << ", " << cfg.checkpoints.size() << " checkpoint placement(s))\n";
+    print_resolved(cfg, std::cout);
     // A failure log is mapped onto the nodes: say what was dropped (events before the window,
     // on machine nodes left out, of other systems), as nothing else would.
     if (cfg.failures.model == config::FailureModel::log) {

@@ -14,6 +14,7 @@
 #include "sim/run/table.hpp"
 #include "sim/run/volumes_document.hpp"
 #include "sim/config/config.hpp"
+#include "sim/config/units.hpp"
 
 namespace ftsim::cli {
 
@@ -23,6 +24,7 @@ struct VolumesOptions {
   std::string config;
   std::string json_file;
   bool per_node = false;
+  std::vector<std::uint32_t> counts;  // --count: placements to compute instead of /checkpoints
 };
 
 const config::ReferenceVolumes* reference_row(const config::Config& cfg, std::size_t checkpoints) {
@@ -33,10 +35,10 @@ const config::ReferenceVolumes* reference_row(const config::Config& cfg, std::si
   return nullptr;
 }
 
-// "0.892 GB (paper 0.892, +0.0%)"
+// "892 MB (paper 892 MB, +0.0%)": sizes in a unit that fits them.
 std::string with_reference(double value, const std::optional<double>& reference) {
-  std::string text = gigabytes(value);
-  if (reference) text += fmt::format(" ({} {})", gigabytes(*reference).substr(0, gigabytes(*reference).size() - 3), relative_gap(value, *reference));
+  std::string text = config::format_bytes(value);
+  if (reference) text += fmt::format(" (ref {}, {})", config::format_bytes(*reference), relative_gap(value, *reference));
   return text;
 }
 
@@ -51,22 +53,39 @@ Command add_volumes_command(CLI::App& app) {
       ->required();
   command->add_option("--json", options->json_file, "Also write the figures, per node, as JSON");
   command->add_flag("--per-node", options->per_node, "Print a per-node table for each placement");
+  command->add_option("--count", options->counts,
+                      "Checkpoint counts to compute (each spread over the submission, buddy next), instead of the "
+                      "config's /checkpoints; e.g. --count 1,2,4,8")
+      ->delimiter(',')
+      ->check(CLI::Range(1u, 1000000u));
   return [options] {
-    const config::Config cfg = config::load_config(options->config);
+    config::Config cfg = config::load_config(options->config);
+    if (!options->counts.empty()) {
+      cfg.checkpoints.clear();
+      for (std::uint32_t count : options->counts) {
+        config::CheckpointConfig placement;
+        placement.placement = config::CutPlacement::count;
+        placement.count = count;
+        placement.pointer = "--count";
+        cfg.checkpoints.push_back(placement);
+      }
+    }
     if (cfg.checkpoints.empty()) {
-      throw config::ConfigError(cfg.file, "/", "missing required key \"checkpoints\" (where to cut and which buddy)");
+      throw config::ConfigError(cfg.file, "/",
+                                "missing required key \"checkpoints\" (where to cut and which buddy); add it, or give "
+                                "the counts to compute with --count, e.g. --count 1,2,4,8");
     }
     const graphs::TaskGraph graph = graphs::build_application(cfg);
     const std::vector<PlacementVolumes> placements = placement_volumes(cfg, graph);
     const analysis::PerNode application = analysis::application_bytes_sent(graph);
 
-    std::cout << fmt::format("{}: {} on {} nodes, {} tasks, {} data handles ({:.2f} GB)\n", cfg.name,
+    std::cout << fmt::format("{}: {} on {} nodes, {} tasks, {} data handles ({})\n", cfg.name,
                              to_string(cfg.application.type), graph.node_count(), graph.task_count(),
-                             graph.handle_count(), double(graph.total_data_bytes()) / 1e9);
-    std::cout << "application bytes sent per node: " << gigabytes(application.average()) << " (min "
-              << gigabytes(application.min()) << ", max " << gigabytes(application.max()) << ")";
+                             graph.handle_count(), config::format_bytes(double(graph.total_data_bytes())));
+    std::cout << "application bytes sent per node: " << config::format_bytes(application.average()) << " (min "
+              << config::format_bytes(application.min()) << ", max " << config::format_bytes(application.max()) << ")";
     if (cfg.reference && cfg.reference->application_bytes_per_node) {
-      std::cout << "; " << cfg.reference->source << ": " << gigabytes(*cfg.reference->application_bytes_per_node) << " ("
+      std::cout << "; " << cfg.reference->source << ": " << config::format_bytes(*cfg.reference->application_bytes_per_node) << " ("
                 << relative_gap(application.average(), *cfg.reference->application_bytes_per_node) << ")";
     }
     std::cout << "\n\n";
@@ -82,7 +101,7 @@ Command add_volumes_command(CLI::App& app) {
                      with_reference(v.blind.average(), ref(&config::ReferenceVolumes::blind)),
                      with_reference(v.differential.average(), ref(&config::ReferenceVolumes::differential)),
                      with_reference(v.cached.average(), ref(&config::ReferenceVolumes::cached)),
-                     gigabytes(v.cached_any.average()), gigabytes(v.peak_held.average()),
+                     config::format_bytes(v.cached_any.average()), config::format_bytes(v.peak_held.average()),
                      percent(v.cached.average() / std::max(application.average(), 1.0))});
     }
     if (cfg.reference && !cfg.reference->volumes.empty()) {
@@ -98,9 +117,9 @@ Command add_volumes_command(CLI::App& app) {
         std::cout << "\n" << fmt::format("{} checkpoint(s), buddy {}", v.checkpoints, to_string(placement->buddy.kind)) << "\n";
         Table nodes({"node", "app sent", "blind", "differential", "cached", "cached-any", "peak held"});
         for (graphs::NodeId n = 0; n < graph.node_count(); ++n) {
-          nodes.add_row({std::to_string(n), gigabytes(application.bytes[n]), gigabytes(v.blind.bytes[n]),
-                         gigabytes(v.differential.bytes[n]), gigabytes(v.cached.bytes[n]),
-                         gigabytes(v.cached_any.bytes[n]), gigabytes(v.peak_held.bytes[n])});
+          nodes.add_row({std::to_string(n), config::format_bytes(application.bytes[n]), config::format_bytes(v.blind.bytes[n]),
+                         config::format_bytes(v.differential.bytes[n]), config::format_bytes(v.cached.bytes[n]),
+                         config::format_bytes(v.cached_any.bytes[n]), config::format_bytes(v.peak_held.bytes[n])});
         }
         nodes.print(std::cout);
       }

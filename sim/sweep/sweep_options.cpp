@@ -1,11 +1,14 @@
 #include "sim/sweep/sweep_options.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <regex>
 
 #include <fmt/format.h>
 
+#include "sim/config/config_error.hpp"
 #include "sim/sweep/sweep_progress.hpp"
 
 namespace ftsim::cli::sweep {
@@ -20,6 +23,7 @@ bool parse_count(const std::string& text, std::size_t& value) {
 
 // "" if `text` is a shard K/N with 0 <= K < N, else what is wrong with it (for CLI11).
 std::string shard_problem(const std::string& text) {
+  if (text == "auto") return "";
   const auto slash = text.find('/');
   std::size_t k = 0, n = 0;
   if (slash == std::string::npos || !parse_count(text.substr(0, slash), k) || !parse_count(text.substr(slash + 1), n)) {
@@ -30,6 +34,36 @@ std::string shard_problem(const std::string& text) {
 }
 
 }  // namespace
+
+Shard slurm_shard() {
+  // A Slurm job array (sbatch --array=MIN-MAX): this task's id and the array's size. Slurm sets
+  // SLURM_ARRAY_TASK_COUNT since 20.02; MIN and MAX always.
+  const auto number = [](const char* name) -> std::optional<std::size_t> {
+    const char* value = std::getenv(name);
+    std::size_t n = 0;
+    if (!value || !parse_count(value, n)) return std::nullopt;
+    return n;
+  };
+  const auto id = number("SLURM_ARRAY_TASK_ID");
+  if (!id) {
+    throw config::ConfigError("--shard auto", "", "SLURM_ARRAY_TASK_ID is not set: not a task of a Slurm job array (sbatch --array=0-N)");
+  }
+  const auto min = number("SLURM_ARRAY_TASK_MIN").value_or(0);
+  std::optional<std::size_t> count = number("SLURM_ARRAY_TASK_COUNT");
+  if (!count) {
+    if (const auto max = number("SLURM_ARRAY_TASK_MAX")) count = *max - min + 1;
+  }
+  if (!count || *count == 0 || *id < min || *id - min >= *count) {
+    throw config::ConfigError("--shard auto", "",
+                              "cannot tell the array's size from SLURM_ARRAY_TASK_COUNT (or SLURM_ARRAY_TASK_MIN and "
+                              "SLURM_ARRAY_TASK_MAX) for task " + std::to_string(*id) + ": use --array=0-(N-1) with a step of 1");
+  }
+  Shard shard;
+  shard.k = *id - min;
+  shard.n = *count;
+  shard.given = true;
+  return shard;
+}
 
 void add_sweep_options(CLI::App& command, SweepOptions& options) {
   command.add_option("CONFIG", options.config, "JSON config file with a \"sweep\" section (docs/sweeps.md)")->required();
@@ -43,7 +77,8 @@ void add_sweep_options(CLI::App& command, SweepOptions& options) {
       ->check(CLI::Range(std::size_t(1), std::size_t(4096)));
   command.add_option("--shard", options.shard,
                      "K/N: run only the points whose index is K modulo N (K from 0 to N-1; e.g. a Slurm array task "
-                     "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-(N-1))")
+                     "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-(N-1)); \"auto\": from "
+                     "those two variables of a Slurm job array")
       ->check([](const std::string& text) { return shard_problem(text); });
   command.add_flag("--list", options.list, "Print the points (index, id, varied values) and run nothing");
   command.add_flag("--list-json", options.list_json, "Print the points as JSON lines with each point's config, and run nothing");
@@ -52,6 +87,7 @@ void add_sweep_options(CLI::App& command, SweepOptions& options) {
 Shard parse_shard(const std::string& text) {
   Shard shard;
   if (text.empty()) return shard;
+  if (text == "auto") return slurm_shard();
   const auto slash = text.find('/');
   parse_count(text.substr(0, slash), shard.k);
   parse_count(text.substr(slash + 1), shard.n);

@@ -30,7 +30,10 @@ struct Shard {
   std::size_t k = 0, n = 1;
   bool given = false;
 };
-Shard parse_shard(const std::string& text);  // "K/N" (checked by add_sweep_options)
+Shard parse_shard(const std::string& text);  // "K/N" (checked by add_sweep_options), or "auto"
+// "auto": this task's shard of a Slurm job array (SLURM_ARRAY_TASK_ID, and the array's size from
+// SLURM_ARRAY_TASK_COUNT or SLURM_ARRAY_TASK_MIN/MAX); throws config::ConfigError if it is not one.
+Shard slurm_shard();
 
 struct SweepPaths {
   std::filesystem::path dir, points, csv, jsonl;

@@ -218,7 +218,9 @@ SweepPlan SweepPlan::load(const std::string& path) {
     }
     grid->finish();
   }
+  bool section_has_seeds = false;
   if (auto seeds = section.find("seeds")) {
+    section_has_seeds = true;
     Axis axis;
     SweepKey key;
     key.tokens = {"seed"};
@@ -322,9 +324,14 @@ SweepPlan SweepPlan::load(const std::string& path) {
   }
 
   // Every point must load as `ftsim run` would load it: a bad point stops the sweep before it starts.
+  bool random = false;  // some point draws something from its seed
   for (const auto& point : plan.points_) {
     try {
       const config::Config config = protocols::load_config_json(plan.point_config(point), path);
+      const auto model = config.failures.model;
+      const protocols::ProtocolModule& module = protocols::protocol_module(config);
+      random = random || model == config::FailureModel::exponential || model == config::FailureModel::weibull ||
+               model == config::FailureModel::log || (module.draws_at_random && module.draws_at_random(config));
       graphs::check_application_size(config);
       if (config.platform.core_gflops.empty() && !config.platform.default_core_gflops && config.platform.kernel_models.empty()) {
         throw ConfigError(path, "/platform", "a timed run needs kernel speeds: add \"core_gflops\"");
@@ -333,6 +340,11 @@ SweepPlan SweepPlan::load(const std::string& path) {
       throw ConfigError(e.file(), e.pointer(),
                         fmt::format("{} (in sweep point {} of {}: {})", e.message(), point.index, total, plan.describe(point)));
     }
+  }
+  if (section_has_seeds && !random) {
+    plan.warnings_.push_back(path + ": /sweep/seeds: the points of each seed are identical: this config draws nothing "
+                             "at random (its failures are listed, not drawn from /failures/model exponential, weibull "
+                             "or log, and its protocol draws nothing)");
   }
   return plan;
 }

@@ -66,6 +66,8 @@ public:
   // unit followed by its number in SI units ("protocol.period" "0.1s" -> "protocol.period_s" 0.1;
   // "_bytes" for sizes, "_Bps" for bandwidths in bytes per second), so that plots need no parsing.
   const std::vector<std::string>& row_varied_columns() const { return row_varied_columns_; }
+  // What is legal but likely not meant (e.g. a seeds axis over a config that draws nothing at random).
+  const std::vector<std::string>& warnings() const { return warnings_; }
   std::vector<std::pair<std::string, Json>> row_varied_values(const Point& point) const;
 
 private:
@@ -79,6 +81,7 @@ private:
   std::vector<std::string> varied_columns_;
   std::vector<std::string> row_varied_columns_;
   std::map<std::string, std::string> si_suffix_;  // varied column -> the suffix of its SI column
+  std::vector<std::string> warnings_;
 };
 
 // Whether a parsed config document has a sweep section.

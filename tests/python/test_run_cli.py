@@ -497,3 +497,23 @@ def test_node_and_buddy_failing_just_before_a_commit_is_unrecoverable(ftsim, tmp
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["complete"] is False
     assert "unrecoverable: node 1 and its buddy node 2 both lost checkpoint" in results["failure_reason"]
+
+
+def test_validate_prints_what_the_config_resolves_to(ftsim, source_dir):
+    result = ftsim("validate", source_dir / "configs" / "quickstart.json")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout
+    assert re.search(r"protocol\s+global \{.*\"period\":\"0.25s\"", lines)
+    assert re.search(r"schedule\s+a checkpoint every 250 ms of work: at least [1-9]\d* over the run", lines)
+    assert re.search(r"failures\s+1 failure\(s\) listed, downtime 50 ms, detection 10 ms", lines)
+    assert re.search(r"defaults\s+.*network model", lines)
+
+
+def test_volumes_takes_counts_and_prints_fitting_units(ftsim, source_dir):
+    plain = ftsim("volumes", source_dir / "configs" / "quickstart.json")
+    assert plain.returncode == 2 and "--count" in plain.stderr
+    result = ftsim("volumes", source_dir / "configs" / "quickstart.json", "--count", "2,4")
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if re.match(r"^[24]\s+next", line)]
+    assert len(rows) == 2
+    assert all(re.search(r"\d MB", row) for row in rows) and "0.0" not in rows[0].split()[2]

@@ -378,3 +378,33 @@ def test_varied_quantities_with_units_get_si_columns_and_the_split_is_in_the_row
     # A mix of kinds (or plain numbers) gets no SI column.
     mixed = write_sweep(tmp_path, {"grid": {"seed": [1, 2]}}, name="mixed.json")
     assert "seed_s" not in points(ftsim, mixed)[0]["values"]
+
+
+def test_a_seeds_axis_over_a_config_that_draws_nothing_is_warned(ftsim, tmp_path):
+    listed = write_sweep(tmp_path, {"seeds": 3}, name="listed.json",
+                         failures={"model": "list", "events": [{"node": 1, "after_tasks": 10}]})
+    result = ftsim("validate", listed)
+    assert result.returncode == 0
+    assert "warning: " in result.stderr and "/sweep/seeds" in result.stderr and "draws nothing at random" in result.stderr
+    drawn = write_sweep(tmp_path, {"seeds": 3}, name="drawn.json",
+                        failures={"model": "exponential", "mtbf": "1s", "max_failures": 1})
+    result = ftsim("validate", drawn)
+    assert result.returncode == 0 and "warning" not in result.stderr
+
+
+def test_shard_auto_takes_a_slurm_array_task(ftsim_binary, tmp_path):
+    path = write_sweep(tmp_path, {"seeds": 6})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLURM_")}
+
+    def listed(extra_env):
+        result = subprocess.run([str(ftsim_binary), "sweep", str(path), "--shard", "auto", "--list"], capture_output=True,
+                                text=True, env={**env, **extra_env}, timeout=60)
+        return result
+
+    by_count = listed({"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "3"})
+    assert by_count.returncode == 0, by_count.stderr
+    assert [line.split()[0] for line in by_count.stdout.splitlines()] == ["1", "4"]
+    by_range = listed({"SLURM_ARRAY_TASK_ID": "7", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_MAX": "7"})
+    assert [line.split()[0] for line in by_range.stdout.splitlines()] == ["2", "5"]
+    outside = listed({})
+    assert outside.returncode == 2 and "SLURM_ARRAY_TASK_ID is not set" in outside.stderr
