@@ -104,6 +104,23 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
     }
     checkpoints.print(out);
   }
+  if (!m.protocol_metrics.empty()) {
+    // The protocol's own named metrics (protocols/<id>/, results.json "protocol_metrics").
+    out << "\n";
+    Table named({"protocol metric", "value"});
+    for (const auto& metric : m.protocol_metrics) {
+      std::string value;
+      if (metric.unit == "bytes") {
+        value = config::format_bytes(double(metric.value));
+      } else if (metric.unit == "us") {
+        value = config::format_seconds(double(metric.value) * 1e-6);
+      } else {
+        value = fmt::format("{} {}", metric.value, metric.unit);
+      }
+      named.add_row({metric.name, value});
+    }
+    named.print(out);
+  }
   for (const auto& line : m.stall_report) out << "stall: " << line << "\n";
   for (const auto& line : m.oracle_missing) out << "oracle: missing " << line << "\n";
 }
