@@ -174,6 +174,11 @@ void CckProtocol::open_round(ProtocolContext& ctx, std::uint64_t round, const Fa
   restart.checkpoint = k.valid;
   restart.valid = k.next;
   restart.cause = cause;
+  restart.completed = k.completed;
+  for (NodeId n = 0; n < ctx.node_count(); ++n) {
+    const std::uint32_t incarnation = incarnation_of(n);
+    if (incarnation != 0 && incarnation != core::kAnyIncarnation) restart.incarnations.emplace_back(n, incarnation);
+  }
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     to_node(ctx, n, kRestart, restart);
     if (k.round != round) return;  // its own node opened a newer one meanwhile
@@ -200,6 +205,7 @@ void CckProtocol::on_done(ProtocolContext& ctx, NodeId from, std::uint32_t incar
     ctx.record_recovered(notice);
   }
   k.unrecovered.clear();
+  k.completed = k.round;
   if (options_->coordinator_node) {
     // A coordinator on a node may have missed notices (issued while its node was down): every
     // incarnation older than the one a node answered with has failed and is now recovered.

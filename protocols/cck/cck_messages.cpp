@@ -31,6 +31,12 @@ core::Bytes Control::encode(std::uint32_t type) const {
       w.u32(cause.node);
       w.u32(cause.incarnation);
       w.u32(cause.sequence);
+      w.u64(completed);
+      w.u64(incarnations.size());
+      for (auto [node, incarnation] : incarnations) {
+        w.u32(node);
+        w.u32(incarnation);
+      }
       break;
     case kGather:
       w.u32(step);
@@ -73,6 +79,12 @@ Control Control::decode(const core::Message& m) {
       c.cause.node = r.u32();
       c.cause.incarnation = r.u32();
       c.cause.sequence = r.u32();
+      c.completed = r.u64();
+      c.incarnations.resize(r.count(8));
+      for (auto& [node, incarnation] : c.incarnations) {
+        node = r.u32();
+        incarnation = r.u32();
+      }
       break;
     case kGather:
       c.step = r.u32();
@@ -89,10 +101,11 @@ Control Control::decode(const core::Message& m) {
   return c;
 }
 
-std::uint64_t send(core::ProtocolContext& ctx, core::NodeId to, MessageType type, const Control& control) {
+std::uint64_t send(core::ProtocolContext& ctx, core::NodeId to, MessageType type, const Control& control,
+                   std::uint32_t incarnation) {
   core::Bytes body = control.encode(type);
   const std::uint64_t size = body.encoded_size();
-  ctx.send_control(to, type, std::move(body));
+  ctx.send_control(to, type, std::move(body), core::Traffic::control, 0, incarnation);
   return size;
 }
 

@@ -4,6 +4,8 @@
 // PING and PONG again (the flush of step 1), GATHER (the all-gather of the communication-
 // restricted graphs, step 3), DONE.
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "sim/node/message.hpp"
 #include "sim/node/protocol.hpp"
@@ -42,6 +44,8 @@ struct Control {
   std::uint64_t tasks = 0;        // DONE: tasks it re-executed for this round (|T^p|)
   bool restored = false;          // DONE: it restarted from K
   std::uint32_t step = 0;         // GATHER
+  std::uint64_t completed = 0;    // RESTART: the last restart round the coordinator completed
+  std::vector<std::pair<core::NodeId, std::uint32_t>> incarnations;  // RESTART: nodes past incarnation 0
   core::FailureNotice cause{};    // RESTART
   core::Bytes blocks;             // GATHER
 
@@ -49,7 +53,9 @@ struct Control {
   static Control decode(const core::Message& message);
 };
 
-// Sends a control message; returns its simulated size (what the metrics count).
-std::uint64_t send(core::ProtocolContext& ctx, core::NodeId to, MessageType type, const Control& control);
+// Sends a control message to `to`'s incarnation `incarnation` (kAnyIncarnation: whichever holds
+// the rank); returns its simulated size (what the metrics count).
+std::uint64_t send(core::ProtocolContext& ctx, core::NodeId to, MessageType type, const Control& control,
+                   std::uint32_t incarnation);
 
 }  // namespace ftsim::protocols::cck

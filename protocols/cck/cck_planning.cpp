@@ -109,7 +109,7 @@ void need_pending_inputs(const PlanningContext& context, NodeId node, const Loca
 core::Bytes RestrictedGraph::encode() const {
   core::Bytes out;
   core::WireWriter w(out);
-  w.u8(restoring ? 1 : 0);
+  w.u8((restoring ? 1 : 0) | (lost_receives ? 2 : 0));
   w.u64(sends.size());
   for (std::size_t i = 0; i < sends.size(); ++i) {
     w.u32(sends[i]);
@@ -123,7 +123,9 @@ core::Bytes RestrictedGraph::encode() const {
 
 RestrictedGraph RestrictedGraph::decode(core::WireReader& in) {
   RestrictedGraph g;
-  g.restoring = in.u8() != 0;
+  const std::uint8_t flags = in.u8();
+  g.restoring = (flags & 1) != 0;
+  g.lost_receives = (flags & 2) != 0;
   g.sends.resize(in.count(8));
   g.dep_offsets.assign(1, 0);
   for (std::uint32_t& send : g.sends) {
@@ -141,6 +143,7 @@ RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId no
   RestrictedGraph g;
   g.dep_offsets.assign(1, 0);
   g.restoring = state.restoring;
+  g.lost_receives = state.restoring || state.lost_receives;
   if (state.restoring) return g;  // restored at K: it has executed nothing since
   const auto local = context.index.tasks_of(node);
   for (std::size_t i = 0; i < local.size(); ++i) {
@@ -184,7 +187,7 @@ std::unordered_set<std::uint32_t> total_communications(const PlanningContext& co
   // C_perdues: sends of survivors to the processes that restart.
   for (NodeId q = 0; q < graphs.size(); ++q) {
     for (std::uint32_t id : graphs[q].sends) {
-      if (graphs[plan[id].destination].restoring) add(id);
+      if (graphs[plan[id].destination].lost_receives) add(id);
     }
     for (std::uint32_t id : graphs[q].required) add(id);
   }
@@ -215,7 +218,7 @@ NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState
   }
   Closure closure(context, node, state, context.keep_in_memory);
   for (std::uint32_t id : own.sends) {
-    if (graphs[transfers[id].destination].restoring) ++plan.lost_sends;
+    if (graphs[transfers[id].destination].lost_receives) ++plan.lost_sends;
     if (total.count(id) == 0) continue;
     plan.resends.push_back(id);
     closure.need(transfers[id].handle, transfers[id].version);

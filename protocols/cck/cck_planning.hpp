@@ -16,7 +16,8 @@
 //      cut at versions that checkpoint K holds and, with §3.7.1, at versions still in memory);
 //      plus the receives that re-executions already pending (from an earlier round of the same
 //      recovery) still need.
-//  C_perdues: the sends of the survivors executed since K to a restarting process.
+//  C_perdues: the sends of the survivors executed since K to a restarting process (or to one that
+//      restarted in an earlier round of the same recovery, which did not complete).
 //  C_total:   C_perdues and every send executed since K that a send of C_total depends on
 //      (receives from a restarting process, or whose send has not run, come the usual way).
 //  T^p (plan_node): the tasks of p executed since K that the sends of C_total^p need.
@@ -34,6 +35,9 @@ namespace ftsim::protocols::cck {
 // What a node knows of itself when a restart round starts (it is stopped: nothing runs).
 struct LocalState {
   bool restoring = false;                 // a replacement: it restores checkpoint K, holds nothing yet
+  // It restored K in a round of this recovery that no completed round has followed: what was sent
+  // to it since K may not have been sent again yet (a restoring node is such a node too).
+  bool lost_receives = false;
   std::uint32_t checkpoint = 0;           // K (0: the job's input)
   // Per task of the node, in RuntimeIndex::tasks_of order:
   std::vector<std::uint8_t> executed;     // has run in this process or is done in what it restored
@@ -46,6 +50,7 @@ struct LocalState {
 // Ḡ^p, what node p contributes to the all-gather.
 struct RestrictedGraph {
   bool restoring = false;
+  bool lost_receives = false;              // the sends to it since K are lost (C_perdues)
   std::vector<std::uint32_t> sends;        // transfers from p executed since K
   std::vector<std::uint32_t> dep_offsets;  // sends.size() + 1 offsets into deps
   std::vector<std::uint32_t> deps;         // receives (transfers to p) each send depends on

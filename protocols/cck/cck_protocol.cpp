@@ -42,7 +42,8 @@ void CckProtocol::to_coordinator(ProtocolContext& ctx, MessageType type, const C
     return;
   }
   const NodeId to = options_->coordinator_node ? *options_->coordinator_node : ctx.coordinator();
-  count_sent(ctx, type, send(ctx, to, type, control), type == kDone);
+  const std::uint32_t incarnation = options_->coordinator_node ? incarnation_of(to) : core::kAnyIncarnation;
+  count_sent(ctx, type, send(ctx, to, type, control, incarnation), type == kDone);
 }
 
 void CckProtocol::to_node(ProtocolContext& ctx, NodeId node, MessageType type, const Control& control) {
@@ -52,11 +53,23 @@ void CckProtocol::to_node(ProtocolContext& ctx, NodeId node, MessageType type, c
   }
   const bool restart = type == kRestart || type == kGather || type == kDone ||
                        ((type == kPing || type == kPong) && control.session == Session::restart);
-  count_sent(ctx, type, send(ctx, node, type, control), restart);
+  count_sent(ctx, type, send(ctx, node, type, control, incarnation_of(node)), restart);
+}
+
+std::uint32_t CckProtocol::incarnation_of(NodeId node) const {
+  return node < incarnations_.size() ? incarnations_[node] : core::kAnyIncarnation;
+}
+
+void CckProtocol::learn_incarnation(NodeId node, std::uint32_t incarnation) {
+  if (node >= incarnations_.size()) return;
+  std::uint32_t& known = incarnations_[node];
+  if (known == core::kAnyIncarnation || incarnation > known) known = incarnation;
 }
 
 void CckProtocol::on_control(ProtocolContext& ctx, const Message& m) {
   const Control c = Control::decode(m);
+  learn_incarnation(m.source, m.source_incarnation);
+  for (auto [node, incarnation] : c.incarnations) learn_incarnation(node, incarnation);
   const auto type = static_cast<MessageType>(m.control_type);
   if (type == kAck || type == kDone) {
     if (coordinates_) coordinator_message(ctx, m.source, m.source_incarnation, type, c);
@@ -109,6 +122,7 @@ TaskId CckProtocol::cut_limit(std::uint32_t checkpoint) const {
 }
 
 void CckProtocol::on_start(ProtocolContext& ctx) {
+  incarnations_.assign(ctx.node_count(), 0);  // the job starts: every node's first incarnation
   if (node_) {
     apply_priorities(ctx);
     ctx.runtime().set_task_limit(cut_limit(next_cut_));
@@ -117,6 +131,8 @@ void CckProtocol::on_start(ProtocolContext& ctx) {
 }
 
 void CckProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo& info) {
+  incarnations_.assign(ctx.node_count(), core::kAnyIncarnation);  // learned from RESTART and messages
+  incarnations_[self_] = info.incarnation;
   // A replacement holds nothing: it waits for RESTART, then reads its checkpoint back.
   if (node_) {
     restored_ = false;
@@ -138,6 +154,7 @@ void CckProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo& info
 }
 
 void CckProtocol::on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) {
+  learn_incarnation(notice.node, notice.incarnation + 1);  // its replacement's
   if (node_ && restored_) {
     // Stop starting tasks: the coordinator's RESTART says what to do (§3.5.5 step 1).
     ctx.runtime().pause();

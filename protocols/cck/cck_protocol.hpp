@@ -113,8 +113,15 @@ private:
   void write_record(ProtocolContext& ctx, std::uint64_t token);
   std::string coordinator_phase(ProtocolContext& ctx) const;
 
+  // The incarnation each node is known to be at (kAnyIncarnation: not known yet, e.g. to a
+  // replacement). Messages to a node go to that incarnation: on MPI a failed process may still
+  // run for a moment after its failure notice, and must not take what is meant for its replacement.
+  std::uint32_t incarnation_of(NodeId node) const;
+  void learn_incarnation(NodeId node, std::uint32_t incarnation);
+
   std::shared_ptr<const CckOptions> options_;
   NodeId self_;
+  std::vector<std::uint32_t> incarnations_;
   bool node_;         // this process is a node (the dedicated coordinator process is not)
   bool coordinates_;  // this process runs the coordinator
 
@@ -125,6 +132,9 @@ private:
   std::map<std::uint32_t, core::NodeSnapshot> copies_;  // its own checkpoint copies, valid_ and newer
   std::uint32_t next_cut_ = 1;  // at cuts: the checkpoint whose cut bounds its tasks
   FailureNotice cause_{};       // the failure the current recovery repairs
+  std::uint64_t completed_ = 0;         // the last round the coordinator completed (RESTART says)
+  std::uint64_t restored_round_ = 0;    // the round in which it restored checkpoint restored_from_
+  std::uint32_t restored_from_ = 0;
 
   struct CheckpointSession {
     std::uint32_t id = 0;       // 0: none
@@ -174,7 +184,7 @@ private:
     std::uint64_t messages = 0, message_bytes = 0;  // of the checkpoint in progress
     core::CheckpointRecord record;
     std::vector<std::uint32_t> aborted;   // checkpoint ids whose server copies are still to erase
-    std::uint64_t round = 0;
+    std::uint64_t round = 0, completed = 0;
     FailureNotice cause{};
     std::vector<FailureNotice> unrecovered;
     std::vector<std::uint32_t> incarnations;  // per node: the newest incarnation heard from

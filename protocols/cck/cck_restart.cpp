@@ -10,6 +10,7 @@ namespace ftsim::protocols::cck {
 void CckProtocol::on_restart_order(ProtocolContext& ctx, const Control& c) {
   if (c.round <= round_) return;  // an older round, or one it has joined
   round_ = c.round;
+  completed_ = c.completed;
   if (c.cause.sequence >= cause_.sequence) cause_ = c.cause;
   abandon_checkpoint(ctx);
   // Checkpoint K is the restart point: copies newer than K were never validated.
@@ -92,6 +93,9 @@ LocalState CckProtocol::local_state(ProtocolContext& ctx) const {
   LocalState state;
   state.checkpoint = restart_.checkpoint;
   state.restoring = restart_.restoring;
+  // Restored from K in a round not followed by a completed one: the survivors' re-sends of that
+  // round may never have left (it was superseded before they applied it).
+  state.lost_receives = restored_round_ > completed_ && restored_from_ == restart_.checkpoint;
   if (state.restoring) return state;
   core::ProtocolRuntime runtime = ctx.runtime();
   const core::NodeSnapshot initial = restart_.checkpoint == 0 ? runtime.initial_snapshot() : core::NodeSnapshot{};
@@ -218,8 +222,10 @@ void CckProtocol::apply_plan(ProtocolContext& ctx, const std::vector<RestrictedG
   done_sent_ = false;
   restart_.active = false;
   if (options_->at_cuts) runtime.set_task_limit(cut_limit(next_cut_));
-  runtime.resume();
+  // The ready queue first (tasks ready before the marks may now wait for a re-execution: a write
+  // after it reads), then resume: resuming first would start them from the stale queue.
   runtime.rebuild();
+  runtime.resume();
   ctx.redeliver_deferred();
   if (pending_.empty()) report_done(ctx);
 }
@@ -230,6 +236,8 @@ void CckProtocol::apply_restore(ProtocolContext& ctx) {
   if (restart_.checkpoint > 0) copies_[restart_.checkpoint] = std::move(*restart_.state);
   restart_.state.reset();
   restored_ = true;
+  restored_round_ = round_;
+  restored_from_ = restart_.checkpoint;
   if (ctx.recording()) ctx.record_span("restore checkpoint " + std::to_string(restart_.checkpoint), "recovery", restart_.began);
   planned_ = 0;
   planned_resends_ = 0;
@@ -238,8 +246,8 @@ void CckProtocol::apply_restore(ProtocolContext& ctx) {
   done_sent_ = false;
   restart_.active = false;
   runtime.set_task_limit(cut_limit(next_cut_));
-  runtime.resume();
   runtime.rebuild();
+  runtime.resume();
   // Restarting from the job's input: the initial values leave again (for the other restarting
   // nodes; survivors drop them as duplicates).
   if (restart_.checkpoint == 0) runtime.send_initial_values();

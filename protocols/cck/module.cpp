@@ -1,8 +1,8 @@
 // The `cck` protocol's module (Besseron et al. 2006): coordinated checkpoints whose channel flush
 // talks only to the nodes a node expects data from, and a restart in which only the failed node
 // restores its checkpoint while the survivors re-execute the tasks needed to re-send what it lost.
-#include <cmath>
-#include <numeric>
+#include <algorithm>
+#include <set>
 
 #include "protocols/cck/cck_metrics.hpp"
 #include "protocols/cck/cck_protocol.hpp"
@@ -40,25 +40,47 @@ CampaignDraw campaign(std::mt19937_64& random, double makespan) {
   return {patch, false};
 }
 
-// Survivors re-execute exactly T_a_re-executer: every re-execution the world counts is either the
-// failed node redoing its lost work (the world counts those in the failure's record) or a planned
-// re-execution the protocol reported in it; no other. And data is re-sent only as planned.
+// Survivors re-execute exactly T_a_re-executer: a node that never failed re-executes only the
+// tasks it was told to (its re-executions, as the world counts them, are its completed planned
+// re-executions); no more planned re-executions complete than were planned; data is re-sent only
+// as planned (C_total). (A node that failed also redoes its own lost work, which the world counts.)
+// A named metric's index in the run's metrics (their order there is the node counters' order,
+// which a results.json read back sorts by name).
+std::size_t metric_index(const core::RunMetrics& metrics, cck::Metric metric) {
+  for (std::size_t i = 0; i < metrics.protocol_metrics.size(); ++i) {
+    if (metrics.protocol_metrics[i].name == cck::kMetrics[metric].name) return i;
+  }
+  return core::kMaxProtocolMetrics;
+}
+
 std::vector<std::string> invariants(const core::RunMetrics& metrics) {
   std::vector<std::string> broken;
-  std::uint64_t reexecutions = 0, recorded = 0, recovery_messages = 0;
-  for (const core::NodeMetrics& n : metrics.nodes) {
-    reexecutions += n.reexecutions;
-    recovery_messages += n.messages_sent[static_cast<std::size_t>(core::Traffic::recovery)];
+  const std::size_t survivor = metric_index(metrics, cck::kSurvivorReexecutions);
+  const std::size_t planned_index = metric_index(metrics, cck::kPlannedReexecutions);
+  const std::size_t resends_index = metric_index(metrics, cck::kResends);
+  if (std::max({survivor, planned_index, resends_index}) >= core::kMaxProtocolMetrics) {
+    return {"the run's metrics lack cck's named metrics"};
   }
-  for (const core::FailureRecord& f : metrics.failures) recorded += f.tasks_reexecuted;
-  if (reexecutions != recorded) {
-    broken.push_back(std::to_string(reexecutions) + " re-executions, but " + std::to_string(recorded) +
-                     " accounted for (failed nodes redoing lost work + planned survivor re-executions)");
+  std::set<core::NodeId> failed;
+  for (const core::FailureRecord& f : metrics.failures) failed.insert(f.node);
+  std::uint64_t recovery_messages = 0, completed = 0, planned = 0;
+  for (core::NodeId n = 0; n < metrics.nodes.size(); ++n) {
+    const core::NodeMetrics& node = metrics.nodes[n];
+    recovery_messages += node.messages_sent[static_cast<std::size_t>(core::Traffic::recovery)];
+    const std::uint64_t done = node.counters.named[survivor];
+    completed += done;
+    planned += node.counters.named[planned_index];
+    if (failed.count(n) == 0 && node.reexecutions != done) {
+      broken.push_back("node " + std::to_string(n) + " never failed and re-executed " + std::to_string(node.reexecutions) +
+                       " tasks, but " + std::to_string(done) + " of T_a_re-executer");
+    }
+  }
+  if (completed > planned) {
+    broken.push_back(std::to_string(completed) + " planned re-executions completed, more than the " +
+                     std::to_string(planned) + " planned");
   }
   std::uint64_t resends = 0;
-  for (const auto& named : metrics.protocol_metrics) {
-    if (named.name == cck::kMetrics[cck::kResends].name) resends = named.value;
-  }
+  for (const auto& node : metrics.nodes) resends += node.counters.named[resends_index];
   if (recovery_messages > resends) {
     broken.push_back(std::to_string(recovery_messages) + " data messages re-sent, more than the " +
                      std::to_string(resends) + " of C_total");
