@@ -256,13 +256,15 @@ std::vector<NodeId> CckProtocol::expected_senders(ProtocolContext& ctx) const {
     }
     return senders;
   }
-  // The nodes a version the node still needs comes from: read by a task not done, or its final
-  // version, neither held nor produced later by one of its own tasks.
+  // The nodes its remaining graph receives from: the sources of the versions its tasks not done
+  // read, and of its final versions, that none of its own tasks produces. A version already
+  // received counts too while a reader of it is not done (its receive is part of what remains to
+  // run; and V then depends on the graph and the tasks done only, not on when data arrived: the
+  // same checkpoint at a cut costs the same messages on every backend).
   const graphs::TaskGraph& graph = ctx.graph();
   core::ProtocolRuntime runtime = ctx.runtime();
   std::vector<std::uint8_t> from(nodes, 0);
   auto expect = [&](HandleId h, Version v) {
-    if (runtime.holds(h, v)) return;
     const NodeId source = v == 0 ? graph.owner(h) : graph.node(graph.writer(h, v));
     if (source == self_) return;  // its own: the input, or a writer of its own
     from[source] = 1;
@@ -273,7 +275,9 @@ std::vector<NodeId> CckProtocol::expected_senders(ProtocolContext& ctx) const {
       if (graphs::reads(a.mode)) expect(a.handle, graphs::version_read(a));
     }
   }
-  for (HandleId h : options_->final_handles[self_]) expect(h, graph.final_version(h));
+  for (HandleId h : options_->final_handles[self_]) {
+    if (!runtime.holds(h, graph.final_version(h))) expect(h, graph.final_version(h));
+  }
   for (NodeId n = 0; n < nodes; ++n) {
     if (from[n]) senders.push_back(n);
   }

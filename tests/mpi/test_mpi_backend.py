@@ -151,6 +151,8 @@ def test_cck_on_eight_ranks_recovers_bit_exact(mpirun, tmp_path, app):
         config["distribution"] = {"type": "block-cyclic", "P": 2, "Q": 4}
     if app == "cholesky":
         config["application"]["tiles"] = 8
+    # Half the tasks per node: fail halfway through as on 4 nodes, after a valid checkpoint.
+    config["failures"]["events"][0]["after_tasks"] = {"cholesky": 9, "stencil": 25, "cg": 75}[app]
     job = mpirun(config, tmp_path)
     assert job.proc.returncode == 0, job.output
     r = job.results
