@@ -44,8 +44,13 @@ CckConfig read_cck_options(const config::Config& config, config::JsonReader bloc
     reexecution->finish();
   }
   if (auto spread = block.find("spread")) {
-    options.spread = spread->as_bool();
-    if (options.spread && config.platform.nodes < 2) spread->fail("spreading re-executions needs at least 2 nodes");
+    // §3.6's redistribution of the re-execution sub-graph over the survivors: a survivor would run
+    // tasks of another node, which ftsim's runtime (owner computes) cannot do. Refused rather than
+    // silently ignored (docs/protocols.md, "CCK: what is not built").
+    if (spread->as_bool()) {
+      spread->fail("\"spread\": true (the re-executions spread over the survivors, Besseron 2006 §3.6) is not built: "
+                   "ftsim runs a task only on the node that owns it; leave it out or set it to false");
+    }
   }
   block.finish();
   return options;

@@ -5,7 +5,8 @@
 //
 //   {"type": "cck", "period": DURATION | "at": "cuts",
 //    "flush": "neighbours" | "all", "coordinator": "dedicated" | NODE,
-//    "reexecution": {"keep_in_memory": BOOL, "reorder": BOOL}, "spread": BOOL}
+//    "reexecution": {"keep_in_memory": BOOL, "reorder": BOOL}, "spread": false}
+// ("spread": true, §3.6's redistribution of the re-executions over the survivors, is refused: not built.)
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -29,7 +30,6 @@ struct CckConfig {
   std::optional<NodeId> coordinator_node;  // the coordinator runs on this node (default: its own host)
   bool keep_in_memory = false;  // §3.7.1: a version still in memory is not produced again
   bool reorder = false;         // §3.7.2: local reordering, tasks leading to a send first
-  bool spread = false;          // §3.6: re-executions of a node spread over the survivors
 };
 CckConfig read_cck_options(const config::Config& config, config::JsonReader block);
 
