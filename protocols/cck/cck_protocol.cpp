@@ -155,8 +155,10 @@ void CckProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo& info
 
 void CckProtocol::on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) {
   learn_incarnation(notice.node, notice.incarnation + 1);  // its replacement's
-  if (node_ && restored_) {
-    // Stop starting tasks: the coordinator's RESTART says what to do (§3.5.5 step 1).
+  if (node_ && restored_ && notice.sequence > round_sequence(round_)) {
+    // Stop starting tasks: the coordinator's RESTART says what to do (§3.5.5 step 1). (A notice
+    // that a round this node has joined already covers changes nothing: on MPI a coordinator on
+    // a node may send its RESTART before the driver's notice arrives.)
     ctx.runtime().pause();
     if (notice.sequence > cause_.sequence) cause_ = notice;
   }

@@ -161,3 +161,24 @@ def test_cck_on_eight_ranks_recovers_bit_exact(mpirun, tmp_path, app):
     assert r["protocol_metrics"]["restarts"] == 1
     v = r["mpi"]["verification"]
     assert v["bit_exact"] and v["mismatches"] == 0 and v["numeric_ok"], job.output
+
+
+# CCK's coordinator on node 0 ("coordinator": 0), and node 0 fails: its replacement reads the
+# coordinator's record back from checkpoint server 0 and opens the restart round.
+@pytest.mark.parametrize("app", APPS)
+def test_cck_coordinator_on_a_failing_node(mpirun, tmp_path, app):
+    import json
+    from conftest import SOURCE_DIR
+    config = json.loads((SOURCE_DIR / "configs" / "mpi" / f"{app}-cck.json").read_text())
+    config.pop("$schema")
+    config["name"] += "-coordinator-0"
+    config["protocol"]["coordinator"] = 0
+    config["failures"]["events"][0]["node"] = 0
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert r["complete"] and r["oracle"]["ok"], job.output
+    assert len(r["failures"]) == 1 and r["failures"][0]["node"] == 0 and r["failures"][0]["recovered_at"] >= 0
+    assert r["protocol_metrics"]["restarts"] == 1
+    v = r["mpi"]["verification"]
+    assert v["bit_exact"] and v["mismatches"] == 0 and v["numeric_ok"], job.output

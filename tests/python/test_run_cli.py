@@ -39,7 +39,7 @@ CHECKPOINT = {"id", "process", "started", "saved", "committed", "bytes", "aborte
 NODE = {
     "executions", "reexecutions", "busy_seconds", "lost_seconds", "bytes_sent", "messages_sent",
     "duplicates_received", "orphans_dropped", "inputs_missing_at_start", "checkpoint_store", "log_store",
-    "peak_memory_bytes", "restarts", "protocol_metrics",
+    "peak_memory_bytes", "restarts", "protocol_metrics", "sends_suppressed",
 }
 
 
