@@ -253,14 +253,22 @@ void RankProcess::on_host_message(core::Message m) {
   if (!host_) {
     // Down: the communication layer keeps it for the replacement, unless it was meant for the
     // incarnation that died (see docs/mpi.md for what differs from a simulation).
-    if (m.destination_incarnation == core::kAnyIncarnation) postponed_.push_back(std::move(m));
+    if (m.destination_incarnation == core::kAnyIncarnation || m.destination_incarnation >= incarnation_) {
+      postponed_.push_back(std::move(m));
+    }
     return;
   }
   deliver_to_host(m);
 }
 
 void RankProcess::deliver_to_host(const core::Message& m) {
-  if (m.destination_incarnation != core::kAnyIncarnation && m.destination_incarnation != incarnation_) return;
+  if (m.destination_incarnation != core::kAnyIncarnation && m.destination_incarnation != incarnation_) {
+    // Addressed to a later incarnation: its sender learned of this process's failure before the
+    // process itself (the fail order is still on its way): kept for the replacement, as a
+    // simulation does (there the failure is instantaneous).
+    if (m.destination_incarnation > incarnation_) postponed_.push_back(m);
+    return;
+  }
   host_->deliver(m);
 }
 
@@ -277,7 +285,10 @@ void RankProcess::fail(std::uint32_t incarnation, std::uint64_t failure_index) {
   ++incarnation_;  // running kernels, timers and sends of the dead incarnation are now ignored
   timers_.clear();
   activity_timer_.clear();
-  postponed_.clear();
+  // What was kept for a later incarnation stays for the replacement.
+  std::erase_if(postponed_, [&](const core::Message& m) {
+    return m.destination_incarnation == core::kAnyIncarnation || m.destination_incarnation < incarnation_;
+  });
 }
 
 void RankProcess::replace(std::uint32_t incarnation, std::uint32_t last_sequence) {
@@ -520,11 +531,15 @@ Bytes RankProcess::results() {
   const std::vector<std::string>& missing = findings.missing_lines;
   const std::vector<std::string>& wrong = findings.wrong_lines;
   std::string stall;
-  if (is_node() && host_ && host_->node_runtime().remaining_tasks() > 0) {
+  const std::string phase = host_ ? host_->protocol_phase() : std::string();
+  if (is_node() && host_ && (host_->node_runtime().remaining_tasks() > 0 || !phase.empty())) {
     const core::NodeRuntime& runtime = host_->node_runtime();
     stall = "node " + std::to_string(process_) + ": " + std::to_string(runtime.remaining_tasks()) + " tasks left" +
             (runtime.paused() ? " (paused by the protocol)" : "");
     for (TaskId t : runtime.waiting_sample(3)) stall += "; " + runtime.describe_wait(t);
+    if (!phase.empty()) stall += "; protocol: " + phase;  // what it waits for (Protocol::phase)
+  } else if (!is_node() && !phase.empty()) {
+    stall = "coordinator: " + phase;
   } else if (is_node() && !host_) {
     stall = "node " + std::to_string(process_) + ": dead, never replaced";
   }

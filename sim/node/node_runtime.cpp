@@ -364,6 +364,19 @@ void NodeRuntime::reload_initial(HandleId h) {
   store_.add_own(h, 0, graph_.bytes(h), initial_digest(h), services_.initial_content(h));
 }
 
+bool NodeRuntime::reload_version(const NodeSnapshot& snapshot, HandleId h, Version v) {
+  auto it = snapshot.store.find(VersionStore::key(h, v));
+  if (it == snapshot.store.end()) return false;
+  if (store_.holds(h, v)) return true;
+  const VersionStore::Entry& e = it->second;
+  if (graph_.version_node(h, v) == node_) {
+    store_.add_own(h, v, e.bytes, e.digest, e.content);
+  } else {
+    store_.add_copy(h, v, e.bytes, local_readers_not_done(h, v), e.digest, e.content);
+  }
+  return true;
+}
+
 ContentRef NodeRuntime::input_content(const Access& a) const { return store_.read_content(a.handle, version_read(a)); }
 
 void NodeRuntime::on_data(HandleId h, Version v, Digest digest, ContentRef content) {

@@ -115,6 +115,11 @@ public:
   NodeInventory inventory() const;
   // Reads the job's input of h again (its initial value, version 0), as a restart would.
   void reload_initial(HandleId h);
+  // Reads (h, v) back from a snapshot of this node (a checkpoint copy it keeps), as a restart from
+  // that checkpoint would, without changing any task state: an own version as the snapshot holds
+  // it, a copy for the local readers that still need it. False if the snapshot does not hold it.
+  // Call rebuild() afterwards.
+  bool reload_version(const NodeSnapshot& snapshot, HandleId h, Version v);
   // The content an access of a local task reads from memory now (see VersionStore::read_content).
   ContentRef input_content(const graphs::Access& access) const;
 

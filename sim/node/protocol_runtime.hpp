@@ -2,7 +2,8 @@
 // ProtocolRuntime: what a task runtime offers a fault-tolerance protocol on its own node, and
 // nothing more (what StarPU-MPI's checkpoint hooks or Kaapi's checkpoint layer can do): scheduling
 // controls, its tasks' states, reading and pinning the versions in its own memory, taking and
-// restoring a snapshot (checkpoint / restart), re-executing tasks and re-sending versions.
+// restoring a snapshot (checkpoint / restart) or versions from one, re-executing tasks and
+// re-sending versions.
 //
 // It is a view over the node's NodeRuntime and deliberately narrower: no event entry point
 // (on_data, on_task_finished: events reach the runtime through the node host, which counts and
@@ -66,6 +67,11 @@ public:
   void send_initial_values() { runtime_.send_initial_values(); }
   // Reads the job's input of h again (version 0), as a restart does.
   void reload_initial(HandleId h) { runtime_.reload_initial(h); }
+  // Reads (h, v) back from a snapshot this node took (its own checkpoint copy), as a restart from
+  // it would, leaving every task state as it is (e.g. CCK: a survivor re-executes tasks from its
+  // copy of the last checkpoint, Besseron 2006 §3.5). False if the snapshot does not hold it.
+  // Call rebuild() afterwards.
+  bool reload_version(const NodeSnapshot& snapshot, HandleId h, Version v) { return runtime_.reload_version(snapshot, h, v); }
 
   // --- re-execution and re-sends ---
   // A finished task is to run again (call rebuild() afterwards); its application sends are not repeated.

@@ -114,6 +114,7 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
   if (!m.checkpoints.empty()) summary.add_row({"checkpoints committed", fmt::format("{} of {}", committed, m.checkpoints.size())});
   for (const auto& named : m.protocol_metrics) {  // the protocol's own metrics (its module's table)
     const std::string value = named.unit == "bytes" ? config::format_bytes(double(named.value))
+                              : named.unit == "us"  ? config::format_seconds(double(named.value) * 1e-6)
                                                     : fmt::format("{} {}", named.value, named.unit);
     summary.add_row({cfg.protocol.type + ": " + named.name, value});
   }

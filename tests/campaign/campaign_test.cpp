@@ -98,15 +98,19 @@ bool check_scenario(const protocols::ProtocolModule& module, const std::string& 
   failures_injected += m.failures.size();
   INFO(origin << ": " << document.dump());
   INFO("failure reason: " << m.failure_reason);
-  for (const auto& line : m.stall_report) INFO("stall: " << line);
-  for (const auto& line : m.oracle_missing) INFO("oracle missing: " << line);
-  for (const auto& line : m.oracle_wrong) INFO("oracle wrong: " << line);
+  // (An INFO lives until the end of its scope: one per list, not one per line of a loop.)
+  auto lines = [](const std::vector<std::string>& list, const char* prefix) {
+    std::string text;
+    for (const auto& line : list) text += "\n  " + std::string(prefix) + line;
+    return text;
+  };
+  INFO(lines(m.stall_report, "stall: ") << lines(m.oracle_missing, "oracle missing: ") << lines(m.oracle_wrong, "oracle wrong: "));
   const bool reason_ok = module.unrecoverable_reason_ok
                              ? module.unrecoverable_reason_ok(m.failure_reason)
                              : m.failure_reason.find("unrecoverable") != std::string::npos;
   const std::vector<std::string> broken =
       m.complete && module.invariants ? module.invariants(m) : std::vector<std::string>{};
-  for (const auto& line : broken) INFO("invariant broken: " << line);
+  INFO(lines(broken, "invariant broken: "));
   const bool expected = m.complete ? m.oracle_ok && inputs_missing(m) == 0 && broken.empty()
                                    : may_be_unrecoverable && reason_ok;
   if (!expected) {

@@ -10,7 +10,7 @@ import pytest
 SOURCE_DIR = pathlib.Path(os.environ.get("FTSIM_SOURCE_DIR", pathlib.Path(__file__).resolve().parents[2]))
 BINARY = pathlib.Path(os.environ.get("FTSIM_BINARY", SOURCE_DIR / "build" / "ftsim"))
 APPS = ["cholesky", "stencil", "cg"]
-PROTOCOLS = ["none", "global", "lineage", "buddy"]
+PROTOCOLS = ["none", "global", "lineage", "buddy", "cck"]
 
 
 def base_config(app: str) -> dict:
@@ -24,6 +24,10 @@ def with_protocol(config: dict, protocol: str) -> dict:
     c["name"] = f"{c['name']}-{protocol}"
     if protocol == "buddy":
         c["protocol"] = {"type": "buddy"}  # at the cuts of /checkpoints
+    elif protocol == "cck":
+        # At the cuts of /checkpoints (the same checkpoints on both backends), on a checkpoint server.
+        c["protocol"] = {"type": "cck", "at": "cuts"}
+        c["platform"]["storage"] = {"hosts": 1}
     elif protocol != "global":
         c["protocol"] = {"type": protocol}
         c.pop("checkpoints", None)

@@ -7,7 +7,7 @@ from conftest import APPS, PROTOCOLS, base_config, with_protocol, run_simgrid
 # Buddy checkpoints become valid asynchronously, in wall-clock time: a failure before the first one
 # is valid restarts the failed node from the job's input ("from scratch"), still locally.
 EXPECTED_RESTART = {"none": ("from scratch",), "global": ("checkpoint",), "lineage": ("lineage",),
-                    "buddy": ("checkpoint", "from scratch")}
+                    "buddy": ("checkpoint", "from scratch"), "cck": ("checkpoint",)}
 
 
 @pytest.mark.parametrize("app", APPS)
@@ -30,6 +30,12 @@ def test_one_failure_recovers_bit_exact(mpirun, tmp_path, app, protocol):
     assert "bit-exact" in job.proc.stdout
     if protocol == "buddy":  # local restart: survivors re-execute nothing
         assert [n["reexecutions"] for i, n in enumerate(r["nodes"]) if i != failure["node"]] == [0, 0, 0]
+    if protocol == "cck":  # the failed node restored its checkpoint; survivors re-executed only what they planned
+        m = r["protocol_metrics"]
+        assert m["restarts"] == 1 and m["checkpoints_validated"] >= 1, m
+        assert m["survivor_reexecutions"] == m["planned_reexecutions"], m
+        assert [n["reexecutions"] for i, n in enumerate(r["nodes"]) if i != failure["node"]] == \
+            [n["protocol_metrics"]["survivor_reexecutions"] for i, n in enumerate(r["nodes"]) if i != failure["node"]]
     if protocol == "global":
         assert any(c["committed"] >= 0 for c in r["checkpoints"])
         assert sum(n["bytes_sent"]["checkpoint"] for n in r["nodes"]) > 0
@@ -42,7 +48,8 @@ PARITY_FIELDS = ["executions", "reexecutions", "messages_sent", "bytes_sent", "d
 
 @pytest.mark.parametrize("app,protocol", [("cholesky", "global"), ("stencil", "global"), ("cg", "global"),
                                           ("cholesky", "lineage"), ("stencil", "none"),
-                                          ("cholesky", "buddy"), ("stencil", "buddy"), ("cg", "buddy")])
+                                          ("cholesky", "buddy"), ("stencil", "buddy"), ("cg", "buddy"),
+                                          ("cholesky", "cck"), ("stencil", "cck"), ("cg", "cck")])
 def test_backend_parity_failure_free(mpirun, tmp_path, app, protocol):
     config = with_protocol(base_config(app), protocol)
     config.pop("failures")
@@ -61,9 +68,12 @@ def test_backend_parity_failure_free(mpirun, tmp_path, app, protocol):
             for peak in ("peak_bytes", "copies_peak_bytes"):
                 s["log_store"].pop(peak)
                 m["log_store"].pop(peak)
-        for field in PARITY_FIELDS:
+        for field in PARITY_FIELDS + ["protocol_metrics"]:
             assert s[field] == m[field], f"node {node}: {field}: simgrid {s[field]} vs mpi {m[field]}"
     assert sim["starpu"] == real["starpu"]
+    # The protocol's named metrics, but times (wall-clock on MPI).
+    counts = [name for name, unit in sim["protocol_metric_units"].items() if unit != "us"]
+    assert {k: sim["protocol_metrics"][k] for k in counts} == {k: real["protocol_metrics"][k] for k in counts}
     assert [c["bytes"] for c in sim["checkpoints"]] == [c["bytes"] for c in real["checkpoints"]]
     assert sim["oracle"]["ok"] and real["oracle"]["ok"]
 
@@ -125,3 +135,50 @@ def test_a_user_graph_file_under_lineage(mpirun, tmp_path, ):
     assert job.proc.returncode == 0, job.output
     assert len(job.results["failures"]) == 1
     assert job.results["mpi"]["verification"]["bit_exact"]
+
+
+# CCK on 8 node ranks (9 ranks with the driver), one failure per application: bit-exact, and only
+# the failed node restored (Besseron 2006 §3.5).
+@pytest.mark.parametrize("app", APPS)
+def test_cck_on_eight_ranks_recovers_bit_exact(mpirun, tmp_path, app):
+    import json
+    from conftest import SOURCE_DIR
+    config = json.loads((SOURCE_DIR / "configs" / "mpi" / f"{app}-cck.json").read_text())
+    config.pop("$schema")
+    config["name"] += "-8"
+    config["platform"]["nodes"] = 8
+    if config["distribution"]["type"] == "block-cyclic":
+        config["distribution"] = {"type": "block-cyclic", "P": 2, "Q": 4}
+    if app == "cholesky":
+        config["application"]["tiles"] = 8
+    # Half the tasks per node: fail halfway through as on 4 nodes, after a valid checkpoint.
+    config["failures"]["events"][0]["after_tasks"] = {"cholesky": 9, "stencil": 25, "cg": 75}[app]
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert r["complete"] and r["oracle"]["ok"], job.output
+    assert len(r["failures"]) == 1 and r["failures"][0]["restart_point"].startswith("checkpoint"), r["failures"]
+    assert r["protocol_metrics"]["restarts"] == 1
+    v = r["mpi"]["verification"]
+    assert v["bit_exact"] and v["mismatches"] == 0 and v["numeric_ok"], job.output
+
+
+# CCK's coordinator on node 0 ("coordinator": 0), and node 0 fails: its replacement reads the
+# coordinator's record back from checkpoint server 0 and opens the restart round.
+@pytest.mark.parametrize("app", APPS)
+def test_cck_coordinator_on_a_failing_node(mpirun, tmp_path, app):
+    import json
+    from conftest import SOURCE_DIR
+    config = json.loads((SOURCE_DIR / "configs" / "mpi" / f"{app}-cck.json").read_text())
+    config.pop("$schema")
+    config["name"] += "-coordinator-0"
+    config["protocol"]["coordinator"] = 0
+    config["failures"]["events"][0]["node"] = 0
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert r["complete"] and r["oracle"]["ok"], job.output
+    assert len(r["failures"]) == 1 and r["failures"][0]["node"] == 0 and r["failures"][0]["recovered_at"] >= 0
+    assert r["protocol_metrics"]["restarts"] == 1
+    v = r["mpi"]["verification"]
+    assert v["bit_exact"] and v["mismatches"] == 0 and v["numeric_ok"], job.output

@@ -1,0 +1,91 @@
+#pragma once
+// CCK's restart planning (Besseron et al. 2006 §3.5), as pure functions of what each process
+// knows: its own state (task states, the versions in its memory, its local copy of the last
+// valid checkpoint K) and, after the all-gather, every process's communication-restricted graph.
+// The protocol runs them on each process (protocols/cck/cck_restart.cpp); the tests run them on
+// states they build themselves and compare with a brute-force search.
+//
+// In ftsim's terms (docs/protocols.md, "CCK"): a process is a node; a *send task* is a transfer
+// of the transfer plan leaving the node (executed when its version's writer completes, or at the
+// start for an initial value); a *receive task* is a transfer arriving at the node; a computation
+// task is a task of the graph. A task is *executed since the checkpoint* when it has run in this
+// process and is not done in checkpoint K.
+//
+//  Ḡ^p (build_restricted_graph): for every send executed since K, the receives executed since K it
+//      depends on through the node's own tasks executed since K (the local transitive closure,
+//      cut at versions that checkpoint K holds and, with §3.7.1, at versions still in memory);
+//      plus the receives that re-executions already pending (from an earlier round of the same
+//      recovery) still need.
+//  C_perdues: the sends of the survivors executed since K to a restarting process (or to one that
+//      restarted in an earlier round of the same recovery, which did not complete).
+//  C_total:   C_perdues and every send executed since K that a send of C_total depends on
+//      (receives from a restarting process, or whose send has not run, come the usual way).
+//  T^p (plan_node): the tasks of p executed since K that the sends of C_total^p need.
+#include <cstdint>
+#include <unordered_set>
+#include <vector>
+
+#include "graphs/task_graph.hpp"
+#include "protocols/cck/cck_options.hpp"
+#include "sim/node/runtime_index.hpp"
+#include "sim/node/wire.hpp"
+
+namespace ftsim::protocols::cck {
+
+// What a node knows of itself when a restart round starts (it is stopped: nothing runs).
+struct LocalState {
+  bool restoring = false;                 // a replacement: it restores checkpoint K, holds nothing yet
+  // It restored K in a round of this recovery that no completed round has followed: what was sent
+  // to it since K may not have been sent again yet (a restoring node is such a node too).
+  bool lost_receives = false;
+  std::uint32_t checkpoint = 0;           // K (0: the job's input)
+  // Per task of the node, in RuntimeIndex::tasks_of order:
+  std::vector<std::uint8_t> executed;     // has run in this process or is done in what it restored
+  std::vector<std::uint8_t> done;         // done now (executed but not done: a pending re-execution)
+  std::vector<std::uint8_t> at_checkpoint;  // done in checkpoint K
+  std::unordered_set<std::uint64_t> checkpoint_versions;  // VersionStore keys of checkpoint K
+  std::unordered_set<std::uint64_t> held;                 // VersionStore keys in memory now
+};
+
+// Ḡ^p, what node p contributes to the all-gather.
+struct RestrictedGraph {
+  bool restoring = false;
+  bool lost_receives = false;              // the sends to it since K are lost (C_perdues)
+  std::vector<std::uint32_t> sends;        // transfers from p executed since K
+  std::vector<std::uint32_t> dep_offsets;  // sends.size() + 1 offsets into deps
+  std::vector<std::uint32_t> deps;         // receives (transfers to p) each send depends on
+  std::vector<std::uint32_t> required;     // receives that pending re-executions need
+
+  core::Bytes encode() const;
+  static RestrictedGraph decode(core::WireReader& in);
+  std::uint64_t edge_count() const { return deps.size(); }
+};
+
+// A node's part of the plan.
+struct NodePlan {
+  std::vector<TaskId> reexecute;       // T^p, ascending (with the re-executions already pending)
+  std::vector<std::uint32_t> resends;  // C_total^p: transfers to send again, ascending
+  std::vector<std::uint64_t> reloads;  // versions read back from its copy of checkpoint K
+  std::uint64_t lost_sends = 0;        // |C_perdues^p|
+  std::uint64_t executed_since_checkpoint = 0;  // tasks of p executed since K
+  std::vector<NodeId> restoring;       // the processes that restart from K in this round
+  std::vector<std::uint64_t> missing;  // versions no rule provides (an inconsistent state: a bug)
+};
+
+struct PlanningContext {
+  const graphs::TaskGraph& graph;
+  const core::RuntimeIndex& index;
+  const TransferLookup& transfers;
+  bool keep_in_memory;
+};
+
+RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId node, const LocalState& state);
+
+// C_total over every node's Ḡ (identical on every node that has them all).
+std::unordered_set<std::uint32_t> total_communications(const PlanningContext& context,
+                                                       const std::vector<RestrictedGraph>& graphs);
+
+NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state,
+                   const std::vector<RestrictedGraph>& graphs);
+
+}  // namespace ftsim::protocols::cck

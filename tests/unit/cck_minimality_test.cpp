@@ -1,0 +1,315 @@
+// CCK's T_a_re-executer is the smallest set of survivor tasks that lets every lost send be made
+// again (Besseron 2006 §3.5.6: "le calcul strictement nécessaire"). On small random task graphs
+// (≤ 200 tasks, 2 to 8 nodes) with a random execution, a random checkpoint date, a random failure
+// date and one or two failed nodes, the planner's T (protocols/cck/cck_planning.hpp) is compared
+// with an independent brute-force search: a fixpoint simulation of what a set S of re-executions
+// makes available again (on every node: what its copy of the checkpoint holds, with §3.7.1 what
+// its memory holds, what re-executed tasks produce, what senders can send again; the failed nodes
+// re-run everything after the checkpoint), over every subset S of the tasks executed since the
+// checkpoint when there are at most 14 of them (else: S = T must work and T minus any one task
+// must not). The node states come from a model of the runtime's memory written here, not from
+// the protocol.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "graphs/stf_builder.hpp"
+#include "protocols/cck/cck_planning.hpp"
+#include "sim/node/runtime_index.hpp"
+#include "sim/node/version_store.hpp"
+
+using namespace ftsim;
+using graphs::NodeId;
+using graphs::TaskId;
+using protocols::cck::LocalState;
+using protocols::cck::PlanningContext;
+using protocols::cck::RestrictedGraph;
+
+namespace {
+
+std::uint64_t key(graphs::HandleId h, graphs::Version v) { return core::VersionStore::key(h, v); }
+
+graphs::TaskGraph random_graph(std::mt19937_64& random, NodeId nodes, std::size_t tasks) {
+  graphs::StfBuilder builder(nodes);
+  const graphs::KernelId kernel = builder.kernel("f", 1e3);
+  const std::size_t handles = nodes + random() % (3 * nodes);
+  std::vector<graphs::HandleId> data;
+  for (std::size_t h = 0; h < handles; ++h) data.push_back(builder.data(8, NodeId(random() % nodes)));
+  for (std::size_t t = 0; t < tasks; ++t) {
+    std::vector<graphs::AccessSpec> accesses;
+    std::set<graphs::HandleId> used;
+    const std::size_t count = 1 + random() % 3;
+    for (std::size_t a = 0; a < count; ++a) {
+      const graphs::HandleId h = data[random() % data.size()];
+      if (!used.insert(h).second) continue;
+      const int mode = int(random() % 4);
+      accesses.push_back(mode < 2 ? graphs::R(h) : mode == 2 ? graphs::RW(h) : graphs::W(h));
+    }
+    builder.task(kernel, accesses, NodeId(random() % nodes), 0);
+  }
+  return builder.finish();
+}
+
+// A model of each node's memory under the runtime's rules (sim/node/version_store.cpp): own
+// versions live until the next version of the handle is produced there; a copy lives while local
+// readers still need it; a node receives a version once.
+struct Memory {
+  const graphs::TaskGraph& graph;
+  const core::RuntimeIndex& index;
+  std::vector<std::map<std::uint64_t, std::uint32_t>> held;  // per node: key -> readers left (own: none)
+  std::vector<std::vector<std::uint8_t>> done;              // per node, per local task
+
+  Memory(const graphs::TaskGraph& g, const core::RuntimeIndex& i) : graph(g), index(i), held(g.node_count()) {
+    for (NodeId n = 0; n < g.node_count(); ++n) done.emplace_back(i.tasks_of(n).size(), 0);
+    for (graphs::HandleId h = 0; h < g.handle_count(); ++h) held[g.owner(h)][key(h, 0)] = 0;
+    for (NodeId n = 0; n < g.node_count(); ++n) {
+      for (std::uint32_t id : i.initial_sends(n)) deliver(g.transfers()[id]);
+    }
+  }
+  std::uint32_t readers_left(NodeId n, graphs::HandleId h, graphs::Version v) const {
+    std::uint32_t count = 0;
+    for (TaskId r : index.readers(h, v)) count += graph.node(r) == n && !done[n][index.local_slot(r)];
+    return count;
+  }
+  void deliver(const graphs::Transfer& x) {
+    const std::uint64_t k = key(x.handle, x.version);
+    if (held[x.destination].count(k)) return;
+    const bool own = graph.version_node(x.handle, x.version) == x.destination;
+    const std::uint32_t readers = readers_left(x.destination, x.handle, x.version);
+    if (own || readers > 0) held[x.destination][k] = own ? 0 : readers;
+  }
+  void run(TaskId t) {
+    const NodeId n = graph.node(t);
+    done[n][index.local_slot(t)] = 1;
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      auto it = held[n].find(key(a.handle, graphs::version_read(a)));
+      const bool copy = graph.version_node(a.handle, graphs::version_read(a)) != n;
+      if (it != held[n].end() && copy && --it->second == 0) held[n].erase(it);
+    }
+    for (const graphs::Access& a : graph.accesses(t)) {
+      if (!graphs::writes(a.mode)) continue;
+      held[n].erase(key(a.handle, a.version - 1));
+      held[n][key(a.handle, a.version)] = 0;
+    }
+    for (std::uint32_t id : index.sends_after(t)) deliver(graph.transfers()[id]);
+  }
+};
+
+// A random topological order of the whole graph: an execution with instant deliveries.
+std::vector<TaskId> random_execution(std::mt19937_64& random, const graphs::TaskGraph& graph) {
+  std::vector<std::size_t> waiting(graph.task_count());
+  std::vector<TaskId> ready, order;
+  for (TaskId t = 0; t < graph.task_count(); ++t) {
+    waiting[t] = graph.predecessor_count(t);
+    if (waiting[t] == 0) ready.push_back(t);
+  }
+  while (!ready.empty()) {
+    std::swap(ready[random() % ready.size()], ready.back());
+    const TaskId t = ready.back();
+    ready.pop_back();
+    order.push_back(t);
+    for (TaskId s : graph.successors(t)) {
+      if (--waiting[s] == 0) ready.push_back(s);
+    }
+  }
+  return order;
+}
+
+struct Scenario {
+  std::vector<LocalState> states;
+  std::vector<std::uint8_t> failed;
+};
+
+// The independent search: may the re-executions S make every lost send possible again?
+struct BruteForce {
+  const graphs::TaskGraph& graph;
+  const core::RuntimeIndex& index;
+  const Scenario& scenario;
+  bool keep_in_memory;
+  std::vector<TaskId> candidates;    // survivor tasks executed since the checkpoint
+  std::vector<std::uint32_t> lost;   // C_perdues
+
+  bool since(TaskId t) const {
+    const LocalState& s = scenario.states[graph.node(t)];
+    const std::uint32_t i = index.local_slot(t);
+    return s.executed[i] && !s.at_checkpoint[i];
+  }
+  // The transfers a sender can make again: survivors, those they made since the checkpoint;
+  // failed nodes, those their re-run makes.
+  bool replayable(const graphs::Transfer& x) const {
+    const bool failed = scenario.failed[x.source];
+    const LocalState& s = scenario.states[x.source];
+    const std::uint32_t checkpoint = s.checkpoint;
+    if (x.version == 0) return checkpoint == 0;
+    const TaskId w = graph.writer(x.handle, x.version);
+    return failed ? !s.at_checkpoint[index.local_slot(w)] : since(w);
+  }
+  bool feasible(const std::set<TaskId>& chosen) const {
+    const NodeId nodes = graph.node_count();
+    std::vector<std::set<std::uint64_t>> avail(nodes);
+    std::vector<TaskId> runnable(chosen.begin(), chosen.end());
+    for (NodeId n = 0; n < nodes; ++n) {
+      const LocalState& s = scenario.states[n];
+      avail[n].insert(s.checkpoint_versions.begin(), s.checkpoint_versions.end());
+      if (!scenario.failed[n] && keep_in_memory) avail[n].insert(s.held.begin(), s.held.end());
+      if (!scenario.failed[n]) continue;
+      const auto local = index.tasks_of(n);
+      for (std::size_t i = 0; i < local.size(); ++i) {
+        if (!s.at_checkpoint[i]) runnable.push_back(local[i]);
+      }
+    }
+    std::vector<std::uint8_t> ran(graph.task_count(), 0);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (TaskId t : runnable) {
+        if (ran[t]) continue;
+        const NodeId n = graph.node(t);
+        bool inputs = true;
+        for (const graphs::Access& a : graph.accesses(t)) {
+          if (graphs::reads(a.mode) && !avail[n].count(key(a.handle, graphs::version_read(a)))) inputs = false;
+        }
+        if (!inputs) continue;
+        ran[t] = 1;
+        changed = true;
+        for (const graphs::Access& a : graph.accesses(t)) {
+          if (graphs::writes(a.mode)) avail[n].insert(key(a.handle, a.version));
+        }
+      }
+      for (const graphs::Transfer& x : graph.transfers()) {
+        if (avail[x.source].count(key(x.handle, x.version)) && replayable(x) &&
+            avail[x.destination].insert(key(x.handle, x.version)).second) {
+          changed = true;
+        }
+      }
+    }
+    for (std::uint32_t id : lost) {
+      const graphs::Transfer& x = graph.transfers()[id];
+      if (!avail[x.source].count(key(x.handle, x.version))) return false;
+    }
+    return true;
+  }
+};
+
+struct Outcome {
+  std::size_t lost = 0, planned = 0, candidates = 0;
+  bool exhaustive = false;
+};
+
+Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
+  std::mt19937_64 random(seed);
+  const NodeId nodes = 2 + NodeId(random() % 7);
+  const graphs::TaskGraph graph = random_graph(random, nodes, 30 + random() % 171);
+  const core::RuntimeIndex index(graph);
+  const protocols::cck::TransferLookup transfers(graph);
+  const std::vector<TaskId> order = random_execution(random, graph);
+  // Checkpoint date and failure date (the checkpoint 0 is the job's input).
+  const std::size_t at_checkpoint = random() % 4 == 0 ? 0 : random() % (order.size() + 1);
+  const std::size_t at_failure = at_checkpoint + random() % (order.size() - at_checkpoint + 1);
+  Memory memory(graph, index);
+  Scenario scenario;
+  scenario.states.resize(nodes);
+  scenario.failed.assign(nodes, 0);
+  scenario.failed[random() % nodes] = 1;
+  if (nodes > 2 && random() % 3 == 0) scenario.failed[random() % nodes] = 1;
+  for (std::size_t k = 0; k <= order.size(); ++k) {
+    if (k == at_checkpoint) {
+      for (NodeId n = 0; n < nodes; ++n) {
+        LocalState& s = scenario.states[n];
+        s.checkpoint = at_checkpoint == 0 ? 0 : 1;
+        s.at_checkpoint = memory.done[n];
+        for (const auto& [v, readers] : memory.held[n]) s.checkpoint_versions.insert(v);
+      }
+      if (at_checkpoint == 0) {  // checkpoint 0 is the input: the owned initial values only
+        for (NodeId n = 0; n < nodes; ++n) scenario.states[n].checkpoint_versions.clear();
+        for (graphs::HandleId h = 0; h < graph.handle_count(); ++h) scenario.states[graph.owner(h)].checkpoint_versions.insert(key(h, 0));
+      }
+    }
+    if (k == at_failure) {
+      for (NodeId n = 0; n < nodes; ++n) {
+        LocalState& s = scenario.states[n];
+        s.restoring = scenario.failed[n] != 0;
+        s.executed = s.done = memory.done[n];
+        for (const auto& [v, readers] : memory.held[n]) s.held.insert(v);
+      }
+      break;
+    }
+    memory.run(order[k]);
+  }
+  // The planner, as every process runs it: Ḡ^p of each, then each survivor's T^p.
+  const PlanningContext context{graph, index, transfers, keep_in_memory};
+  std::vector<RestrictedGraph> restricted;
+  for (NodeId n = 0; n < nodes; ++n) restricted.push_back(build_restricted_graph(context, n, scenario.states[n]));
+  std::set<TaskId> planned;
+  for (NodeId n = 0; n < nodes; ++n) {
+    const protocols::cck::NodePlan plan = plan_node(context, n, scenario.states[n], restricted);
+    INFO("seed " << seed << ", node " << n);
+    REQUIRE(plan.missing.empty());
+    if (scenario.failed[n]) REQUIRE(plan.reexecute.empty());
+    planned.insert(plan.reexecute.begin(), plan.reexecute.end());
+  }
+
+  BruteForce search{graph, index, scenario, keep_in_memory, {}, {}};
+  for (TaskId t = 0; t < graph.task_count(); ++t) {
+    if (!scenario.failed[graph.node(t)] && search.since(t)) search.candidates.push_back(t);
+  }
+  for (std::uint32_t id = 0; id < graph.transfers().size(); ++id) {
+    const graphs::Transfer& x = graph.transfers()[id];
+    if (!scenario.failed[x.source] && scenario.failed[x.destination] && search.replayable(x)) search.lost.push_back(id);
+  }
+  Outcome outcome{search.lost.size(), planned.size(), search.candidates.size(), false};
+  INFO("seed " << seed << ": " << nodes << " nodes, " << graph.task_count() << " tasks, checkpoint after "
+                << at_checkpoint << ", failure after " << at_failure << " of " << order.size() << ", "
+                << search.candidates.size() << " candidates, " << search.lost.size() << " lost sends, T = "
+                << planned.size() << (keep_in_memory ? " (keep in memory)" : ""));
+  for (TaskId t : planned) REQUIRE(std::count(search.candidates.begin(), search.candidates.end(), t) == 1);
+  REQUIRE(search.feasible(planned));
+  if (search.candidates.size() <= 14) {
+    // Every subset, smallest first: the first that works is the minimum, and it must be T.
+    outcome.exhaustive = true;
+    const std::size_t c = search.candidates.size();
+    std::vector<std::set<TaskId>> smallest;
+    for (std::size_t size = 0; size <= c && smallest.empty(); ++size) {
+      for (std::uint32_t mask = 0; mask < (1u << c); ++mask) {
+        if (std::size_t(__builtin_popcount(mask)) != size) continue;
+        std::set<TaskId> subset;
+        for (std::size_t i = 0; i < c; ++i) {
+          if (mask & (1u << i)) subset.insert(search.candidates[i]);
+        }
+        if (search.feasible(subset)) smallest.push_back(subset);
+      }
+    }
+    REQUIRE(smallest.size() == 1);
+    CHECK(smallest.front() == planned);
+  } else {
+    for (TaskId t : planned) {
+      std::set<TaskId> fewer = planned;
+      fewer.erase(t);
+      INFO("without task " << t);
+      CHECK_FALSE(search.feasible(fewer));
+    }
+  }
+  return outcome;
+}
+
+}  // namespace
+
+TEST_CASE("cck: T_a_re-executer is the minimal set a brute-force search finds", "[cck][minimality]") {
+  std::size_t exhaustive = 0, with_lost = 0, nonempty = 0;
+  for (std::uint64_t seed = 1; seed <= 300; ++seed) {
+    for (bool keep : {false, true}) {
+      const Outcome outcome = check_one(seed, keep);
+      exhaustive += outcome.exhaustive;
+      with_lost += outcome.lost > 0;
+      nonempty += outcome.planned > 0;
+    }
+  }
+  WARN("cck minimality: 600 scenarios, " << exhaustive << " searched exhaustively, " << with_lost
+                                          << " with lost sends, " << nonempty << " with re-executions");
+  // The scenarios must exercise the planner.
+  CHECK(exhaustive >= 150);
+  CHECK(nonempty >= 150);
+}
