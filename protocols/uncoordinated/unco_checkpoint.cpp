@@ -1,0 +1,230 @@
+// Uncoordinated checkpoints (Fig. 3 l. 41-45): each node on its own schedule, blocking, on stable
+// storage, with what the recovery of Fig. 4 needs (its logs, SPE and receipts, epoch, phase, date).
+#include <algorithm>
+
+#include "protocols/uncoordinated/unco_metrics.hpp"
+#include "protocols/uncoordinated/unco_process.hpp"
+
+namespace ftsim::protocols::uncoordinated {
+
+using messages::kNoEpoch;
+
+namespace {
+constexpr std::uint64_t kTimerBit = 1ull << 62;
+constexpr std::uint64_t kWriteBit = 1ull << 61;
+constexpr std::uint64_t kReadBit = 1ull << 60;
+}  // namespace
+
+void Process::arm_checkpoint_timer(core::ProtocolContext& ctx) {
+  if (timer_) ctx.cancel_timer(*timer_);
+  timer_.reset();
+  double delay = 0;
+  if (options_.schedule == Schedule::random) {
+    // Random times, independent per node: the gap is uniform in [0, 2 period] (mean: the period).
+    delay = std::uniform_real_distribution<double>(0.0, 2.0 * options_.period)(random_);
+  } else {
+    // Periodic with the node's offset: its k-th checkpoint is due at offset + k period (a slot
+    // missed during a recovery or a long save is skipped, so nodes keep their relative order).
+    double due = options_.offsets[node_] + double(periods_) * options_.period;
+    while (due <= ctx.now()) due = options_.offsets[node_] + double(++periods_) * options_.period;
+    ++periods_;
+    delay = due - ctx.now();
+  }
+  timer_ = ctx.set_timer(delay, kTimerBit | ++timer_token_);
+}
+
+void Process::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+  if (token != (kTimerBit | timer_token_)) return;
+  timer_.reset();
+  if (ctx.runtime().remaining_tasks() == 0) return;  // nothing left to protect
+  checkpoint_due_ = true;
+  try_checkpoint(ctx);
+}
+
+void Process::try_checkpoint(core::ProtocolContext& ctx) {
+  if (!checkpoint_due_ || recovery_ != Recovery::none || replacement_) return;
+  core::ProtocolRuntime runtime = ctx.runtime();
+  if (stage_ == Stage::running) {
+    if (runtime.remaining_tasks() == 0) {
+      checkpoint_due_ = false;
+      return;
+    }
+    // Blocking: no task starts, those running finish, every message sent leaves and, under the
+    // send rule, is acknowledged (its SPE entry or log entry belongs to this checkpoint).
+    stage_ = Stage::draining;
+    save_began_ = ctx.now();
+    runtime.pause();
+  }
+  if (stage_ != Stage::draining || !runtime.quiescent()) return;
+  if (options_.logging == Logging::send_deterministic) {
+    for (const auto& [key, s] : sent_) {
+      if (!s.acked) return;
+    }
+  }
+  save(ctx);
+}
+
+core::Bytes Process::encode_saved(core::ProtocolContext& ctx, std::uint64_t& bytes) const {
+  core::ProtocolRuntime runtime = ctx.runtime();
+  core::NodeSnapshot snapshot = runtime.snapshot();
+  // The logged versions that later writes have replaced are kept alive by their pins: the
+  // checkpoint holds them too (Logs_i, l. 42).
+  for (const auto& [key, s] : sent_) {
+    const std::uint64_t k = core::VersionStore::key(messages::handle_of(key.second), messages::version_of(key.second));
+    if (snapshot.store.count(k)) continue;
+    auto it = runtime.versions().find(k);
+    if (it == runtime.versions().end()) continue;
+    snapshot.store.emplace(k, it->second);
+    snapshot.bytes += it->second.bytes;
+  }
+  core::Bytes out;
+  core::WireWriter w(out);
+  snapshot.encode(w);
+  // The values it restarts with: after the save, the epoch and phase go up (l. 43-45).
+  const std::uint32_t phase = options_.logging == Logging::send_deterministic ? phase_ + 1 : phase_;
+  w.u32(epoch_ + 1);
+  w.u32(phase);
+  w.u32(date_);
+  w.u32(static_cast<std::uint32_t>(epoch_dates_.size() + 1));
+  for (std::uint32_t d : epoch_dates_) w.u32(d);
+  w.u32(date_);
+  w.u32(static_cast<std::uint32_t>(sent_.size()));
+  for (const auto& [key, s] : sent_) {
+    w.u32(key.first);
+    w.u64(key.second);
+    w.u32(s.date);
+    w.u32(s.epoch);
+    w.u32(s.phase);
+    w.u32(s.receiver_epoch);
+    w.u8(s.acked ? 1 : 0);
+  }
+  w.u32(static_cast<std::uint32_t>(receipts_.size()));
+  for (const Receipt& r : receipts_) {
+    w.u32(r.source);
+    w.u64(r.version);
+    w.u32(r.date);
+    w.u32(r.send_epoch);
+    w.u32(r.phase);
+    w.u32(r.epoch);
+  }
+  w.u32(static_cast<std::uint32_t>(spe_.size()));
+  for (const auto& [key, value] : spe_) {
+    w.u32(key.first);
+    w.u32(key.second);
+    w.u32(value);
+  }
+  bytes = snapshot.bytes + out.encoded_size();
+  return out;
+}
+
+Process::Saved Process::decode_saved(const core::Bytes& content) const {
+  core::WireReader r(content);
+  Saved s;
+  s.snapshot = core::NodeSnapshot::decode(r);
+  s.epoch = r.u32();
+  s.phase = r.u32();
+  s.date = r.u32();
+  s.epoch_dates.resize(r.u32());
+  for (auto& d : s.epoch_dates) d = r.u32();
+  s.log.resize(r.u32());
+  for (auto& [key, sent] : s.log) {
+    key.first = r.u32();
+    key.second = r.u64();
+    sent.date = r.u32();
+    sent.epoch = r.u32();
+    sent.phase = r.u32();
+    sent.receiver_epoch = r.u32();
+    sent.acked = r.u8() != 0;
+  }
+  s.receipts.resize(r.u32());
+  for (Receipt& x : s.receipts) {
+    x.source = r.u32();
+    x.version = r.u64();
+    x.date = r.u32();
+    x.send_epoch = r.u32();
+    x.phase = r.u32();
+    x.epoch = r.u32();
+  }
+  const std::uint32_t spe = r.u32();
+  for (std::uint32_t i = 0; i < spe; ++i) {
+    const std::uint32_t epoch = r.u32(), node = r.u32(), value = r.u32();
+    s.spe.push_back({{epoch, node}, value});
+  }
+  r.expect_done();
+  return s;
+}
+
+void Process::save(core::ProtocolContext& ctx) {
+  stage_ = Stage::writing;  // data arriving now waits: it belongs to the next epoch
+  writing_ = checkpoints_ + 1;
+  std::uint64_t bytes = 0;
+  core::Bytes content = encode_saved(ctx, bytes);
+  ++ctx.counters().cp_data_normal_count;
+  ctx.counters().cp_data_normal_total_size += bytes;
+  if (ctx.recording()) ctx.note("checkpoint " + std::to_string(writing_) + " (epoch " + std::to_string(epoch_) + "): " + std::to_string(bytes) + " B to stable storage", "checkpoint");
+  ctx.storage_write(server(ctx), storage_key(writing_), std::move(content), bytes, kWriteBit | writing_);
+}
+
+void Process::saved(core::ProtocolContext& ctx) {
+  // The state it saved is its state now (nothing happened since: paused, data deferred).
+  checkpoints_ = writing_;
+  writing_ = 0;
+  ctx.record_local_checkpoint(checkpoints_);
+  core::CheckpointRecord record;
+  record.id = checkpoints_;
+  record.process = node_;
+  record.started = save_began_;
+  record.saved = record.committed = ctx.now();
+  ctx.record_checkpoint(record);
+  if (ctx.recording()) ctx.record_span("checkpoint " + std::to_string(checkpoints_), "checkpoint", save_began_);
+  ++epoch_;
+  if (options_.logging == Logging::send_deterministic) ++phase_;
+  epoch_dates_.push_back(date_);
+  ctx.counters().add(kCheckpoints);
+  messages::send(ctx, ctx.coordinator(), messages::Checkpointed{checkpoints_, epoch_});
+  stage_ = Stage::running;
+  checkpoint_due_ = false;
+  ctx.runtime().resume();
+  ctx.redeliver_deferred();
+  arm_checkpoint_timer(ctx);
+  ctx.check_completion();
+}
+
+void Process::on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+  if (token & kWriteBit) {
+    const auto checkpoint = static_cast<std::uint32_t>(token & 0xffffffffu);
+    if (stage_ == Stage::writing && checkpoint == writing_) {
+      saved(ctx);
+    } else if (checkpoint > checkpoints_) {
+      ctx.storage_erase(server(ctx), storage_key(checkpoint));  // a save a failure notice abandoned
+    }
+    return;
+  }
+  if (!(token & kReadBit) || token != (kReadBit | read_token_) || recovery_ != Recovery::restoring) return;
+  if (!content) {
+    if (probing_) {  // the checkpoint after the last one the coordinator knew was not written
+      probing_ = false;
+      if (probe_fallback_ == 0) {
+        Saved start;
+        start.snapshot = ctx.runtime().initial_snapshot();
+        start.epoch = options_.first_epoch[node_];
+        start.phase = 1;
+        start.date = 1;
+        start.epoch_dates = {1};
+        restoring_ = 0;
+        install(ctx, std::move(start), false);
+        return;
+      }
+      restoring_ = probe_fallback_;
+      ctx.storage_read(server(ctx), storage_key(restoring_), kReadBit | ++read_token_);
+      return;
+    }
+    ctx.fail_run("uncoordinated: checkpoint " + std::to_string(restoring_) + " of node " + std::to_string(node_) +
+                 " is not on stable storage (a protocol bug: the recovery line names it)");
+    return;
+  }
+  probing_ = false;
+  install(ctx, decode_saved(*content), !replacement_);
+}
+
+}  // namespace ftsim::protocols::uncoordinated
