@@ -37,12 +37,16 @@ void Process::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
   if (token != (kTimerBit | timer_token_)) return;
   timer_.reset();
   if (ctx.runtime().remaining_tasks() == 0) return;  // nothing left to protect
+  if (progress_ == 0 && recovery_ == Recovery::none && stage_ == Stage::running) {
+    arm_checkpoint_timer(ctx);  // nothing ran and nothing came since its last checkpoint: the same state
+    return;
+  }
   checkpoint_due_ = true;
   try_checkpoint(ctx);
 }
 
 void Process::try_checkpoint(core::ProtocolContext& ctx) {
-  if (!checkpoint_due_ || recovery_ != Recovery::none || replacement_) return;
+  if (!checkpoint_due_ || recovery_ != Recovery::none || replacement_ || abandoned_write_ != 0) return;
   core::ProtocolRuntime runtime = ctx.runtime();
   if (stage_ == Stage::running) {
     if (runtime.remaining_tasks() == 0) {
@@ -157,6 +161,7 @@ Process::Saved Process::decode_saved(const core::Bytes& content) const {
 void Process::save(core::ProtocolContext& ctx) {
   stage_ = Stage::writing;  // data arriving now waits: it belongs to the next epoch
   writing_ = checkpoints_ + 1;
+  progress_ = 0;
   std::uint64_t bytes = 0;
   core::Bytes content = encode_saved(ctx, bytes);
   ++ctx.counters().cp_data_normal_count;
@@ -193,10 +198,13 @@ void Process::saved(core::ProtocolContext& ctx) {
 void Process::on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
   if (token & kWriteBit) {
     const auto checkpoint = static_cast<std::uint32_t>(token & 0xffffffffu);
-    if (stage_ == Stage::writing && checkpoint == writing_) {
+    if (stage_ == Stage::writing && checkpoint == writing_ && abandoned_write_ == 0) {
       saved(ctx);
-    } else if (checkpoint > checkpoints_) {
-      ctx.storage_erase(server(ctx), storage_key(checkpoint));  // a save a failure notice abandoned
+    } else if (checkpoint == abandoned_write_) {
+      // A save a recovery abandoned: not a checkpoint. No save started since (same number).
+      ctx.storage_erase(server(ctx), storage_key(checkpoint));
+      abandoned_write_ = 0;
+      try_checkpoint(ctx);
     }
     return;
   }

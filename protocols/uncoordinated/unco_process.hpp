@@ -40,6 +40,10 @@ public:
   void on_timer(core::ProtocolContext& ctx, std::uint64_t token);
   void on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content);
   void try_checkpoint(core::ProtocolContext& ctx);  // a task ended, a message left, an ack came
+  void on_task_completed(core::ProtocolContext& ctx) {
+    ++progress_;
+    try_checkpoint(ctx);
+  }
   // --- recovery (unco_rollback.cpp) ---
   void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice);
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info);
@@ -124,6 +128,8 @@ private:
   Stage stage_ = Stage::running;
   std::uint32_t checkpoints_ = 0;  // taken in this execution (its number: epoch_ - first epoch)
   std::uint32_t writing_ = 0;      // the checkpoint being written
+  std::uint32_t abandoned_write_ = 0;  // a write a recovery abandoned, not complete yet (0: none)
+  std::uint64_t progress_ = 1;     // tasks completed and messages received since its last save
   bool checkpoint_due_ = false;    // its time came during a recovery or a save
   std::optional<std::uint64_t> timer_;
   std::uint64_t timer_token_ = 0;

@@ -20,7 +20,7 @@ void UncoordinatedProtocol::on_start(core::ProtocolContext& ctx) {
 }
 
 void UncoordinatedProtocol::on_task_completed(core::ProtocolContext& ctx, core::TaskId, bool) {
-  if (process_) process_->try_checkpoint(ctx);
+  if (process_) process_->on_task_completed(ctx);
 }
 
 core::SendVerdict UncoordinatedProtocol::on_send(core::ProtocolContext& ctx, core::Message& m) {

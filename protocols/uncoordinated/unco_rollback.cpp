@@ -22,10 +22,13 @@ void Process::on_failure_notice(core::ProtocolContext& ctx, const core::FailureN
 void Process::stop(core::ProtocolContext& ctx) {
   // l. 55: blocked. What runs now is thrown away (it may be rolled back); data waits.
   if (recovery_ == Recovery::none) recovery_began_ = ctx.now();
-  if (stage_ != Stage::running) stage_ = Stage::running;  // a save in progress is abandoned
+  if (stage_ == Stage::writing) abandoned_write_ = writing_;  // its completion is then erased
+  stage_ = Stage::running;  // a save in progress is abandoned
+  writing_ = 0;
   core::ProtocolRuntime runtime = ctx.runtime();
   runtime.abort();
   runtime.pause();
+  runtime.rebuild();  // what abort() took off the ready queue is ready again (it starts on resume)
   if (recovery_ != Recovery::restoring) recovery_ = Recovery::stopped;
 }
 
@@ -243,7 +246,7 @@ void Process::install(core::ProtocolContext& ctx, Saved saved, bool keep_memory)
   received_.clear();
   for (const Receipt& r : receipts_) received_.insert({r.source, r.version});
   // Checkpoints after this one belong to an execution that no longer exists.
-  for (std::uint32_t c = checkpoint + 1; c <= std::max(checkpoints_, writing_); ++c) ctx.storage_erase(server(ctx), storage_key(c));
+  for (std::uint32_t c = checkpoint + 1; c <= checkpoints_; ++c) ctx.storage_erase(server(ctx), storage_key(c));
   checkpoints_ = checkpoint;
   writing_ = 0;
   epoch_ = restart;
@@ -283,6 +286,11 @@ void Process::restored(core::ProtocolContext& ctx) {
     if (!orphan) continue;
     lists[r.source].orphans.push_back({r.version, r.epoch});
     if (orphans_.emplace(SentKey{r.source, r.version}, r.phase).second) ++orphan_count_[r.phase];
+    if (ctx.recording()) {
+      ctx.note("orphan " + ctx.graph().handle_name(messages::handle_of(r.version)) + " v" + std::to_string(messages::version_of(r.version)) +
+               " from node " + std::to_string(r.source) + " (date " + std::to_string(r.date) + " > " + std::to_string(line.dates[r.source]) +
+               ", sent in epoch " + std::to_string(r.send_epoch) + ", received in phase " + std::to_string(r.phase) + ")", "recovery");
+    }
   }
   // What it lacks: its senders send it again from memory, or their re-execution does (l. 65-67
   // in the receiver's words: see docs/protocols.md).
