@@ -9,6 +9,10 @@ namespace ftsim::protocols::uncoordinated {
 
 using messages::kNoEpoch;
 
+namespace {
+constexpr std::uint32_t kNotSent = kNoEpoch - 1;  // no READY sent yet in this round
+}  // namespace
+
 void Coordinator::on_start(core::ProtocolContext& ctx) {
   latest_.assign(ctx.node_count(), 0);
   epochs_ = options_.first_epoch;
@@ -24,7 +28,7 @@ void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotic
   reports_.assign(ctx.node_count(), std::nullopt);
   notified_.assign(ctx.node_count(), 0);
   orphan_phases_.clear();
-  ready_ = 0;
+  ready_ = kNotSent;
   if (ctx.recording()) ctx.note("round " + std::to_string(round_) + ": node " + std::to_string(notice.node) + " failed, every process reports");
   for (core::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Round{round_, latest_[n]});
 }
