@@ -152,6 +152,7 @@ private:
   std::vector<std::pair<core::NodeId, messages::Lists>> pending_lists_;  // arrived before its restore
   std::uint32_t lists_unanswered_ = 0;
   std::uint32_t ready_ = 0;
+  std::uint32_t blocked_phase_ = 0;  // its phase when it applied the line (l. 73)
   core::FailureNotice cause_{};
   double recovery_began_ = 0;
   // Orphans it received and keeps, until their sender passes them again: by (source, version),

@@ -275,6 +275,8 @@ void Process::install(core::ProtocolContext& ctx, Saved saved, bool keep_memory)
 
 void Process::restored(core::ProtocolContext& ctx) {
   recovery_ = Recovery::applied;
+  // The phase it is blocked (or rolled back) in: what it receives while it waits does not move it.
+  blocked_phase_ = phase_;
   ctx.redeliver_deferred();  // what arrived meanwhile, judged against the line
   const messages::Line& line = *line_;
   // l. 62-64: the orphans it keeps, per sender and per phase of reception.
@@ -312,7 +314,7 @@ void Process::notify(core::ProtocolContext& ctx) {
   messages::Notification n;
   n.round = round_;
   n.rolled_back = status_ == Status::rolled_back;
-  n.phase = phase_;
+  n.phase = blocked_phase_;
   n.epoch = epoch_;
   if (options_.logging == Logging::send_deterministic) {
     for (const auto& [phase, count] : orphan_count_) {
@@ -336,7 +338,7 @@ void Process::maybe_run(core::ProtocolContext& ctx) {
   // replayed, a blocked one once those of its phase are too.
   bool run = ready_ == kNoEpoch;
   if (!run && options_.logging == Logging::send_deterministic) {
-    run = status_ == Status::rolled_back ? phase_ <= ready_ + 1 : phase_ <= ready_;
+    run = status_ == Status::rolled_back ? blocked_phase_ <= ready_ + 1 : blocked_phase_ <= ready_;
   }
   if (!run) return;
   recovery_ = Recovery::released;
@@ -394,7 +396,7 @@ std::string Process::phase(core::ProtocolContext& ctx) const {
     case Recovery::restoring: return round + "reading checkpoint " + std::to_string(restoring_) + " back";
     case Recovery::applied:
       if (lists_unanswered_ > 0) return round + "waiting for " + std::to_string(lists_unanswered_) + " answers to its lists";
-      return round + (status_ == Status::rolled_back ? "rolled back" : "blocked") + " in phase " + std::to_string(phase_) +
+      return round + (status_ == Status::rolled_back ? "rolled back" : "blocked") + " in phase " + std::to_string(blocked_phase_) +
              ", waiting for READY";
     case Recovery::released: return round + "running again, waiting for the end of the phases";
   }
