@@ -27,14 +27,30 @@ core::SendVerdict Process::on_send(core::ProtocolContext& ctx, core::Message& m)
     m.set_header(1, s.epoch);
     if (options_.logging == Logging::send_deterministic) m.set_header(2, s.phase);
   };
-  if (m.traffic == core::Traffic::application && suppress_.count(key)) {
+  auto it = sent_.find(key);
+  if (auto orphan = suppress_.find(key); orphan != suppress_.end() && m.traffic == core::Traffic::application) {
     // A re-send of a rolled-back process that its receiver already has (an orphan): send-
     // determinism makes it the same message, so it is not sent; the receiver counts it replayed.
     ctx.counters().add(kOrphansSuppressed);
     if (options_.logging == Logging::send_deterministic) messages::send(ctx, m.destination, messages::OrphanSent{key.second});
+    // It is still a send of this execution, received in the receiver's epoch of the orphan: if
+    // the receiver rolls back past it, it must come again, from the log or by re-execution.
+    if (it != sent_.end()) forget(ctx, it);
+    Sent s;
+    s.date = ++date_;
+    s.epoch = epoch_;
+    s.phase = phase_;
+    s.acked = true;
+    s.receiver_epoch = orphan->second;
+    if (options_.logging == Logging::send_deterministic && s.epoch >= s.receiver_epoch) {
+      auto& spe = spe_[{s.epoch, m.destination}];
+      spe = std::max(spe, s.receiver_epoch);
+    } else {
+      ctx.runtime().pin(m.handle, m.version);
+      log_entry(ctx, key, sent_[key] = s);
+    }
     return core::SendVerdict::suppress;
   }
-  auto it = sent_.find(key);
   if (m.traffic == core::Traffic::recovery && it != sent_.end()) {
     stamp(it->second);  // a replay from memory: the message as it was first sent
     m.logged = options_.logging != Logging::none;
