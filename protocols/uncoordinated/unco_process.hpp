@@ -166,6 +166,7 @@ private:
   // Re-sends asked of it: (destination, version), served once allowed.
   std::vector<SentKey> requests_;
   std::vector<std::pair<graphs::HandleId, graphs::Version>> unpin_later_;  // not during a recovery
+  std::vector<std::pair<core::NodeId, messages::Ack>> pending_acks_;        // came during a recovery
 };
 
 }  // namespace ftsim::protocols::uncoordinated

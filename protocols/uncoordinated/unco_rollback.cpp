@@ -44,7 +44,16 @@ void Process::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& in
 void Process::on_control(core::ProtocolContext& ctx, const core::Message& m) {
   using namespace messages;
   switch (m.control_type) {
-    case kAck: on_ack(ctx, m.source, Ack::decode(m.body)); break;
+    case kAck:
+      // During a recovery the table it reported stays as it was at the failure notice: an
+      // acknowledgement that comes later is applied once the recovery is over (until then the
+      // message stays in its memory, replayable).
+      if (recovery_ != Recovery::none || replacement_) {
+        pending_acks_.emplace_back(m.source, Ack::decode(m.body));
+      } else {
+        on_ack(ctx, m.source, Ack::decode(m.body));
+      }
+      break;
     case kFloor: on_floor(ctx, Floor::decode(m.body).epoch); break;
     case kRound: {
       const Round round = Round::decode(m.body);
@@ -362,6 +371,9 @@ void Process::end_recovery(core::ProtocolContext& ctx) {
   orphan_count_.clear();
   for (const auto& [h, v] : unpin_later_) ctx.runtime().unpin(h, v);
   unpin_later_.clear();
+  auto acks = std::move(pending_acks_);
+  pending_acks_.clear();
+  for (const auto& [from, ack] : acks) on_ack(ctx, from, ack);
   serve_replays(ctx);
   if (checkpoint_due_) {
     try_checkpoint(ctx);
