@@ -62,7 +62,7 @@ void Process::try_checkpoint(core::ProtocolContext& ctx) {
   if (stage_ != Stage::draining || !runtime.quiescent()) return;
   if (options_.logging == Logging::send_deterministic) {
     for (const auto& [key, s] : sent_) {
-      if (!s.acked) return;
+      if (!s.acked && !s.lost) return;
     }
   }
   save(ctx);
@@ -166,6 +166,7 @@ void Process::save(core::ProtocolContext& ctx) {
   core::Bytes content = encode_saved(ctx, bytes);
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
+  save_bytes_ = bytes;
   if (ctx.recording()) ctx.note("checkpoint " + std::to_string(writing_) + " (epoch " + std::to_string(epoch_) + "): " + std::to_string(bytes) + " B to stable storage", "checkpoint");
   ctx.storage_write(server(ctx), storage_key(writing_), std::move(content), bytes, kWriteBit | writing_);
 }
@@ -180,6 +181,7 @@ void Process::saved(core::ProtocolContext& ctx) {
   record.process = node_;
   record.started = save_began_;
   record.saved = record.committed = ctx.now();
+  record.bytes = save_bytes_;
   ctx.record_checkpoint(record);
   if (ctx.recording()) ctx.record_span("checkpoint " + std::to_string(checkpoints_), "checkpoint", save_began_);
   ++epoch_;

@@ -131,6 +131,7 @@ void Process::on_ack(core::ProtocolContext& ctx, core::NodeId from, const messag
     }
   }
   if (stage_ == Stage::draining) try_checkpoint(ctx);
+  if (ctx.runtime().remaining_tasks() == 0) ctx.check_completion();  // the last acknowledgement may end the run
 }
 
 void Process::keep(core::ProtocolContext& ctx, const SentKey& key, Sent sent) {

@@ -59,6 +59,7 @@ private:
     std::uint32_t date = 0, epoch = 0, phase = 0;
     std::uint32_t receiver_epoch = messages::kNoEpoch;  // from the acknowledgement
     bool acked = false;
+    bool lost = false;      // unacknowledged when its receiver rolled back: its ack may never come
     bool confirmed = true;  // false: restored after a failure, its receive epoch may be stale (kept)
     std::uint64_t store_key = 0;  // its entry in the log store (0: none)
   };
@@ -136,6 +137,7 @@ private:
   std::uint32_t periods_ = 0;      // periodic: checkpoints scheduled so far
   std::mt19937_64 random_;
   double save_began_ = 0;
+  std::uint64_t save_bytes_ = 0;
   // --- recovery ---
   Recovery recovery_ = Recovery::none;
   Status status_ = Status::running;

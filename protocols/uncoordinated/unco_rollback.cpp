@@ -163,6 +163,10 @@ void Process::apply_line(core::ProtocolContext& ctx) {
     const std::uint32_t restart = line.epochs[entry.first.first];
     return restart != kNoEpoch && restart <= entry.second;
   });
+  // A message its receiver may have lost by rolling back: that receiver asks for it if it needs it.
+  for (auto& [key, s] : sent_) {
+    if (!s.acked && line.epochs[key.first] != kNoEpoch) s.lost = true;
+  }
   const std::uint32_t restart = line.epochs[node_];
   if (restart == kNoEpoch) {  // l. 73: not rolled back, blocked in its phase
     status_ = Status::blocked;
@@ -232,6 +236,7 @@ void Process::install(core::ProtocolContext& ctx, Saved saved, bool keep_memory)
   } else {
     for (auto& [key, s] : saved.log) {
       s.confirmed = false;
+      s.lost = !s.acked;  // its acknowledgement went to the process that failed
       kept.emplace(key, s);
     }
     spe_.clear();
@@ -396,7 +401,14 @@ void Process::orphan_replayed(core::ProtocolContext& ctx, core::NodeId from, std
 }
 
 bool Process::finished(core::ProtocolContext&) const {
-  return recovery_ == Recovery::none && stage_ == Stage::running && !replacement_;
+  if (recovery_ != Recovery::none || stage_ != Stage::running || replacement_) return false;
+  // Its messages acknowledged (the last logging decisions made), as on MPI, where the job ends
+  // only once every packet is received.
+  if (options_.logging == Logging::none) return true;
+  for (const auto& [key, s] : sent_) {
+    if (!s.acked && !s.lost) return false;
+  }
+  return true;
 }
 
 std::string Process::phase(core::ProtocolContext& ctx) const {
@@ -416,6 +428,19 @@ std::string Process::phase(core::ProtocolContext& ctx) const {
     return ctx.runtime().quiescent() ? "checkpoint: waiting for acknowledgements" : "checkpoint: waiting for its tasks and sends";
   }
   if (stage_ == Stage::writing) return "checkpoint " + std::to_string(writing_) + ": writing to stable storage";
+  if (options_.logging != Logging::none) {
+    std::size_t waiting = 0;
+    const SentKey* first = nullptr;
+    for (const auto& [key, s] : sent_) {
+      if (s.acked || s.lost) continue;
+      if (waiting++ == 0) first = &key;
+    }
+    if (waiting > 0) {
+      return "waiting for the acknowledgements of " + std::to_string(waiting) + " messages (" +
+             ctx.graph().handle_name(messages::handle_of(first->second)) + " v" + std::to_string(messages::version_of(first->second)) +
+             " to node " + std::to_string(first->first) + ")";
+    }
+  }
   return {};
 }
 

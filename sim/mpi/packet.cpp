@@ -77,6 +77,7 @@ void encode_metrics(WireWriter& out, const core::NodeMetrics& m) {
   out.u64(m.counters.cp_data_normal_total_size);
   out.u64(m.counters.cp_data_cached_count);
   out.u64(m.counters.cp_data_cached_size);
+  for (std::uint64_t v : m.counters.named) out.u64(v);  // the protocol's named metrics
 }
 
 core::NodeMetrics decode_metrics(WireReader& in) {
@@ -104,6 +105,7 @@ core::NodeMetrics decode_metrics(WireReader& in) {
   m.counters.cp_data_normal_total_size = in.u64();
   m.counters.cp_data_cached_count = in.u64();
   m.counters.cp_data_cached_size = in.u64();
+  for (std::uint64_t& v : m.counters.named) v = in.u64();
   return m;
 }
 
