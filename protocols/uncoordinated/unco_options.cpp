@@ -123,8 +123,14 @@ std::shared_ptr<const Options> make_options(const config::Config& config, const 
   for (std::uint32_t n = 0; n < nodes; ++n) options->first_epoch[n] = 1 + 2 * options->cluster[n];
   options->offsets = b.offsets;
   if (options->offsets.empty()) {
+    // Spread over a period: per node, or, with clusters, per cluster (a cluster's processes share
+    // its epoch, §V-E.3: they checkpoint at the same times, each on its own, without coordination).
     options->offsets.resize(nodes);
-    for (std::uint32_t n = 0; n < nodes; ++n) options->offsets[n] = b.period * (double(n) + 1.0) / double(nodes);
+    for (std::uint32_t n = 0; n < nodes; ++n) {
+      options->offsets[n] = b.schedule == Schedule::clusters
+                                ? b.period * (double(options->cluster[n]) + 1.0) / double(options->cluster_count)
+                                : b.period * (double(n) + 1.0) / double(nodes);
+    }
   }
   options->sources.resize(nodes);
   for (const graphs::Transfer& x : graph.transfers()) {

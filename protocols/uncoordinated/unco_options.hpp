@@ -6,7 +6,8 @@
 //    "schedule": "random" | "periodic" | "clusters",      (default periodic)
 //    "period": DURATION,                                  (required: time between a node's checkpoints)
 //    "offsets": "spread" | [DURATION per node],           (periodic, clusters: when each node's first
-//                                                           checkpoint comes; default spread over a period)
+//                                                           checkpoint comes; default spread over a period,
+//                                                           per node, or per cluster)
 //    "clusters": [[node, ...], ...] | COUNT}              (clusters only: node lists, or a number of
 //                                                           clusters METIS computes from the graph's
 //                                                           communication matrix)
