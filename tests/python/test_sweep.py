@@ -125,7 +125,7 @@ def test_pointer_and_dotted_keys_name_the_same_key_and_ids_survive_a_grown_sweep
 def test_validate_checks_every_point_of_a_sweep(ftsim):
     result = ftsim("validate", PROTOCOLS_SWEEP)
     assert result.returncode == 0, result.stderr
-    assert "12 points" in result.stdout
+    assert "21 points" in result.stdout
 
 
 BAD_SWEEPS = [
@@ -229,20 +229,21 @@ def serial_protocol_rows(ftsim_binary, tmp_path_factory):
 def test_the_protocol_comparison_covers_every_protocol_and_three_applications(ftsim, tmp_path, serial_protocol_rows):
     result = sweep(ftsim, PROTOCOLS_SWEEP, tmp_path / "out", "-j", "2")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "12 points, 12 with rows (12 run now" in result.stdout
+    assert "21 points, 21 with rows (21 run now" in result.stdout
     rows = read_jsonl(tmp_path / "out" / "rows.jsonl")
     assert {r["protocol.type"] for r in rows} == known_protocols(ftsim, tmp_path)
     assert {r["application.type"] for r in rows} == {"cholesky", "stencil", "cg"}
-    assert len({(r["protocol.type"], r["application.type"]) for r in rows}) == len(rows) == 12
+    # uncoordinated in its three logging modes
+    assert len({(r["protocol.type"], r.get("protocol.logging"), r["application.type"]) for r in rows}) == len(rows) == 21
     for r in rows:
         assert r["status"] == "ok" and r["exit_code"] == 0 and r["oracle.ok"] is True, r
         assert r["failure_count"] == 1 and r["recovered_count"] == 1
         assert r["makespan"] > r["reference_makespan"] > 0
-        assert (r["checkpoint_count"] > 0) == (r["protocol.type"] in ("global", "buddy"))
+        assert (r["checkpoint_count"] > 0) == (r["protocol.type"] in ("global", "buddy", "uncoordinated"))
     # -j 2 gives the rows of a serial sweep, in point order, in both files.
     serial_jsonl = read_jsonl(serial_protocol_rows / "rows.jsonl")
     assert without_wall_clock(rows) == without_wall_clock(serial_jsonl)
-    assert [r["point"] for r in rows] == list(range(12))
+    assert [r["point"] for r in rows] == list(range(21))
     assert without_wall_clock(read_csv(tmp_path / "out" / "rows.csv")) == without_wall_clock(read_csv(serial_protocol_rows / "rows.csv"))
 
 
@@ -345,11 +346,11 @@ def test_shards_give_the_rows_of_a_serial_sweep(ftsim, tmp_path, serial_protocol
         result = sweep(ftsim, PROTOCOLS_SWEEP, out, "--shard", f"{k}/3")
         assert result.returncode == 0, result.stdout + result.stderr
         rows = read_jsonl(out / f"rows.shard-{k}-of-3.jsonl")
-        assert [r["point"] for r in rows] == list(range(k, 12, 3))
+        assert [r["point"] for r in rows] == list(range(k, 21, 3))
         shard_rows += rows
     serial = read_jsonl(serial_protocol_rows / "rows.jsonl")
     assert without_wall_clock(sorted(shard_rows, key=lambda r: r["point"])) == without_wall_clock(serial)
     # A sweep without --shard in the same directory takes the shards' rows in and runs nothing.
     result = sweep(ftsim, PROTOCOLS_SWEEP, out)
-    assert result.returncode == 0 and "12 with rows (0 run now" in result.stdout
+    assert result.returncode == 0 and "21 with rows (0 run now" in result.stdout
     assert without_wall_clock(read_jsonl(out / "rows.jsonl")) == without_wall_clock(serial)
