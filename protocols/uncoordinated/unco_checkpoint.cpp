@@ -237,4 +237,92 @@ void Process::on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, c
   install(ctx, decode_saved(*content), !replacement_);
 }
 
+void Process::install(core::ProtocolContext& ctx, Saved saved, bool keep_memory) {
+  core::ProtocolRuntime runtime = ctx.runtime();
+  const std::uint32_t first = options_.first_epoch[node_];
+  const std::uint32_t restart = saved.epoch;
+  const std::uint32_t checkpoint = restart - first;
+  // What this rollback undoes (a replacement had nothing: the world counts its re-executions).
+  core::FailureEffect effect;
+  if (!replacement_) {
+    const auto local = ctx.index().tasks_of(node_);
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      if (runtime.status(local[i]) == core::TaskStatus::done && !saved.snapshot.done[i]) {
+        ++effect.tasks_reexecuted;
+        effect.work_lost_seconds += ctx.task_seconds(local[i]);
+      }
+    }
+    ctx.counters().add(kTasksUndone, effect.tasks_reexecuted);
+    ctx.record_failure_effect(cause_, effect);
+  }
+  // The tables: a live process keeps what it knows of the messages before its restart point
+  // (more recent than the checkpoint's copy); a replacement has only the checkpoint's.
+  std::map<SentKey, Sent> kept;
+  if (keep_memory) {
+    for (auto& [key, s] : sent_) {
+      if (s.epoch < restart) kept.emplace(key, s);
+    }
+    std::erase_if(spe_, [&](const auto& e) { return e.first.first >= restart; });
+    std::erase_if(receipts_, [&](const Receipt& r) { return r.epoch >= restart; });
+    // Its logged versions replaced since the checkpoint are still pinned in memory.
+    for (const auto& [key, s] : kept) {
+      const std::uint64_t k = core::VersionStore::key(messages::handle_of(key.second), messages::version_of(key.second));
+      if (saved.snapshot.store.count(k)) continue;
+      auto it = runtime.versions().find(k);
+      if (it != runtime.versions().end()) saved.snapshot.store.emplace(k, it->second);
+    }
+  } else {
+    for (auto& [key, s] : saved.log) {
+      s.confirmed = false;
+      s.lost = !s.acked;  // its acknowledgement went to the process that failed
+      kept.emplace(key, s);
+    }
+    spe_.clear();
+    for (const auto& [key, value] : saved.spe) spe_[key] = value;
+    receipts_ = std::move(saved.receipts);
+  }
+  for (auto& [key, s] : sent_) {
+    if (s.store_key != 0) ctx.log_store().erase(s.store_key);
+  }
+  runtime.abort();
+  runtime.restore(saved.snapshot);  // pins are the store's: set again below
+  unpin_later_.clear();
+  sent_.clear();
+  for (auto& [key, s] : kept) {
+    s.store_key = 0;
+    runtime.pin(messages::handle_of(key.second), messages::version_of(key.second));
+    Sent& entry = sent_[key] = s;
+    const bool logged = options_.logging != Logging::send_deterministic || (s.acked && s.epoch < s.receiver_epoch);
+    if (logged) log_entry(ctx, key, entry);
+  }
+  received_.clear();
+  for (const Receipt& r : receipts_) received_.insert({r.source, r.version});
+  // Checkpoints after this one belong to an execution that no longer exists.
+  for (std::uint32_t c = checkpoint + 1; c <= checkpoints_; ++c) ctx.storage_erase(server(ctx), storage_key(c));
+  checkpoints_ = checkpoint;
+  writing_ = 0;
+  epoch_ = restart;
+  phase_ = saved.phase;
+  date_ = saved.date;
+  epoch_dates_ = std::move(saved.epoch_dates);
+  rolled_to_start_ = checkpoint == 0;
+  runtime.rebuild();  // still paused
+  if (ctx.recording()) {
+    ctx.note(std::string(replacement_ ? "restored" : "rolled back to") + " checkpoint " + std::to_string(checkpoint) + " (epoch " +
+                 std::to_string(restart) + ")", "recovery");
+  }
+  fresh_ = true;
+  if (replacement_ || !line_ || line_->round != round_) {
+    // l. 48-52: a replacement back at its last checkpoint reports as restarted; so does a process
+    // whose rollback a newer round overtook (its restart is part of the recovery under way).
+    replacement_ = false;
+    restart_epoch_ = restart;
+    recovery_ = Recovery::stopped;
+    line_.reset();
+    report(ctx);
+    return;
+  }
+  restored(ctx);
+}
+
 }  // namespace ftsim::protocols::uncoordinated
