@@ -2,6 +2,7 @@
 // node; each iteration a rank computes on its state with the messages it received, then packs
 // its outgoing messages. Message m(s -> d) of iteration t is read by d's COMPUTE of t + 1.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -17,6 +18,22 @@ std::pair<std::uint32_t, std::uint32_t> halo_grid(std::uint32_t ranks) {
   std::uint32_t p = static_cast<std::uint32_t>(std::sqrt(double(ranks)));
   while (p > 1 && ranks % p != 0) --p;
   return {p, ranks / p};
+}
+
+// The most cubic px x py x pz grid of `ranks` (px >= py >= pz), as NPB MG's setup splits a power
+// of two: 64 = 4 x 4 x 4, 128 = 8 x 4 x 4, 256 = 8 x 8 x 4.
+std::array<std::uint32_t, 3> cube_grid(std::uint32_t ranks) {
+  std::array<std::uint32_t, 3> best{ranks, 1, 1};
+  for (std::uint32_t z = 1; z * z * z <= ranks; ++z) {
+    if (ranks % z != 0) continue;
+    const auto [y, x] = halo_grid(ranks / z);
+    if (y >= z) best = {x, y, z};
+  }
+  return best;
+}
+
+void add_unique(std::vector<std::uint32_t>& out, std::uint32_t self, std::uint32_t d) {
+  if (d != self && std::find(out.begin(), out.end(), d) == out.end()) out.push_back(d);
 }
 
 // Packing copies the outgoing bytes: one operation per 8 bytes.
@@ -58,6 +75,70 @@ std::vector<std::vector<std::uint32_t>> pattern_edges(config::SpmdPattern patter
         }
       }
       break;
+    // The NAS kernels of Guermouche 2011 §V-E (Table I), as their reference MPI implementation
+    // (NPB 3.x, NASA Ames; Bailey et al., "The NAS Parallel Benchmarks", RNR-94-007) lays out the
+    // ranks; patterns as surveyed by Riesen ("Communication Patterns", CAC 2006, the paper's [16]).
+    // One message per destination and iteration, of /application/message_size bytes: the
+    // destinations (who talks to whom) are what clustering, logging and rollbacks depend on.
+    case config::SpmdPattern::nas_mg: {
+      // MG (mg.f, comm3/give3/take3): the ranks on a periodic px x py x pz grid; every level of
+      // the V-cycle exchanges the faces with the two neighbours in each dimension: 6 neighbours.
+      const auto [px, py, pz] = cube_grid(ranks);
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        const std::uint32_t x = r % px, y = (r / px) % py, z = r / (px * py);
+        const auto at = [&](std::uint32_t i, std::uint32_t j, std::uint32_t k) { return i + px * (j + py * k); };
+        add_unique(out[r], r, at((x + 1) % px, y, z));
+        add_unique(out[r], r, at((x + px - 1) % px, y, z));
+        add_unique(out[r], r, at(x, (y + 1) % py, z));
+        add_unique(out[r], r, at(x, (y + py - 1) % py, z));
+        add_unique(out[r], r, at(x, y, (z + 1) % pz));
+        add_unique(out[r], r, at(x, y, (z + pz - 1) % pz));
+      }
+      break;
+    }
+    case config::SpmdPattern::nas_lu: {
+      // LU (exchange_1.f, exchange_3.f): a P x Q grid, not periodic; the SSOR sweeps pipeline
+      // south and east (lower triangle) then north and west (upper), and the faces go to the four
+      // neighbours: the halo2d destinations.
+      return pattern_edges(config::SpmdPattern::halo2d, ranks);
+    }
+    case config::SpmdPattern::nas_ft:
+      // FT (ft.f, transpose_x_yz / transpose2_global): the 3D FFT transposes with MPI_Alltoall.
+      return pattern_edges(config::SpmdPattern::alltoall, ranks);
+    case config::SpmdPattern::nas_cg: {
+      // CG (cg.f, setup_proc_info and conj_grad): nprows x npcols ranks, npcols = nprows or
+      // 2 nprows (64 = 8 x 8, 128 = 8 x 16, 256 = 16 x 16); each iteration reduces the matrix-
+      // vector product along its row by recursive halving (partners me XOR 2^i, i < log2
+      // npcols) and exchanges with its transpose partner exch_proc.
+      std::uint32_t rows = 1;
+      while (rows * rows * 4 <= ranks) rows *= 2;
+      const std::uint32_t cols = ranks / rows;
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        for (std::uint32_t bit = 1; bit < cols; bit *= 2) add_unique(out[r], r, r ^ bit);
+        const std::uint32_t exchange = cols == rows ? (r % rows) * rows + r / rows
+                                                    : 2 * (((r / 2) % rows) * rows + (r / 2) / rows) + r % 2;
+        if (exchange < ranks) add_unique(out[r], r, exchange);
+      }
+      break;
+    }
+    case config::SpmdPattern::nas_bt: {
+      // BT (make_set.f, copy_faces.f, x/y/z_solve.f): the multi-partition on a p x q cell grid
+      // (p = q = sqrt(ranks) for a square count; the most square grid otherwise); the faces and
+      // the line solves go to the successor and predecessor in each of the three directions: east
+      // and west, south and north, and the two diagonal cells for z (periodic): 6 neighbours.
+      const auto [p, q] = halo_grid(ranks);
+      for (std::uint32_t r = 0; r < ranks; ++r) {
+        const std::uint32_t i = r / q, j = r % q;
+        const auto at = [&](std::uint32_t a, std::uint32_t b) { return (a % p) * q + (b % q); };
+        add_unique(out[r], r, at(i, j + 1));
+        add_unique(out[r], r, at(i, j + q - 1));
+        add_unique(out[r], r, at(i + 1, j));
+        add_unique(out[r], r, at(i + p - 1, j));
+        add_unique(out[r], r, at(i + 1, j + 1));
+        add_unique(out[r], r, at(i + p - 1, j + q - 1));
+      }
+      break;
+    }
   }
   return out;
 }
@@ -77,6 +158,22 @@ GraphEstimate estimate_spmd(const config::SpmdConfig& spmd, std::uint32_t nodes)
       }
       case config::SpmdPattern::alltoall: messages = ranks * (ranks - 1), out_degree = ranks - 1; break;
       case config::SpmdPattern::tree: messages = 2 * (ranks - 1), out_degree = 3; break;
+      case config::SpmdPattern::nas_ft: messages = ranks * (ranks - 1), out_degree = ranks - 1; break;
+      case config::SpmdPattern::nas_lu: {
+        const auto [p, q] = halo_grid(nodes);
+        messages = 2.0 * ((p - 1.0) * q + p * (q - 1.0)), out_degree = 4;
+        break;
+      }
+      case config::SpmdPattern::nas_mg:
+      case config::SpmdPattern::nas_cg:
+      case config::SpmdPattern::nas_bt: {
+        // At most 6 (MG, BT) or log2(cols) + 1 (CG) destinations per rank: count them.
+        for (const auto& d : pattern_edges(spmd.pattern, nodes)) {
+          messages += double(d.size());
+          out_degree = std::max(out_degree, double(d.size()));
+        }
+        break;
+      }
     }
   }
   GraphEstimate e;

@@ -145,11 +145,13 @@ ApplicationConfig read_application(JsonReader reader, const std::string& config_
   } else if (type == "spmd") {
     app.type = ApplicationType::spmd;
     auto& s = app.spmd;
-    std::string pattern = reader.at("pattern").as_choice({"ring", "halo2d", "alltoall", "tree"});
-    s.pattern = pattern == "ring"     ? SpmdPattern::ring
-                : pattern == "halo2d" ? SpmdPattern::halo2d
-                : pattern == "alltoall" ? SpmdPattern::alltoall
-                                        : SpmdPattern::tree;
+    const std::string pattern = reader.at("pattern").as_choice(
+        {"ring", "halo2d", "alltoall", "tree", "nas-mg", "nas-lu", "nas-ft", "nas-cg", "nas-bt"});
+    for (SpmdPattern p : {SpmdPattern::ring, SpmdPattern::halo2d, SpmdPattern::alltoall, SpmdPattern::tree,
+                          SpmdPattern::nas_mg, SpmdPattern::nas_lu, SpmdPattern::nas_ft, SpmdPattern::nas_cg,
+                          SpmdPattern::nas_bt}) {
+      if (pattern == to_string(p)) s.pattern = p;
+    }
     s.iterations = read_count(reader.at("iterations"));
     s.message_bytes = reader.at("message_size").as_bytes();
     s.state_bytes = reader.at("state_size").as_bytes();
@@ -576,6 +578,11 @@ const char* to_string(SpmdPattern pattern) {
     case SpmdPattern::halo2d: return "halo2d";
     case SpmdPattern::alltoall: return "alltoall";
     case SpmdPattern::tree: return "tree";
+    case SpmdPattern::nas_mg: return "nas-mg";
+    case SpmdPattern::nas_lu: return "nas-lu";
+    case SpmdPattern::nas_ft: return "nas-ft";
+    case SpmdPattern::nas_cg: return "nas-cg";
+    case SpmdPattern::nas_bt: return "nas-bt";
   }
   return "?";
 }

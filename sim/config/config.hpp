@@ -42,7 +42,9 @@ struct CgConfig {
   Precision precision = Precision::double_precision;
 };
 
-enum class SpmdPattern { ring, halo2d, alltoall, tree };
+// The NAS kernels' patterns (nas_*) are those of Guermouche 2011 §V-E (graphs/apps/spmd.cpp says
+// where each comes from).
+enum class SpmdPattern { ring, halo2d, alltoall, tree, nas_mg, nas_lu, nas_ft, nas_cg, nas_bt };
 
 struct SpmdConfig {
   SpmdPattern pattern = SpmdPattern::ring;

@@ -316,6 +316,21 @@ void NodeHost::record_local_checkpoint(std::uint32_t checkpoint) {
   env_.recorder().record(r);
 }
 
+void NodeHost::record_log_change(NodeId destination, HandleId handle, Version version, bool logged) {
+  if (!env_.recorder().active()) return;
+  Message m;
+  m.source = node_;
+  m.destination = destination;
+  m.handle = handle;
+  m.version = version;
+  m.logged = logged;
+  Record r{RecordKind::data_logged, now()};
+  r.process = node_;
+  r.message = &m;
+  r.logged = logged;
+  env_.recorder().record(r);
+}
+
 void NodeHost::record_span(std::string_view name, const char* category, double start) {
   Record r{RecordKind::span, now(), start};
   r.process = node_;

@@ -136,6 +136,7 @@ public:
   void note(std::string_view text, const char* trace_category) override;
   void record_span(std::string_view name, const char* category, double start) override;
   void record_local_checkpoint(std::uint32_t checkpoint) override;
+  void record_log_change(NodeId destination, HandleId handle, Version version, bool logged) override;
   void fail_run(const std::string& reason) override { env_.fail_run(reason); }
   void check_completion() override { env_.check_completion(); }
 

@@ -98,6 +98,12 @@ public:
   // it had before are in it, those after are not), for checkpoint traces (ftsim run
   // --checkpoint-trace, the recovery-line analysis). Cheap when nothing records.
   virtual void record_local_checkpoint(std::uint32_t checkpoint) = 0;
+  // A data message this process sent to `destination`, of (handle, version), is now kept (`logged`)
+  // or no longer kept in a log it can replay: its `logged` flag in checkpoint traces becomes that
+  // (a protocol that decides on logging only once the receiver has answered, e.g. Guermouche 2011,
+  // where the sender keeps every message until its acknowledgement tells whether it must stay).
+  // Cheap when nothing records.
+  virtual void record_log_change(NodeId destination, HandleId handle, Version version, bool logged) = 0;
   // Aborts the whole job (MPI_Abort): the run fails (exit code 1) with this reason.
   virtual void fail_run(const std::string& reason) = 0;
   // The protocol's own work may have ended: let the driver re-examine whether the run is over.

@@ -27,6 +27,8 @@ enum class RecordKind : std::uint8_t {
   data_sent,         // process `process` sent *message (its `id` is unique in the run)
   data_received,     // process `process` accepted *message (its runtime stores it now)
   local_checkpoint,  // the state of `process` now is its checkpoint `checkpoint` (a protocol's record)
+  data_logged,       // process `process` now keeps (`logged`) or no longer keeps the data message it sent to
+                     // message->destination of (message->handle, message->version) in a log it can replay
 };
 
 struct Record {
@@ -40,6 +42,7 @@ struct Record {
   std::uint32_t core = 0;
   TaskId task = 0;
   bool again = false;  // task_end: the task had completed before (a re-execution)
+  bool logged = false;  // data_logged: kept in a log it can replay
   std::uint32_t incarnation = 0;
   std::uint32_t sequence = 0;
   std::uint32_t checkpoint = 0;

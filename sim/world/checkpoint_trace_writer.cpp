@@ -8,16 +8,29 @@
 namespace ftsim::core {
 
 CheckpointTraceWriter::CheckpointTraceWriter(std::string path, NodeId nodes, std::string run_name, std::string protocol)
-    : path_(std::move(path)), run_name_(std::move(run_name)), protocol_(std::move(protocol)), events_(nodes) {}
+    : path_(std::move(path)),
+      run_name_(std::move(run_name)),
+      protocol_(std::move(protocol)),
+      events_(nodes),
+      stopped_(nodes, 0) {}
 
 void CheckpointTraceWriter::record(const Record& r) {
+  if (ended_) return;
   if (r.kind == RecordKind::failure) {
-    // The trace ends at the first failure; the nodes failing at the same instant fail with it.
-    if (end_ < 0) end_ = r.time;
-    if (r.time == end_) failed_.push_back(r.peer);
+    // A failed node stops at its failure (a replacement's events are not its own); the others
+    // go on until the first notice.
+    if (failure_ < 0) failure_ = r.time;
+    if (r.peer < stopped_.size() && !stopped_[r.peer]) {
+      stopped_[r.peer] = 1;
+      failed_.push_back(r.peer);
+    }
     return;
   }
-  if (end_ >= 0 || r.process < 0 || static_cast<std::size_t>(r.process) >= events_.size()) return;
+  if (r.kind == RecordKind::notice) {
+    ended_ = true;
+    return;
+  }
+  if (r.process < 0 || static_cast<std::size_t>(r.process) >= events_.size() || stopped_[r.process]) return;
   auto& events = events_[static_cast<std::size_t>(r.process)];
   switch (r.kind) {
     case RecordKind::data_sent:
@@ -25,7 +38,13 @@ void CheckpointTraceWriter::record(const Record& r) {
       const Message& m = *r.message;
       if (m.traffic != Traffic::application && m.traffic != Traffic::recovery) return;  // not the job's messages
       const bool send = r.kind == RecordKind::data_sent;
+      if (send) sends_[key(m)] = events.size();
       events.push_back({send ? Kind::send : Kind::receive, m.logged, m.destination, m.id, r.time});
+      return;
+    }
+    case RecordKind::data_logged: {
+      auto it = sends_.find(key(*r.message));
+      if (it != sends_.end()) events[it->second].logged = r.logged;
       return;
     }
     case RecordKind::local_checkpoint: events.push_back({Kind::checkpoint, false, 0, r.checkpoint, r.time}); return;
@@ -50,11 +69,11 @@ void CheckpointTraceWriter::close() {
       }
     }
   }
-  // A message received without its send in the trace cannot happen: both ends are recorded until
-  // the first failure, and a message is received after it is sent.
+  // A message received without its send in the trace cannot happen: a message is received after
+  // it is sent, and a failed node's messages in flight are lost with it.
   nlohmann::json metadata = {{"source", "ftsim run"}, {"run", run_name_}, {"protocol", protocol_}};
   metadata["failed"] = failed_;
-  metadata["failure_time"] = end_ < 0 ? nlohmann::json(nullptr) : nlohmann::json(end_);
+  metadata["failure_time"] = failure_ < 0 ? nlohmann::json(nullptr) : nlohmann::json(failure_);
   builder.set_metadata(std::move(metadata));
   analysis::write_trace_json_file(std::move(builder).build(), path_);
 }

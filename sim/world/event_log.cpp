@@ -85,6 +85,7 @@ void EventLog::record(const Record& r) {
     case RecordKind::local_checkpoint:
       if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, "local checkpoint " + number(r.checkpoint));
       break;
+    case RecordKind::data_logged:    // only checkpoint traces use it
     case RecordKind::data_sent:      // the "message" record says it, at delivery
     case RecordKind::data_received: break;
   }

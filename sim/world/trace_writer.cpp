@@ -125,7 +125,8 @@ void TraceWriter::record(const Record& r) {
     case RecordKind::run_end:
     case RecordKind::data_sent:
     case RecordKind::data_received:
-    case RecordKind::local_checkpoint: break;
+    case RecordKind::local_checkpoint:
+    case RecordKind::data_logged: break;
   }
 }
 

@@ -30,10 +30,10 @@ def test_mpirun_gives_the_rows_of_a_serial_sweep(tmp_path):
     job = subprocess.run(command + [str(BINARY), "sweep", str(PROTOCOLS_SWEEP), "-o", str(out)], capture_output=True, text=True,
                          timeout=300)
     assert job.returncode == 0, job.stdout + job.stderr
-    assert job.stdout.count("sweep sweep-protocols: 18 points, 18 with rows (18 run now") == 1  # rank 0 reports, alone
+    assert job.stdout.count("sweep sweep-protocols: 27 points, 27 with rows (27 run now") == 1  # rank 0 reports, alone
     rows = read_jsonl(out / "rows.jsonl")
     assert without_wall_clock(rows) == without_wall_clock(read_jsonl(tmp_path / "serial" / "rows.jsonl"))
-    assert (out / "rows.csv").read_text().count("\n") == 19
+    assert (out / "rows.csv").read_text().count("\n") == 28
     # Every rank ran points: each point's command.txt names its rank.
     ranks = {re.search(r"# run by rank (\d) of 3", (out / "points" / r["id"] / "command.txt").read_text()).group(1) for r in rows}
     assert ranks == {"0", "1", "2"}

@@ -164,8 +164,8 @@ def test_runs_release_the_gil():
 
 def test_sweep_returns_a_dataframe_and_resumes(source_dir, tmp_path):
     frame = ftsim.sweep(source_dir / "configs" / "sweeps" / "protocols.json", jobs=2, output=tmp_path / "s")
-    assert len(frame) == 18 and set(frame["status"]) == {"ok"}
-    assert set(frame["protocol.type"]) == {"none", "global", "lineage", "buddy", "cck"}
+    assert len(frame) == 27 and set(frame["status"]) == {"ok"}
+    assert set(frame["protocol.type"]) == {"none", "global", "lineage", "buddy", "cck", "uncoordinated"}
     assert set(frame["application.type"]) == {"cholesky", "stencil", "cg"}
     buddy = frame[frame["protocol.type"] == "buddy"]
     assert (buddy["starpu.CP_DATA_NORMAL_COUNT"] + buddy["starpu.CP_DATA_CACHED_COUNT"] > 0).all()

@@ -125,7 +125,7 @@ def test_pointer_and_dotted_keys_name_the_same_key_and_ids_survive_a_grown_sweep
 def test_validate_checks_every_point_of_a_sweep(ftsim):
     result = ftsim("validate", PROTOCOLS_SWEEP)
     assert result.returncode == 0, result.stderr
-    assert "18 points" in result.stdout
+    assert "27 points" in result.stdout
 
 
 BAD_SWEEPS = [
@@ -229,21 +229,21 @@ def serial_protocol_rows(ftsim_binary, tmp_path_factory):
 def test_the_protocol_comparison_covers_every_protocol_and_three_applications(ftsim, tmp_path, serial_protocol_rows):
     result = sweep(ftsim, PROTOCOLS_SWEEP, tmp_path / "out", "-j", "2")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "18 points, 18 with rows (18 run now" in result.stdout
+    assert "27 points, 27 with rows (27 run now" in result.stdout
     rows = read_jsonl(tmp_path / "out" / "rows.jsonl")
     assert {r["protocol.type"] for r in rows} == known_protocols(ftsim, tmp_path)
     assert {r["application.type"] for r in rows} == {"cholesky", "stencil", "cg"}
-    # cck twice: with its neighbour-only flush and with the standard protocol's full flush.
-    assert len({(r["protocol.type"], r["protocol.flush"], r["application.type"]) for r in rows}) == len(rows) == 18
+    # cck twice (its neighbour-only flush and the standard full flush), uncoordinated in its three logging modes.
+    assert len({(r["protocol.type"], r.get("protocol.flush"), r.get("protocol.logging"), r["application.type"]) for r in rows}) == len(rows) == 27
     for r in rows:
         assert r["status"] == "ok" and r["exit_code"] == 0 and r["oracle.ok"] is True, r
         assert r["failure_count"] == 1 and r["recovered_count"] == 1
         assert r["makespan"] > r["reference_makespan"] > 0
-        assert (r["checkpoint_count"] > 0) == (r["protocol.type"] in ("global", "buddy", "cck"))
+        assert (r["checkpoint_count"] > 0) == (r["protocol.type"] in ("global", "buddy", "cck", "uncoordinated"))
     # -j 2 gives the rows of a serial sweep, in point order, in both files.
     serial_jsonl = read_jsonl(serial_protocol_rows / "rows.jsonl")
     assert without_wall_clock(rows) == without_wall_clock(serial_jsonl)
-    assert [r["point"] for r in rows] == list(range(18))
+    assert [r["point"] for r in rows] == list(range(27))
     assert without_wall_clock(read_csv(tmp_path / "out" / "rows.csv")) == without_wall_clock(read_csv(serial_protocol_rows / "rows.csv"))
 
 
@@ -346,13 +346,13 @@ def test_shards_give_the_rows_of_a_serial_sweep(ftsim, tmp_path, serial_protocol
         result = sweep(ftsim, PROTOCOLS_SWEEP, out, "--shard", f"{k}/3")
         assert result.returncode == 0, result.stdout + result.stderr
         rows = read_jsonl(out / f"rows.shard-{k}-of-3.jsonl")
-        assert [r["point"] for r in rows] == list(range(k, 18, 3))
+        assert [r["point"] for r in rows] == list(range(k, 27, 3))
         shard_rows += rows
     serial = read_jsonl(serial_protocol_rows / "rows.jsonl")
     assert without_wall_clock(sorted(shard_rows, key=lambda r: r["point"])) == without_wall_clock(serial)
     # A sweep without --shard in the same directory takes the shards' rows in and runs nothing.
     result = sweep(ftsim, PROTOCOLS_SWEEP, out)
-    assert result.returncode == 0 and "18 with rows (0 run now" in result.stdout
+    assert result.returncode == 0 and "27 with rows (0 run now" in result.stdout
     assert without_wall_clock(read_jsonl(out / "rows.jsonl")) == without_wall_clock(serial)
 
 
