@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The protocol comparison of docs/protocols.md: none, global, lineage, buddy, cck and cck with the standard
-protocol's full flush (cck-flush-all) on each application of
+protocol's full flush (cck-flush-all), uncoordinated in its three logging modes (uncoordinated: the
+send-deterministic protocol; uncoordinated-none; uncoordinated-all) on each application of
 configs/protocols/ (Cholesky on 25 nodes, stencil and CG on 64), each with one node failing at 50% of
 its tasks.
 
@@ -33,7 +34,8 @@ The `none` failure-free run is the reference of the overhead column; it runs eve
 leaves `none` out. Runs are sequential (one simulation at a time); progress lines go to stderr.
 
 usage: bench/protocol_comparison.py [--binary PATH] [--apps cholesky,stencil,cg]
-                                    [--protocols none,global,lineage,buddy,cck,cck-flush-all] [--json OUT]
+                                    [--protocols none,global,lineage,buddy,cck,cck-flush-all,
+                                     uncoordinated,uncoordinated-none,uncoordinated-all] [--json OUT]
 The binary is --binary, else $FTSIM_BINARY, else $FTSIM_BUILD_DIR/ftsim, else build/ftsim.
 """
 import argparse
@@ -50,9 +52,11 @@ from run_harness import BAD_INPUT, CRASH, HANG, run_ftsim
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs" / "protocols"
 APPS = ["cholesky", "stencil", "cg"]
-PROTOCOLS = ["none", "global", "lineage", "buddy", "cck", "cck-flush-all"]
+PROTOCOLS = ["none", "global", "lineage", "buddy", "cck", "cck-flush-all", "uncoordinated", "uncoordinated-none",
+             "uncoordinated-all"]
 # How a config suffix is named in the tables.
-LABELS = {"cck-flush-all": "cck (flush all)"}
+LABELS = {"cck-flush-all": "cck (flush all)", "uncoordinated": "uncoordinated (send-deterministic)",
+          "uncoordinated-none": "uncoordinated (logging none)", "uncoordinated-all": "uncoordinated (logging all)"}
 
 
 def default_binary() -> str:
@@ -191,7 +195,7 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=default_binary(), help="the ftsim executable")
     parser.add_argument("--apps", default=",".join(APPS), help="comma-separated: cholesky,stencil,cg")
-    parser.add_argument("--protocols", default=",".join(PROTOCOLS), help="comma-separated: none,global,lineage,buddy,cck,cck-flush-all")
+    parser.add_argument("--protocols", default=",".join(PROTOCOLS), help="comma-separated, of: " + ",".join(PROTOCOLS))
     parser.add_argument("--json", metavar="OUT", help="also write every row (all measured fields) to OUT")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory of the runs")
     parser.add_argument("--timeout", type=float, default=1800, help="wall seconds per run before it counts as a hang")

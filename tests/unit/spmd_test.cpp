@@ -46,6 +46,13 @@ std::uint64_t messages(config::SpmdPattern pattern, std::uint64_t ranks) {
       const auto [p, q] = grids.at(ranks);
       return 2 * (p - 1) * q + 2 * p * (q - 1);
     }
+    // The NAS patterns (graphs/spmd.cpp) at 64 ranks only.
+    case config::SpmdPattern::nas_mg: return ranks == 64 ? 64 * 6 : 0;   // 4x4x4 periodic: 6 distinct faces
+    case config::SpmdPattern::nas_lu: return ranks == 64 ? 224 : 0;      // halo2d on 8x8: 2*7*8 + 2*8*7
+    case config::SpmdPattern::nas_ft: return ranks * (ranks - 1);        // all-to-all transposes
+    case config::SpmdPattern::nas_bt: return ranks == 64 ? 64 * 6 : 0;   // 8x8 periodic: E, W, S, N, 2 diagonals
+    // 8x8: partners r^1, r^2, r^4 along the row; the transpose partner, except on the diagonal.
+    case config::SpmdPattern::nas_cg: return ranks == 64 ? 56 * 4 + 8 * 3 : 0;
   }
   return 0;
 }
@@ -54,29 +61,38 @@ const char* name(config::SpmdPattern pattern) { return config::to_string(pattern
 
 }  // namespace
 
+static void check_counts(config::SpmdPattern pattern, std::uint32_t ranks) {
+  const std::uint32_t iterations = 3;
+  CAPTURE(name(pattern), ranks);
+  const TaskGraph g = build_spmd(pattern, ranks, iterations);
+  const std::uint64_t m = messages(pattern, ranks);
+  CHECK(g.handle_count() == ranks + m);              // a state per rank and the messages
+  CHECK(g.task_count() == 2ull * ranks * iterations);  // every rank sends in these patterns
+  CHECK(g.cut_count() == iterations);
+  CHECK(g.total_data_bytes() == ranks * 1000 + m * 64);
+  // Each message crosses nodes once per iteration (the first one carries its initial value).
+  CHECK(g.transfers().size() == m * iterations);
+  std::map<std::uint32_t, std::uint64_t> per_iteration;
+  for (const Transfer& x : g.transfers()) {
+    ++per_iteration[g.section(x.consumer)];
+    CHECK(x.version == g.section(x.consumer));
+    CHECK(g.kernel_name(g.kernel(x.consumer)) == "COMPUTE");
+  }
+  for (std::uint32_t t = 0; t < iterations; ++t) CHECK(per_iteration[t] == m);
+  CHECK(g.transfers().cache_hits() == 0u);
+}
+
 TEST_CASE("SPMD: task, handle and transfer counts per pattern", "[graphs][spmd]") {
   for (auto pattern : {config::SpmdPattern::ring, config::SpmdPattern::halo2d, config::SpmdPattern::alltoall,
                        config::SpmdPattern::tree}) {
-    for (std::uint32_t ranks : {2u, 4u, 6u, 7u, 9u, 12u}) {
-      const std::uint32_t iterations = 3;
-      CAPTURE(name(pattern), ranks);
-      const TaskGraph g = build_spmd(pattern, ranks, iterations);
-      const std::uint64_t m = messages(pattern, ranks);
-      CHECK(g.handle_count() == ranks + m);              // a state per rank and the messages
-      CHECK(g.task_count() == 2ull * ranks * iterations);  // every rank sends in these patterns
-      CHECK(g.cut_count() == iterations);
-      CHECK(g.total_data_bytes() == ranks * 1000 + m * 64);
-      // Each message crosses nodes once per iteration (the first one carries its initial value).
-      CHECK(g.transfers().size() == m * iterations);
-      std::map<std::uint32_t, std::uint64_t> per_iteration;
-      for (const Transfer& x : g.transfers()) {
-        ++per_iteration[g.section(x.consumer)];
-        CHECK(x.version == g.section(x.consumer));
-        CHECK(g.kernel_name(g.kernel(x.consumer)) == "COMPUTE");
-      }
-      for (std::uint32_t t = 0; t < iterations; ++t) CHECK(per_iteration[t] == m);
-      CHECK(g.transfers().cache_hits() == 0u);
-    }
+    for (std::uint32_t ranks : {2u, 4u, 6u, 7u, 9u, 12u}) check_counts(pattern, ranks);
+  }
+}
+
+TEST_CASE("SPMD: the NAS patterns' messages at 64 ranks, counted by hand", "[graphs][spmd]") {
+  for (auto pattern : {config::SpmdPattern::nas_mg, config::SpmdPattern::nas_lu, config::SpmdPattern::nas_ft,
+                       config::SpmdPattern::nas_cg, config::SpmdPattern::nas_bt}) {
+    check_counts(pattern, 64);
   }
 }
 
