@@ -151,7 +151,7 @@ BAD_SWEEPS = [
     ({"grid": {f"run.k{i}": list(range(10)) for i in range(7)}}, "/sweep: expected at most 1000000 points"),
     # A point whose config does not load: the loader's pointer, the point and its values.
     ({"grid": {"/protocol/type": ["none", "budy"]}},
-     '/protocol/type: unknown value "budy" (did you mean "buddy"?); expected one of "buddy", "cck", "global", "lineage", "none" '
+     '/protocol/type: unknown value "budy" (did you mean "buddy"?); expected one of "buddy", "cck", "global", "lineage", "none", "uncoordinated" '
      "(in sweep point 1 of 2: protocol.type=budy)"),
     ({"grid": {"platform.core_gflops": [1, 0]}}, "/platform/core_gflops: expected a positive number, got 0 (in sweep point 1 of 2"),
 ]
