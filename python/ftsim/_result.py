@@ -56,7 +56,7 @@ class Result:
         self._results = results
         self._trace_document = trace
         self._trace_frames = None
-        self.log = log
+        self._log = log
 
     # ----- identity and outcome
     def to_dict(self) -> dict:
@@ -203,7 +203,13 @@ class Result:
     def wall_seconds(self) -> float:
         return float(self._results["wall"]["simulation_seconds"])
 
-    # ----- trace
+    # ----- trace and log
+    @property
+    def log(self) -> Optional[str]:
+        """The event log's text, with ``run(..., log="failure,protocol")`` (or loaded with its
+        events.log); None otherwise."""
+        return self._log
+
     @property
     def has_trace(self) -> bool:
         return self._trace_document is not None

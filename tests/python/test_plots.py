@@ -26,7 +26,7 @@ def close_figures():
 
 
 def platform(nodes=4):
-    return {"nodes": nodes, "cores_per_node": 2, "core_gflops": 2,
+    return {"nodes": nodes, "cores_per_node": 2, "core_gflops": 0.1,
             "network": {"topology": "star", "bandwidth": "10Gbps", "latency": "5us"},
             "storage": {"hosts": 1, "bandwidth": "2GB/s", "latency": "10us"}}
 
