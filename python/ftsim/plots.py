@@ -118,11 +118,18 @@ def _title(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+class MissingColumn(KeyError):
+    """A column that a plot needs and the frame lacks (a ``KeyError`` whose message reads as is)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def _require(frame, columns: Iterable[str], what: str, hint: str = "") -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         names = ", ".join(repr(c) for c in missing)
-        raise KeyError(f"{what} needs the column{'s' if len(missing) > 1 else ''} {names}, which this frame lacks"
+        raise MissingColumn(f"{what} needs the column{'s' if len(missing) > 1 else ''} {names}, which this frame lacks"
                        f"{'; ' + hint if hint else ''} (its columns: {', '.join(map(str, frame.columns))})")
 
 
@@ -161,8 +168,11 @@ def _warn_mixed(frame, keys: list[str], what: str) -> None:
     varied = [c for c in _varied_columns(frame) if c not in keys and c != "seed"]
     mixed = []
     for column in varied:
-        counts = frame.groupby(keys, dropna=False)[column].nunique(dropna=False) if keys else \
-            frame[column].nunique(dropna=False)
+        values = frame[column]
+        if values.dtype == object:  # lists (e.g. application.tiles [4, 4]) are not hashable
+            values = values.map(lambda v: repr(v) if isinstance(v, (list, dict)) else v)
+        counts = values.groupby([frame[k] for k in keys], dropna=False).nunique(dropna=False) if keys else \
+            values.nunique(dropna=False)
         if (counts > 1).any() if keys else counts > 1:
             mixed.append(column)
     mixed = [c for c in mixed if not any(c == m + "_s" or c.startswith(m + "_") for m in mixed if m != c)]
@@ -206,6 +216,19 @@ def _numeric(frame, column: str, what: str) -> None:
         si = [c for c in frame.columns if c.startswith(column + "_")]
         raise TypeError(f"{what}: the column {column!r} is not numeric"
                         + (f"; use its SI column {si[0]!r}" if si else ""))
+
+
+def _tag(container, gid: str):
+    """Sets ``gid`` on every artist of ``container`` (bars, error bars): SVG ids, and what
+    :func:`gid_of` reads back."""
+    for artist in container.get_children():
+        artist.set_gid(gid)
+    return container
+
+
+def gid_of(container) -> Optional[str]:
+    """The gid given to a container's artists (by this module), e.g. ``"bars:buddy"``."""
+    return next((a.get_gid() for a in container.get_children() if a.get_gid()), None)
 
 
 def _axes(ax, figsize=(7, 4)):
@@ -288,7 +311,7 @@ def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, b
         bars = ax.bar(xs, heights, width=width * 0.95, color=colors[kind], label=None if kind is None else str(kind),
                       yerr=errors if several else None, capsize=3 if several else 0,
                       error_kw={"elinewidth": 1, "ecolor": "black"})
-        bars.set_gid(f"bars:{kind}")
+        _tag(bars, f"bars:{kind}")
     ax.set_xticks(range(len(groups)), [str(g) for g in groups] if group else [""])
     if group:
         ax.set_xlabel(_words(group))
@@ -349,15 +372,15 @@ def overhead_split(frame, group: Optional[str] = None, by: Optional[str] = None,
             color = colors[kind]
             bottom = ax.bar(position, checkpointing[0], width=width * 0.95, color=color, edgecolor="black",
                             linewidth=0.6)
-            bottom.set_gid(f"checkpointing:{kind}:{g}")
+            _tag(bottom, f"checkpointing:{kind}:{g}")
             top = ax.bar(position, failures[0], bottom=checkpointing[0], width=width * 0.95, color=color, alpha=0.45,
                          hatch="///", edgecolor="black", linewidth=0.6)
-            top.set_gid(f"failures:{kind}:{g}")
+            _tag(top, f"failures:{kind}:{g}")
             if several:
-                ax.errorbar([position - width * 0.15], [checkpointing[0]], yerr=[checkpointing[1]], fmt="none",
-                            ecolor="black", elinewidth=1, capsize=2, gid="ci:checkpointing")
-                ax.errorbar([position + width * 0.15], [total[0]], yerr=[total[1]], fmt="none", ecolor="black",
-                            elinewidth=1, capsize=2, gid="ci:total")
+                _tag(ax.errorbar([position - width * 0.15], [checkpointing[0]], yerr=[checkpointing[1]], fmt="none",
+                                 ecolor="black", elinewidth=1, capsize=2), "ci:checkpointing")
+                _tag(ax.errorbar([position + width * 0.15], [total[0]], yerr=[total[1]], fmt="none", ecolor="black",
+                                 elinewidth=1, capsize=2), "ci:total")
     ax.set_xticks(range(len(groups)), [str(g) for g in groups] if group else [""])
     if group:
         ax.set_xlabel(_words(group))
@@ -406,8 +429,8 @@ def lines(frame, x: str, y: str = "overhead", hue: Optional[str] = None, ax=None
         part = stats[stats[hue] == kind] if hue else stats
         part = part.sort_values(x)
         errors = [e * factor if e == e else 0.0 for e in part["ci"]]
-        ax.errorbar(part[x] * xfactor, part["mean"] * factor, yerr=errors if several else None, marker="o",
-                    capsize=3, color=colors[kind], label=label if kind is None else str(kind), gid=f"line:{kind}")
+        _tag(ax.errorbar(part[x] * xfactor, part["mean"] * factor, yerr=errors if several else None, marker="o",
+                         capsize=3, color=colors[kind], label=label if kind is None else str(kind)), f"line:{kind}")
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel or (f"{xwords} ({xunit})" if xunit else xwords))
@@ -437,22 +460,43 @@ def overhead_vs_checkpoints(frame, y: str = "overhead", x: Optional[str] = None,
 # The checkpoint period
 
 
-def _spread_labels(ax, texts: list) -> None:
-    """Moves the text boxes ``texts`` (placed at the top of ``ax``, in axes y) down, one row at a
-    time, until none overlaps another."""
+def _label_box(text, renderer):
+    """The window extent of a text's box (its bbox patch, padding included), as drawn."""
+    text.update_bbox_position_size(renderer)
+    patch = text.get_bbox_patch()
+    return patch.get_window_extent(renderer) if patch is not None else text.get_window_extent(renderer)
+
+
+def _spread_labels(ax, texts: list, gap: float = 2.0) -> None:
+    """Stacks the text boxes ``texts`` (placed at the top of ``ax``, y in axes coordinates) in
+    rows: each, from left to right, goes down to the first row where its box overlaps none placed
+    before (``gap`` pixels apart). A label whose box would leave the axes on the right is drawn to
+    the left of its line."""
     if not texts:
         return
-    ax.figure.draw_without_rendering()  # lay the figure out: the boxes' final sizes and places
+    for text in texts:
+        text.set_in_layout(False)  # moving them must not move the axes
+    figure = ax.figure
+    figure.draw_without_rendering()  # lay the figure out: the boxes' final sizes and places
+    renderer = figure._get_renderer()
+    right = ax.get_window_extent(renderer).x1
+    for text in texts:
+        if _label_box(text, renderer).x1 > right:
+            text.set_horizontalalignment("right")
+            text.set_text(text.get_text().strip() + " ")
+    boxes = {id(t): _label_box(t, renderer) for t in texts}
+    row_height = max(b.height for b in boxes.values()) + gap
+    axes_height = ax.get_window_extent(renderer).height
     placed = []
-    for text in sorted(texts, key=lambda t: t.get_position()[0]):
+    for text in sorted(texts, key=lambda t: boxes[id(t)].x0):
+        box = boxes[id(text)]
+        row = 0
+        while any(box.translated(0, -row * row_height).overlaps(other) for other in placed):
+            row += 1
+        moved = box.translated(0, -row * row_height)
+        placed.append(moved.padded(gap / 2))
         x, y = text.get_position()
-        for _ in range(len(texts) + 1):
-            box = text.get_window_extent().expanded(1.15, 1.1)
-            if not any(box.overlaps(other) for other in placed):
-                break
-            y -= box.height / ax.get_window_extent().height * 1.15
-            text.set_y(y)
-        placed.append(text.get_window_extent().expanded(1.15, 1.1))
+        text.set_y(y - row * row_height / axes_height)
 
 
 def makespan_vs_period(frame, mtbf: float, *, checkpoint: Optional[float] = None, restart: float = 0.0,
