@@ -317,8 +317,8 @@ def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, b
         ax.set_xlabel(_words(group))
     ax.set_ylabel(ylabel or (f"{words} ({unit})" if unit else words))
     ax.axhline(0, color="black", linewidth=0.6)
-    if by:
-        ax.legend(title=_words(by), frameon=False)
+    if by:  # beside the axes: never over a bar or its error bar
+        ax.legend(title=_words(by), frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if title is None:
         parts = " and ".join(_words(c) for c in (by, group) if c)
         title = _title(words) + (f" by {parts}" if parts else "")
@@ -549,7 +549,8 @@ def makespan_vs_period(frame, mtbf: float, *, checkpoint: Optional[float] = None
                              ha="left", va="top", fontsize=8, gid=f"label:{name}",
                              bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "gray",
                                    "alpha": 0.9}))
-    ax.legend(title=_words(hue) if hue else None, frameon=False, loc="best")
+    # Beside the axes: the labels of the periods take the top of the plot.
+    ax.legend(title=_words(hue) if hue else None, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _spread_labels(ax, texts)
     return _finish(ax, path)
 
@@ -592,7 +593,8 @@ def _failure_overlays(ax, failures, makespan: float, lane_of=None, lane_height: 
     ax.axvline(makespan, color="black", linestyle="--", linewidth=1.2, zorder=5, gid="makespan", label="makespan")
 
 
-def _legend_handles(has_failures: bool, has_checkpoints: bool, reference: Optional[float], extra=()):
+def _legend_handles(has_failures: bool, has_checkpoints: bool, reference: Optional[float], extra=(),
+                    hatched: bool = True):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -601,7 +603,8 @@ def _legend_handles(has_failures: bool, has_checkpoints: bool, reference: Option
         handles.append(Patch(facecolor="tab:green", alpha=0.35, label="checkpoint (start → commit)"))
     if has_failures:
         handles += [Line2D([], [], linestyle="none", marker="X", color=FAILURE_COLOR, markersize=8, label="failure"),
-                    Patch(facecolor=FAILURE_COLOR, alpha=0.35, hatch="xx", label="recovery of the failed node")]
+                    Patch(facecolor=FAILURE_COLOR, alpha=0.35 if hatched else 0.15, hatch="xx" if hatched else None,
+                          label="recovery of the failed node")]
     handles.append(Line2D([], [], color="black", linestyle="--", label="makespan"))
     if reference is not None:
         handles.append(Line2D([], [], color="gray", linestyle=":", label="failure-free makespan"))
@@ -646,11 +649,11 @@ def checkpoint_gantt(result, ax=None, title: Optional[str] = None, path: Optiona
     if (checkpoints["aborted"] == True).any():  # noqa: E712 (a column of bools)
         handles.append(Line2D([], [], marker="o", markerfacecolor="white", color="tab:blue", linestyle="none",
                               label="aborted"))
-    handles += _legend_handles(len(result.failures) > 0, False, None)
+    handles += _legend_handles(len(result.failures) > 0, False, None, hatched=False)
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=8)
     failures = len(result.failures)
     ax.set_title(title or f"Checkpoints of {result.name} ({result.protocol}), "
-                          f"{failures} failure{'' if failures == 1 else 's'}")
+                          f"{failures} failure{'' if failures == 1 else 's'}", pad=14)  # above the ✕ marks
     return _finish(ax, path)
 
 

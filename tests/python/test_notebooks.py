@@ -13,7 +13,9 @@ NOTEBOOKS = sorted((SOURCE_DIR / "python" / "examples").glob("*.ipynb"))
 FIGURES = {"quickstart.ipynb": ["quickstart-protocols.png"],
            "lion2020.ipynb": ["lion2020-table1.png", "lion2020-fig6.png"],
            "optimal_period.ipynb": ["optimal-period.png"],
-           "space_time.ipynb": ["space-time-domino.png", "space-time-smpi.png"]}
+           "space_time.ipynb": ["space-time-domino.png", "space-time-smpi.png"],
+           "walkthrough.ipynb": ["walkthrough-timeline.png", "walkthrough-overhead.png", "walkthrough-split.png",
+                                 "walkthrough-period.png"]}
 
 
 def test_every_notebook_is_listed():

@@ -96,6 +96,12 @@ def gid(container):
     return plots.gid_of(container)
 
 
+def assert_beside(legend, ax):
+    """The legend is drawn to the right of the axes (over no bar, line or label)."""
+    ax.figure.canvas.draw()
+    assert legend.get_window_extent().x0 >= ax.get_window_extent().x1
+
+
 def bar_containers(ax):
     """The BarContainers of ``ax`` (a bar's error bars are an ErrorbarContainer of their own)."""
     return [c for c in ax.containers if type(c).__name__ == "BarContainer"]
@@ -144,6 +150,7 @@ def test_protocol_bars_draws_a_sweep_with_its_defaults(protocol_rows):
     assert ax.get_ylabel() == "overhead (%)" and ax.get_xlabel() == "application"
     assert ax.get_legend().get_title().get_text() == "protocol"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["stencil", "cholesky"]
+    assert_beside(ax.get_legend(), ax)
     assert_words(ax)
     assert "mean of 3 runs, 95% CI" in ax.get_title()
 
@@ -250,6 +257,8 @@ def test_makespan_vs_period_draws_the_model_and_labels_apart(period_rows):
     for a in boxes:
         for b in boxes:
             assert a == b or not boxes[a].overlaps(boxes[b]), f"{a} overprints {b}"
+        assert not boxes[a].overlaps(ax.get_legend().get_window_extent()), f"{a} is under the legend"
+    assert_beside(ax.get_legend(), ax)
     # Young's and Daly's periods are close here: without moving, their labels would overlap.
     young, daly = ftsim.analysis.young(c, mtbf), ftsim.analysis.daly(c, mtbf)
     assert abs(young - daly) < 0.2 * daly
