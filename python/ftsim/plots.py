@@ -168,9 +168,7 @@ def _warn_mixed(frame, keys: list[str], what: str) -> None:
     varied = [c for c in _varied_columns(frame) if c not in keys and c != "seed"]
     mixed = []
     for column in varied:
-        values = frame[column]
-        if values.dtype == object:  # lists (e.g. application.tiles [4, 4]) are not hashable
-            values = values.map(lambda v: repr(v) if isinstance(v, (list, dict)) else v)
+        values = _hashable(frame[column])  # lists (e.g. application.tiles [4, 4]) are not hashable
         counts = values.groupby([frame[k] for k in keys], dropna=False).nunique(dropna=False) if keys else \
             values.nunique(dropna=False)
         if (counts > 1).any() if keys else counts > 1:
@@ -179,6 +177,47 @@ def _warn_mixed(frame, keys: list[str], what: str) -> None:
     if mixed:
         warnings.warn(f"{what}: each mean is taken over rows that differ in {', '.join(mixed)} (not only the seed); "
                       f"select rows or name them as group/by/hue", stacklevel=3)
+
+
+_SI_SUFFIXES = ("_s", "_bytes", "_Bps")
+
+
+def _hashable(values):
+    """A column whose lists and dicts (e.g. application.tiles [4, 4]) are their text."""
+    if values.dtype == object:
+        return values.map(lambda v: repr(v) if isinstance(v, (list, dict)) else v)
+    return values
+
+
+def _protocol_variants(frame, exclude: Sequence[Optional[str]] = ()):
+    """``(frame, column)``: the column that names each row's protocol, by default. Sweep rows that
+    vary ``protocol.type`` and, for one type, other protocol options (``protocol.at``,
+    ``protocol.flush``...) get a column ``protocol``: the type, followed by the options that tell
+    its variants apart (``global (at cuts)``, ``global (at period)``), so that variants are not
+    averaged together; else ``protocol.type`` (or ``protocol``), or None. ``exclude``: columns
+    drawn otherwise (an x axis: ``protocol.period_s`` and ``protocol.period``)."""
+    if "protocol.type" not in frame.columns:
+        return frame, ("protocol" if "protocol" in frame.columns else None)
+    if "protocol" in frame.columns:
+        return frame, "protocol.type"
+    excluded = {c for c in exclude if c}
+    excluded |= {c[: -len(suffix)] for c in excluded for suffix in _SI_SUFFIXES if c.endswith(suffix)}
+    varied = _varied_columns(frame)
+    options = [c for c in varied if c.startswith("protocol.") and c != "protocol.type" and c not in excluded
+               and not any(c.endswith(suffix) and c[: -len(suffix)] in varied for suffix in _SI_SUFFIXES)]
+    labels = frame["protocol.type"].astype(str)
+    renamed = False
+    for kind, part in frame.groupby("protocol.type", sort=False):
+        differing = [c for c in options if _hashable(part[c]).nunique(dropna=False) > 1]
+        if not differing:
+            continue
+        renamed = True
+        for index, row in part.iterrows():
+            details = ", ".join(f"{c.split('.', 1)[1]} {row[c]}" for c in differing if not _missing(row[c]))
+            labels.loc[index] = f"{kind} ({details})" if details else str(kind)
+    if not renamed:
+        return frame, "protocol.type"
+    return frame.assign(protocol=labels), "protocol"
 
 
 def _colors(kinds: Sequence, column: Optional[str]) -> dict:
@@ -281,12 +320,13 @@ def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, b
                   title: Optional[str] = None, ylabel: Optional[str] = None, level: float = 0.95,
                   path: Optional[Union[str, Path]] = None):
     """Grouped bars of the column ``value`` of ``frame`` (the rows of :func:`ftsim.sweep`): one
-    group per ``group`` (default ``application.type``), one bar per ``by`` (default
-    ``protocol.type``), each the mean of its rows (e.g. its seeds) with the ``level`` confidence
+    group per ``group`` (default ``application.type``), one bar per ``by`` (default: the
+    protocol, ``protocol.type`` with the options that tell its variants apart), each the mean of its rows (e.g. its seeds) with the ``level`` confidence
     interval as an error bar. Overheads are drawn in %."""
     _require(frame, [value] + [c for c in (group, by) if c is not None], "protocol_bars")
     group = _default_column(frame, group, ("application.type", "application"))
-    by = _default_column(frame, by, ("protocol.type", "protocol"))
+    if by is None:
+        frame, by = _protocol_variants(frame, exclude=[group])
     rows = _ok_rows(frame, "protocol_bars")
     keys = [c for c in (group, by) if c is not None]
     _warn_mixed(rows, keys, "protocol_bars")
@@ -331,7 +371,7 @@ def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, b
 def overhead_split(frame, group: Optional[str] = None, by: Optional[str] = None, ax=None,
                    title: Optional[str] = None, level: float = 0.95, path: Optional[Union[str, Path]] = None):
     """Stacked bars of the overhead split, from sweep rows made with ``"run": {"reference":
-    true}``: for each ``by`` (default ``protocol.type``) in each ``group`` (default
+    true}``: for each ``by`` (default: the protocol, as in :func:`protocol_bars`) in each ``group`` (default
     ``application.type``), what checkpointing costs without failures (``overhead_checkpointing``,
     solid) under what the failures cost (``overhead_failures``, hatched), in % of the failure-free
     makespan; the bar's top is the total ``overhead``. Means over the rows of a bar (e.g. its
@@ -340,7 +380,8 @@ def overhead_split(frame, group: Optional[str] = None, by: Optional[str] = None,
     _require(frame, ["overhead_checkpointing", "overhead_failures"] + [c for c in (group, by) if c is not None],
              "overhead_split", hint)
     group = _default_column(frame, group, ("application.type", "application"))
-    by = _default_column(frame, by, ("protocol.type", "protocol"))
+    if by is None:
+        frame, by = _protocol_variants(frame, exclude=[group])
     rows = _ok_rows(frame, "overhead_split")
     rows = rows.assign(overhead_total=rows["overhead_checkpointing"] + rows["overhead_failures"])
     keys = [c for c in (group, by) if c is not None]
@@ -407,14 +448,16 @@ def lines(frame, x: str, y: str = "overhead", hue: Optional[str] = None, ax=None
           xlabel: Optional[str] = None, ylabel: Optional[str] = None, level: float = 0.95, logx: bool = False,
           label: Optional[str] = None, path: Optional[Union[str, Path]] = None):
     """The column ``y`` against the column ``x`` of ``frame`` (sweep rows), one line per value of
-    ``hue`` (default ``protocol.type`` when it takes several values): at each ``x`` the mean of
+    ``hue`` (default: the protocol, as in :func:`protocol_bars`, when it takes several values): at each ``x`` the mean of
     the rows (e.g. the seeds) with its ``level`` confidence interval as an error bar. ``label``:
     the legend entry of the line when there is no ``hue``."""
     _require(frame, [x, y] + ([hue] if hue else []), "lines")
     _numeric(frame, x, "lines")
     _numeric(frame, y, "lines")
-    if hue is None and "protocol.type" in frame.columns and frame["protocol.type"].nunique() > 1:
-        hue = "protocol.type"
+    if hue is None:
+        frame, hue = _protocol_variants(frame, exclude=[x])
+        if hue is not None and _hashable(frame[hue]).nunique() < 2:
+            hue = None
     rows = _ok_rows(frame, "lines")
     keys = ([hue] if hue else []) + [x]
     _warn_mixed(rows, keys, "lines")

@@ -400,3 +400,28 @@ def test_every_plot_saves(protocol_rows, period_rows, run_with_failures, tmp_pat
         for name, call in calls.items():
             call(tmp_path / f"{name}.svg")
             assert (tmp_path / f"{name}.svg").stat().st_size > 1000, name
+
+
+# ----- variants of one protocol
+
+
+def test_variants_of_a_protocol_are_bars_of_their_own():
+    # A sweep varying protocol.type and, for global, where it checkpoints: the two globals are
+    # not averaged together (nor is the period, drawn on the x axis of lines, a variant).
+    rows = pd.DataFrame({"point": range(6), "id": list("abcdef"),
+                         "protocol.type": ["none", "global", "global"] * 2,
+                         "protocol.at": [None, "cuts", "period"] * 2, "seed": [1, 1, 1, 2, 2, 2],
+                         "status": ["ok"] * 6, "overhead": [0.0, 0.1, 0.3, 0.0, 0.2, 0.4]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plots.protocol_bars(rows)
+    heights = bar_heights(ax, "bars:")
+    assert heights == {"bars:none": [0.0], "bars:global (at cuts)": pytest.approx([15.0]),
+                       "bars:global (at period)": pytest.approx([35.0])}
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["none", "global (at cuts)", "global (at period)"]
+    periods = rows.assign(**{"protocol.period": ["1s", "2s", "1s", "2s", "1s", "2s"],
+                             "protocol.period_s": [1.0, 2.0, 1.0, 2.0, 1.0, 2.0]})
+    periods = periods[["point", "id", "protocol.type", "protocol.period", "protocol.period_s", "seed", "status",
+                       "overhead"]]
+    ax = plots.lines(periods, "protocol.period_s", "overhead", ax=plt.subplots()[1])
+    assert sorted(t.get_text() for t in ax.get_legend().get_texts()) == ["global", "none"]
