@@ -488,14 +488,14 @@ def lines(frame, x: str, y: str = "overhead", hue: Optional[str] = None, ax=None
 
 
 def overhead_vs_checkpoints(frame, y: str = "overhead", x: Optional[str] = None, hue: Optional[str] = None, ax=None,
-                            title: Optional[str] = None, ylabel: Optional[str] = None,
+                            title: Optional[str] = None, ylabel: Optional[str] = None, label: Optional[str] = None,
                             path: Optional[Union[str, Path]] = None):
     """The overhead (or ``y``) against the number of checkpoints: :func:`lines` with ``x`` the
     varied ``checkpoints.count`` if the frame has it, else the committed ``checkpoint_count``."""
     x = _default_column(frame, x, ("checkpoints.count", "checkpoint_count"))
     if x is None:
         _require(frame, ["checkpoint_count"], "overhead_vs_checkpoints")
-    return lines(frame, x, y, hue=hue, ax=ax, ylabel=ylabel, path=path,
+    return lines(frame, x, y, hue=hue, ax=ax, ylabel=ylabel, label=label, path=path,
                  title=title or f"{_title(_words(y))} against the number of checkpoints")
 
 
@@ -584,7 +584,7 @@ def makespan_vs_period(frame, mtbf: float, *, checkpoint: Optional[float] = None
         taus = np.geomspace(low, high, max(points, 50))
         wall = [analysis.daly_wall_time(float(t), checkpoint, mtbf, restart, work) for t in taus]
         ax.plot(taus, wall, linestyle="-", color="black", linewidth=1, alpha=0.7, gid="model",
-                label=f"Daly's model (C = {checkpoint:.3g} s, M = {mtbf:.3g} s)")
+                label=f"Daly's model\n(C = {checkpoint:.3g} s, M = {mtbf:.3g} s)")
     texts = []
     for name, period, style in optima:
         ax.axvline(period, linestyle=style, color="gray", linewidth=1, gid=f"optimum:{name}")
