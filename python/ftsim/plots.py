@@ -521,7 +521,8 @@ def _spread_labels(ax, texts: list, gap: float = 2.0) -> None:
         text.set_in_layout(False)  # moving them must not move the axes
     figure = ax.figure
     figure.draw_without_rendering()  # lay the figure out: the boxes' final sizes and places
-    renderer = figure._get_renderer()
+    get_renderer = getattr(figure, "_get_renderer", None) or figure.canvas.get_renderer
+    renderer = get_renderer()
     right = ax.get_window_extent(renderer).x1
     for text in texts:
         if _label_box(text, renderer).x1 > right:
