@@ -45,7 +45,7 @@ _COLUMNS = {
     "reference_makespan": ("failure-free makespan", "s", 1.0),
     "protocol_makespan": ("makespan without failures", "s", 1.0),
     "checkpoint_duration": ("checkpoint duration", "s", 1.0),
-    "recovery_time": ("recovery time", "s", 1.0),
+    "recovery_time": ("recovery time of the failed node", "s", 1.0),
     "work_lost_seconds": ("work lost", "core·s", 1.0),
     "busy_seconds": ("busy time", "core·s", 1.0),
     "lost_seconds": ("cancelled work", "core·s", 1.0),
