@@ -2,34 +2,45 @@
 
     import ftsim
     result = ftsim.run("configs/quickstart.json", **{"protocol.type": "buddy"})
-    result.makespan, result.failures, result.to_dict()
+    result.makespan, result.overhead, result.failures        # seconds, a fraction, a DataFrame
+    rows = ftsim.sweep("configs/sweeps/protocols.json", jobs=2)   # a DataFrame, one row per point
+    ftsim.plots.overhead_split(rows)                              # checkpointing vs failures
 
 Configs are a path, or a dict in the format of docs/configs.md. Overrides are keyword arguments
 whose names are dotted keys ("protocol.type") or JSON pointers ("/platform/nodes"); pass them as
 ``**{"protocol.type": "buddy"}``. Bad configs raise :class:`ConfigError` with the message the CLI
 prints (file and JSON pointer). Set-up: ``make build``, then ``PYTHONPATH=build/python
-/usr/bin/python3`` (Debian's interpreter; see the README).
+/usr/bin/python3`` (Debian's interpreter; see the README and docs/python.md).
 """
 from __future__ import annotations
 
 from ftsim._config import ConfigError, ConfigLike, apply_overrides, config_source
 from ftsim._graph import Graph, graph
-from ftsim._result import Result
+from ftsim._result import Result, load
 from ftsim._analyze import TraceError, analyze, read_trace
+from ftsim._sweep import sweep
 from ftsim import analysis, plots
 from ftsim import _ftsim
 
-__all__ = ["run", "graph", "volumes", "validate", "sweep", "analyze", "read_trace", "Result", "Graph", "ConfigError",
-           "TraceError", "analysis", "plots"]
+try:
+    from ftsim._version import __version__
+except ImportError:  # the package's sources outside a build (python/CMakeLists.txt writes _version.py)
+    __version__ = "unknown"
+
+__all__ = ["run", "load", "graph", "volumes", "validate", "sweep", "analyze", "read_trace", "Result", "Graph",
+           "ConfigError", "TraceError", "analysis", "plots", "__version__"]
 
 
 def run(config: ConfigLike, *, trace: bool = False, log: str | None = None, progress: bool = False,
         **overrides) -> Result:
     """Simulates ``config`` (a path or a dict) with SimGrid and returns its :class:`Result`.
 
-    ``trace=True`` also records the trace (``Result.trace_events``); ``log`` writes the event log
-    of these categories (e.g. ``"failure,protocol"``) and keeps it in ``Result.log``. The
-    simulation releases the GIL.
+    ``trace=True`` also records the trace (``Result.trace``: its events as a DataFrame, and
+    ``Result.trace_metadata``: its processes and lanes); ``log`` writes the event log of these
+    categories (e.g. ``"failure,protocol"``) and keeps its text in ``Result.log``. ``progress``
+    prints the simulation's progress on stderr. ``overrides`` set config keys, named by a dotted
+    key or a JSON pointer: ``run(path, **{"protocol.type": "buddy", "run.reference": True})``.
+    The simulation releases the GIL.
     """
     import json
     import tempfile
@@ -41,9 +52,9 @@ def run(config: ConfigLike, *, trace: bool = False, log: str | None = None, prog
         log_file = str(Path(tmp) / "events.log") if log else ""
         with ConfigError.translated():
             results = json.loads(_ftsim.run(text, origin, is_file, trace_file, log_file, log or "", progress))
-        trace_events = json.loads(Path(trace_file).read_text())["traceEvents"] if trace else None
+        trace_document = json.loads(Path(trace_file).read_text()) if trace else None
         log_text = Path(log_file).read_text() if log else None
-    return Result(results, trace_events=trace_events, log=log_text)
+    return Result(results, trace=trace_document, log=log_text)
 
 
 def volumes(config: ConfigLike, **overrides) -> dict:
@@ -60,10 +71,3 @@ def validate(config: ConfigLike, **overrides) -> None:
     text, origin, is_file = config_source(apply_overrides(config, overrides))
     with ConfigError.translated():
         _ftsim.validate(text, origin, is_file)
-
-
-def sweep(config: ConfigLike, *, jobs: int = 1, **kwargs):
-    """Runs a sweep config (``ftsim sweep``) and returns one row per point as a pandas DataFrame."""
-    from ftsim._sweep import sweep as run_sweep
-
-    return run_sweep(config, jobs=jobs, **kwargs)

@@ -53,19 +53,45 @@ def _config_error(stderr: str, origin: str) -> ConfigError:
     return ConfigError(origin, "", "ftsim sweep refused the config")
 
 
+def _resolve_shard(shard: Optional[str]) -> Optional[str]:
+    """``"K/N"`` as given, or for ``"auto"`` the Slurm job array's task: SLURM_ARRAY_TASK_ID of
+    SLURM_ARRAY_TASK_COUNT (an array numbered from 0)."""
+    if shard != "auto":
+        return shard
+    task, count = os.environ.get("SLURM_ARRAY_TASK_ID"), os.environ.get("SLURM_ARRAY_TASK_COUNT")
+    if task is None or count is None:
+        raise ValueError('shard="auto" needs SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (a Slurm job array)')
+    return f"{task}/{count}"
+
+
 def sweep(config: ConfigLike, *, jobs: int = 1, output: Optional[str | Path] = None, shard: Optional[str] = None,
           progress: bool = False, **overrides):
-    """Runs the sweep config ``config`` (a path or a dict with a ``sweep`` section) with ``jobs``
-    points at once and returns one row per point as a pandas DataFrame (the columns of
-    docs/sweeps.md: the varied keys, ``status``, ``exit_code``, ``reason`` and the metrics).
+    """Runs the sweep config ``config`` (``ftsim sweep``; a path or a dict with a ``sweep``
+    section, docs/sweeps.md) and returns one row per point as a pandas DataFrame.
 
-    ``output``: the sweep's directory; run again with the same one, finished points are not
-    recomputed (default: a temporary directory). ``shard``: ``"K/N"``. A point that fails is a row
-    with ``status`` "failed" or "error"; a bad config raises :class:`ConfigError`.
+    - ``jobs``: points run at once (each a child process);
+    - ``output``: the sweep's directory (each point's results.json is in ``points/<id>/``: read
+      one with ``ftsim.load``); run again with the same one, finished points are not recomputed
+      (default: a temporary directory, removed afterwards);
+    - ``shard``: ``"K/N"``, only the points whose index is K modulo N, or ``"auto"`` for the Slurm
+      job array's task (``SLURM_ARRAY_TASK_ID`` / ``SLURM_ARRAY_TASK_COUNT``);
+    - ``progress``: show the sweep's progress on stderr;
+    - ``overrides``: keys of the base config to set, as for :func:`ftsim.run`
+      (``**{"platform.nodes": 8}``).
+
+    Columns (docs/sweeps.md): ``point``, ``id``, the varied keys (``protocol.type``, ``seed``...;
+    a varied value with a unit is followed by its SI number: ``protocol.period_s``, ``*_bytes``,
+    ``*_Bps``), ``status``, ``exit_code``, ``reason``, ``wall_seconds``, then the metrics:
+    ``makespan``, with ``run.reference`` ``reference_makespan``, ``protocol_makespan``,
+    ``overhead``, ``overhead_checkpointing`` and ``overhead_failures`` (fractions),
+    ``checkpoint_duration`` (Daly's C), ``failure_count``, ``recovery_time``, traffic and counters.
+    A point that fails is a row with ``status`` "failed" or "error"; a bad config raises
+    :class:`ConfigError`. ``ftsim.plots`` draws these frames as they are.
     """
     import pandas as pd
 
     config = apply_overrides(config, overrides)
+    shard = _resolve_shard(shard)
     origin = str(config) if isinstance(config, (str, Path)) else getattr(config, "origin", "<dict>")
     with tempfile.TemporaryDirectory(prefix="ftsim-sweep-") as tmp:
         directory = Path(output) if output is not None else Path(tmp) / "sweep"

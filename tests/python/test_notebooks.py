@@ -14,7 +14,9 @@ FIGURES = {"quickstart.ipynb": ["quickstart-protocols.png"],
            "lion2020.ipynb": ["lion2020-table1.png", "lion2020-fig6.png"],
            "optimal_period.ipynb": ["optimal-period.png"],
            "space_time.ipynb": ["space-time-domino.png", "space-time-smpi.png"],
-           "besseron2006.ipynb": ["besseron2006-fig12.png"]}
+           "besseron2006.ipynb": ["besseron2006-fig12.png"],
+           "walkthrough.ipynb": ["walkthrough-timeline.png", "walkthrough-overhead.png", "walkthrough-split.png",
+                                 "walkthrough-period.png"]}
 
 
 def test_every_notebook_is_listed():

@@ -33,7 +33,7 @@ def test_run_a_file_matches_the_cli(ftsim_binary, source_dir, tmp_path):
 
 def test_run_a_dict_with_overrides_by_dotted_key_and_pointer():
     base = ftsim.run(small())
-    assert base.ok and base.failures == []
+    assert base.ok and len(base.failures) == 0
     buddy = ftsim.run(small(), **{"protocol.type": "buddy", "/checkpoints": {"count": 2, "buddy": "next"}})
     assert buddy.ok and buddy.starpu["CP_DATA_NORMAL_COUNT"] + buddy.starpu["CP_DATA_CACHED_COUNT"] > 0
     assert buddy.to_dict()["protocol"] == "buddy" or buddy.to_dict().get("config", {}).get("protocol", {}).get("type") in (None, "buddy")
@@ -185,3 +185,151 @@ def test_sweep_of_a_dict_and_its_errors():
     with pytest.raises(ftsim.ConfigError) as error:
         ftsim.sweep(small(sweep={"grid": {"protocol.type": ["none", "bogus"]}}))
     assert error.value.pointer == "/protocol/type"
+
+
+# ----- issue 24: pandas habits, the overhead split, the version, docstrings that name what exists
+
+def failing(**extra):
+    return small(failures={"model": "list", "events": [{"node": 1, "time": "1 ms"}, {"node": 2, "time": "3 ms"}]},
+                 protocol={"type": "global", "period": "1ms", "storage": "stable"},
+                 platform={"nodes": 4, "cores_per_node": 2, "core_gflops": {"default": 2}, "storage": {"hosts": 1}},
+                 run={"reference": True}, **extra)
+
+
+def test_version_is_the_binary_s(ftsim_binary):
+    import subprocess
+    printed = subprocess.run([str(ftsim_binary), "--version"], capture_output=True, text=True, check=True).stdout
+    assert ftsim.__version__ != "unknown" and ftsim.__version__ in printed
+    assert ftsim.run(small()).to_dict()["ftsim_version"] == ftsim.__version__
+
+
+def test_tables_are_dataframes_with_their_columns():
+    import pandas as pd
+    r = ftsim.run(failing())
+    assert r.ok, r.failure_reason
+    failures, checkpoints, nodes = r.failures, r.checkpoints, r.nodes
+    assert all(isinstance(t, pd.DataFrame) for t in (failures, checkpoints, nodes))
+    assert len(failures) == 2 and list(failures["node"]) == [1, 2]
+    assert list(failures.columns[:6]) == ["time", "node", "detected_at", "replaced_at", "recovered_at", "recovery_time"]
+    assert failures["time"].dtype == float and (failures["recovered_at"] > failures["time"]).all()
+    assert list(failures["recovered_at"]) == [f["recovered_at"] for f in r.to_dict()["failures"]]
+    assert len(checkpoints) == len(r.to_dict()["checkpoints"]) > 0
+    assert {"id", "process", "started", "saved", "committed", "bytes", "aborted"} <= set(checkpoints.columns)
+    assert checkpoints["process"].isna().all()  # coordinated: checkpoints of the whole job
+    assert len(nodes) == 4 and nodes.index.name == "node"
+    assert "bytes_sent.checkpoint" in nodes.columns and "checkpoint_store.peak_bytes" in nodes.columns
+    assert nodes["executions"].sum() == r["executions"]
+    done = r.checkpoints[r.checkpoints["committed"].notna()]
+    assert r.checkpoint_duration == pytest.approx((done["committed"] - done["started"]).mean())
+    # Without failures or checkpoints the tables are empty but keep their columns.
+    plain = ftsim.run(small())
+    assert len(plain.failures) == 0 and "recovered_at" in plain.failures.columns
+    assert len(plain.checkpoints) == 0 and "committed" in plain.checkpoints.columns
+    assert plain.checkpoint_duration is None
+
+
+def test_the_overhead_split_and_repr():
+    r = ftsim.run(failing())
+    reference = r.to_dict()["reference"]
+    assert r.reference == reference
+    assert r.reference_makespan == reference["makespan"] and r.protocol_makespan == reference["protocol_makespan"]
+    assert r.overhead_checkpointing == reference["checkpointing"] and r.overhead_failures == reference["failures"]
+    assert r.overhead_checkpointing + r.overhead_failures == pytest.approx(r.overhead, abs=1e-9)
+    assert r.overhead_failures > 0
+    text = repr(r)
+    assert f"overhead {100 * r.overhead:.3g}%" in text
+    assert f"checkpointing {100 * r.overhead_checkpointing:.3g}%" in text
+    assert f"failures {100 * r.overhead_failures:.3g}%" in text
+    assert "2 failures" in text and "global" in text and "ok" in text
+    plain = ftsim.run(small())
+    assert plain.reference is None and plain.overhead is None and plain.overhead_checkpointing is None
+    assert "overhead" not in repr(plain) and "0 failures" in repr(plain)
+
+
+def test_trace_metadata_is_apart_from_the_events():
+    r = ftsim.run(failing(), trace=True)
+    events, lanes = r.trace, r.trace_metadata
+    assert "M" not in set(events["ph"]) and {"X", "i"} <= set(events["ph"])
+    assert events["ts"].max() <= r.makespan + 1e-6  # seconds, not microseconds
+    assert {"sends", "receives", "protocol", "core 0", "core 1"} <= set(lanes["lane"])
+    assert set(lanes[lanes["core"]]["lane"]) == {"core 0", "core 1"}
+    assert "coordinator" in set(lanes["process"]) and lanes.attrs["display_time_unit"] == "ms"
+    tasks = events[(events["ph"] == "X") & (events["lane"].str.startswith("core"))]
+    assert len(tasks) == r["executions"]
+    failures = events[(events["ph"] == "i") & (events["name"] == "failure")]
+    assert sorted(a["node"] for a in failures["args"]) == [1, 2]
+    assert r.trace is events  # computed once
+
+
+def test_load_an_output_directory(ftsim_binary, tmp_path):
+    import subprocess
+    config = tmp_path / "c.json"
+    config.write_text(json.dumps(failing()))
+    subprocess.run([str(ftsim_binary), "run", str(config), "-o", str(tmp_path / "out"), "--trace"], check=True,
+                   capture_output=True)
+    loaded = ftsim.load(tmp_path / "out")
+    again = ftsim.run(config)
+    assert loaded.makespan == again.makespan and loaded.overhead == again.overhead
+    assert loaded.trace is not None and len(loaded.failures) == 2
+    assert ftsim.load(tmp_path / "out" / "results.json").makespan == loaded.makespan
+    with pytest.raises(FileNotFoundError):
+        ftsim.load(tmp_path)
+
+
+def test_sweep_names_its_options(monkeypatch):
+    import inspect
+    parameters = inspect.signature(ftsim.sweep).parameters
+    assert {"jobs", "output", "shard", "progress"} <= set(parameters)
+    assert all(parameters[p].kind == inspect.Parameter.KEYWORD_ONLY for p in ("jobs", "output", "shard", "progress"))
+    from ftsim._sweep import _resolve_shard
+    monkeypatch.setenv("SLURM_ARRAY_TASK_ID", "3")
+    monkeypatch.setenv("SLURM_ARRAY_TASK_COUNT", "8")
+    assert _resolve_shard("auto") == "3/8" and _resolve_shard("1/2") == "1/2" and _resolve_shard(None) is None
+    monkeypatch.delenv("SLURM_ARRAY_TASK_ID")
+    with pytest.raises(ValueError, match="SLURM_ARRAY_TASK_ID"):
+        _resolve_shard("auto")
+
+
+def test_sweep_rows_carry_the_split_and_si_columns():
+    config = failing(sweep={"grid": {"protocol.period": ["1ms", "2ms"]}})
+    frame = ftsim.sweep(config, jobs=2)
+    assert set(frame["status"]) == {"ok"}
+    assert list(frame["protocol.period_s"]) == [0.001, 0.002]
+    assert (frame["overhead_checkpointing"] + frame["overhead_failures"] - frame["overhead"]).abs().max() < 1e-9
+    assert (frame["checkpoint_duration"] > 0).all()
+
+
+def _documented_names(text):
+    """Result.X and ftsim.X named in a text."""
+    import re
+    return set(re.findall(r"\bResult\.([A-Za-z_]\w*)", text)), set(re.findall(r"\bftsim\.([A-Za-z_]\w*)", text))
+
+
+def test_docstrings_and_docs_name_attributes_that_exist(source_dir):
+    # help(ftsim.run) named Result.trace_events, which never existed.
+    import inspect
+    import pydoc
+    texts = {"help(ftsim)": pydoc.render_doc(ftsim, renderer=pydoc.plaintext)}
+    for module in (ftsim, ftsim.plots, ftsim.analysis):
+        for name, member in inspect.getmembers(module):
+            if (inspect.isfunction(member) or inspect.isclass(member)) and member.__doc__:
+                texts[f"{module.__name__}.{name}"] = member.__doc__
+    for name, member in inspect.getmembers(ftsim.Result):
+        if member.__doc__ and not name.startswith("__"):
+            texts[f"Result.{name}"] = member.__doc__
+    texts["docs/python.md"] = (source_dir / "docs" / "python.md").read_text()
+    for where, text in texts.items():
+        attributes, functions = _documented_names(text)
+        for attribute in attributes:
+            assert hasattr(ftsim.Result, attribute), f"{where} names Result.{attribute}, which does not exist"
+        for function in functions:
+            assert hasattr(ftsim, function) or function in ("plots", "analysis"), \
+                f"{where} names ftsim.{function}, which does not exist"
+    # Every public attribute of Result and function of ftsim.plots is documented in docs/python.md.
+    import re
+    documented = texts["docs/python.md"]
+    for name in dir(ftsim.Result):
+        if not name.startswith("_"):
+            assert re.search(rf"`[^`\n]*\b{name}\b[^`\n]*`", documented), f"docs/python.md does not mention Result.{name}"
+    for name in ftsim.plots.__all__:
+        assert re.search(rf"`{name}\b", documented), f"docs/python.md does not mention ftsim.plots.{name}"
