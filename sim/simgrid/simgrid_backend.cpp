@@ -51,29 +51,55 @@ void SimgridBackend::bury(sg4::ActivityPtr activity) {
 
 void SimgridBackend::start_task(core::NodeId node, core::TaskId task, double seconds) {
   // A node never runs more tasks than it has cores, so a task takes exactly its cost-model time:
-  // a kernel timer models it as SimGrid's CPU model would, without a CPU action per task.
-  auto* timer = simgrid_compat::set_timer(now() + seconds, [this, node, task] {
-    auto& running = running_[node];
-    for (std::size_t i = 0; i < running.size(); ++i) {
-      if (running[i].first != task) continue;
-      running[i] = running.back();
-      running.pop_back();
-      break;
-    }
-    if (!halted_) events_->on_task_finished(node, task);
-  });
-  running_[node].emplace_back(task, timer);
+  // a timed event models it as SimGrid's CPU model would, without a CPU action per task.
+  running_[node].emplace_back(task, timed_.add_task_end(now() + seconds, node, task));
+  arm();
 }
 
 void SimgridBackend::cancel_task(core::NodeId node, core::TaskId task) {
   auto& running = running_[node];
   for (std::size_t i = 0; i < running.size(); ++i) {
     if (running[i].first != task) continue;
-    running[i].second->remove();
+    timed_.cancel(running[i].second);
     running[i] = running.back();
     running.pop_back();
     return;
   }
+}
+
+void SimgridBackend::arm() {
+  if (firing_ || halted_ || timed_.empty()) return;
+  const double earliest = std::max(timed_.earliest(), now());
+  if (armed_ != nullptr && armed_time_ <= earliest) return;
+  if (armed_ != nullptr) armed_->remove();
+  armed_time_ = earliest;
+  armed_ = simgrid_compat::set_timer(earliest, [this] {
+    armed_ = nullptr;  // fired: SimGrid deletes it
+    fire();
+  });
+}
+
+void SimgridBackend::fire() {
+  // Every event due now, in (time, insertion) order; events added meanwhile for now run too.
+  firing_ = true;
+  TimedEvents::Event event;
+  while (!halted_ && timed_.pop_due(now(), event)) {
+    if (event.cancelled) continue;
+    if (!event.is_task) {
+      event.action();
+      continue;
+    }
+    auto& running = running_[event.node];
+    for (std::size_t i = 0; i < running.size(); ++i) {
+      if (running[i].first != event.task) continue;
+      running[i] = running.back();
+      running.pop_back();
+      break;
+    }
+    events_->on_task_finished(event.node, event.task);
+  }
+  firing_ = false;
+  arm();
 }
 
 std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr comm) {
@@ -117,11 +143,8 @@ void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, s
 
 void SimgridBackend::at(double time, std::function<void()> action) {
   if (halted_) return;
-  const std::size_t index = timers_.size();
-  timers_.push_back(simgrid_compat::set_timer(std::max(time, now()), [this, index, action = std::move(action)] {
-    timers_[index] = nullptr;  // fired: SimGrid deletes it
-    if (!halted_) action();
-  }));
+  timed_.add_action(std::max(time, now()), std::move(action));
+  arm();
 }
 
 void SimgridBackend::set_timer(double time, std::uint64_t token) {
@@ -178,7 +201,7 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
 
 void SimgridBackend::fail_node(core::NodeId node) {
   // Its executions stop.
-  for (auto& [task, timer] : running_[node]) timer->remove();
+  for (auto& [task, handle] : running_[node]) timed_.cancel(handle);
   running_[node].clear();
   // Every message from or to it is lost; live senders learn it (later, not re-entrantly).
   std::vector<std::shared_ptr<core::Message>> lost;
@@ -221,10 +244,10 @@ void SimgridBackend::halt() {
 }
 
 void SimgridBackend::cancel_everything() {
-  for (auto& running : running_) {
-    for (auto& [task, timer] : running) timer->remove();
-    running.clear();
-  }
+  for (auto& running : running_) running.clear();
+  timed_.clear();
+  if (armed_ != nullptr) armed_->remove();
+  armed_ = nullptr;
   for (Slot& s : slots_) {
     if (!s.comm) continue;
     cancel(std::move(s.comm));
@@ -232,10 +255,6 @@ void SimgridBackend::cancel_everything() {
   }
   for (auto& [node, comm] : storage_comms_) cancel(comm);
   storage_comms_.clear();
-  for (auto*& timer : timers_) {
-    if (timer) timer->remove();
-    timer = nullptr;
-  }
 }
 
 }  // namespace ftsim::simgrid_backend

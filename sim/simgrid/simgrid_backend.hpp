@@ -1,11 +1,12 @@
 #pragma once
 // The SimGrid backend: runs the sans-I/O core on a simulated platform. It uses no actors: every
 // message is a host-to-host Comm started by maestro, whose completion comes back through
-// Activity::on_completion (as in SimGrid's DAG mode), and every task and timer is a kernel timer
-// (a node never runs more tasks than it has cores, so SimGrid's CPU model would give each task
-// exactly its cost-model time; a timer gives the same time without a CPU action, an LMM solve
-// and SimGrid 3.32's linear-time removal of maestro activities). No context switch per task:
-// this is what makes million-task graphs simulate fast.
+// Activity::on_completion (as in SimGrid's DAG mode), and every task end and timer is a timed
+// event of the backend's own queue (timed_events.hpp: equal times fire in insertion order), with
+// one SimGrid kernel timer armed for the earliest (a node never runs more tasks than it has cores,
+// so SimGrid's CPU model would give each task exactly its cost-model time; a timed event gives the
+// same time without a CPU action, an LMM solve and SimGrid 3.32's linear-time removal of maestro
+// activities). No context switch per task: this is what makes million-task graphs simulate fast.
 // A failed node is the equivalent of turning its host off: its executions and every
 // communication from or to it are cancelled; a spare host (or, with unlimited spares, the same
 // host rebooted) then takes its rank.
@@ -17,6 +18,7 @@
 #include "sim/config/config.hpp"
 #include "sim/world/backend.hpp"
 #include "sim/simgrid/platform.hpp"
+#include "sim/simgrid/timed_events.hpp"
 
 namespace ftsim::simgrid_backend {
 
@@ -56,6 +58,9 @@ private:
   std::uint32_t store_message(core::Message message, simgrid::s4u::CommPtr comm);
   // Runs `action` in maestro at simulated `time` unless the run has halted.
   void at(double time, std::function<void()> action);
+  // Arms the SimGrid timer for the earliest timed event; fire() runs every event due.
+  void arm();
+  void fire();
 
   const config::Config& config_;
   core::BackendEvents* events_ = nullptr;
@@ -63,7 +68,7 @@ private:
   std::vector<simgrid::s4u::Host*> node_host_;
   std::size_t next_spare_ = 0;
   std::unordered_map<const simgrid::s4u::Activity*, Pending> pending_;
-  std::vector<std::vector<std::pair<core::TaskId, simgrid::kernel::timer::Timer*>>> running_;
+  std::vector<std::vector<std::pair<core::TaskId, TimedEvents::Handle>>> running_;
   struct Slot {
     core::Message message;
     simgrid::s4u::CommPtr comm;
@@ -73,7 +78,10 @@ private:
   std::vector<std::uint32_t> free_slots_;
   std::vector<simgrid::s4u::ActivityPtr> graveyard_;
   std::unordered_map<const simgrid::s4u::Activity*, simgrid::s4u::ActivityPtr> cancelled_;  // released after their completion returns
-  std::vector<simgrid::kernel::timer::Timer*> timers_;
+  TimedEvents timed_;
+  simgrid::kernel::timer::Timer* armed_ = nullptr;  // SimGrid's timer for timed_.earliest()
+  double armed_time_ = 0;
+  bool firing_ = false;
   bool halted_ = false;
   int completion_depth_ = 0;
 };

@@ -1,0 +1,98 @@
+#pragma once
+// The backend's own queue of timed events (task ends, protocol timers, deferred actions), ordered
+// by (time, insertion order). SimGrid's timer heap breaks ties between equal dates by its internal
+// structure, so one unrelated timer (a failure scheduled after the end of the run) reordered
+// simultaneous task ends and changed the run: the same job with and without a late failure did not
+// give the same makespan. Here equal times fire first in, first out, whatever else is queued; the
+// backend arms one SimGrid timer, for the earliest entry. Task ends carry (node, task) rather than
+// a closure: no allocation per task.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "graphs/ids.hpp"
+
+namespace ftsim::simgrid_backend {
+
+class TimedEvents {
+public:
+  struct Event {
+    graphs::NodeId node = 0;
+    graphs::TaskId task = 0;
+    bool is_task = false;
+    bool cancelled = false;
+    std::function<void()> action;  // when !is_task
+  };
+  using Handle = std::uint32_t;
+
+  Handle add_task_end(double time, graphs::NodeId node, graphs::TaskId task) {
+    const Handle h = slot();
+    Event& e = events_[h];
+    e.node = node;
+    e.task = task;
+    e.is_task = true;
+    push(time, h);
+    return h;
+  }
+  Handle add_action(double time, std::function<void()> action) {
+    const Handle h = slot();
+    events_[h].action = std::move(action);
+    push(time, h);
+    return h;
+  }
+  // The event will not fire (it stays queued until its time, then is dropped).
+  void cancel(Handle h) { events_[h].cancelled = true; }
+  void clear() {
+    for (const Entry& entry : heap_) release(entry.handle);
+    heap_.clear();
+  }
+
+  bool empty() const { return heap_.empty(); }
+  double earliest() const { return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time; }
+  // Takes the earliest event due at or before `now` into `out`; false when none is due.
+  bool pop_due(double now, Event& out) {
+    if (heap_.empty() || heap_.front().time > now) return false;
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const Handle h = heap_.back().handle;
+    heap_.pop_back();
+    out = std::move(events_[h]);
+    release(h);
+    return true;
+  }
+
+private:
+  struct Entry {
+    double time;
+    std::uint64_t sequence;
+    Handle handle;
+  };
+  static bool later(const Entry& a, const Entry& b) {
+    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+  }
+  Handle slot() {
+    if (!free_.empty()) {
+      const Handle h = free_.back();
+      free_.pop_back();
+      return h;
+    }
+    events_.emplace_back();
+    return static_cast<Handle>(events_.size() - 1);
+  }
+  void release(Handle h) {
+    events_[h] = Event{};
+    free_.push_back(h);
+  }
+  void push(double time, Handle h) {
+    heap_.push_back({time, next_sequence_++, h});
+    std::push_heap(heap_.begin(), heap_.end(), later);
+  }
+
+  std::vector<Entry> heap_;
+  std::vector<Event> events_;
+  std::vector<Handle> free_;
+  std::uint64_t next_sequence_ = 0;
+};
+
+}  // namespace ftsim::simgrid_backend

@@ -1,0 +1,50 @@
+// The SimGrid backend's queue of timed events: equal times fire in insertion order whatever else is
+// queued (a late failure must not reorder simultaneous task ends), cancelled events never fire.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "sim/simgrid/timed_events.hpp"
+
+using ftsim::simgrid_backend::TimedEvents;
+
+namespace {
+std::vector<std::uint32_t> drain(TimedEvents& q, double now) {
+  std::vector<std::uint32_t> tasks;
+  TimedEvents::Event e;
+  while (q.pop_due(now, e)) {
+    if (!e.cancelled) tasks.push_back(e.task);
+  }
+  return tasks;
+}
+}  // namespace
+
+TEST_CASE("timed events: equal times fire first in, first out, whatever else is queued", "[simgrid][timers]") {
+  for (bool late_event : {false, true}) {
+    TimedEvents q;
+    if (late_event) q.add_action(100.0, [] {});
+    for (std::uint32_t t = 0; t < 40; ++t) q.add_task_end(t % 3 == 0 ? 1.0 : 2.0, 0, t);
+    std::vector<std::uint32_t> expected;
+    for (std::uint32_t t = 0; t < 40; t += 3) expected.push_back(t);
+    CHECK(q.earliest() == 1.0);
+    CHECK(drain(q, 1.0) == expected);
+    expected.clear();
+    for (std::uint32_t t = 0; t < 40; ++t) {
+      if (t % 3 != 0) expected.push_back(t);
+    }
+    CHECK(drain(q, 2.0) == expected);
+    CHECK(q.empty() == !late_event);
+  }
+}
+
+TEST_CASE("timed events: a cancelled event is dropped, its slot reused", "[simgrid][timers]") {
+  TimedEvents q;
+  const auto a = q.add_task_end(1.0, 0, 7);
+  q.add_task_end(1.0, 1, 8);
+  q.cancel(a);
+  CHECK(drain(q, 0.5).empty());
+  CHECK(drain(q, 1.0) == std::vector<std::uint32_t>{8});
+  CHECK(q.add_task_end(3.0, 0, 9) <= 1u);  // a freed slot, not a new one
+  q.clear();
+  CHECK(q.empty());
+}
