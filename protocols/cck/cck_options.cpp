@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "graphs/cut_selection.hpp"
+#include "protocols/coordinated_schedule.hpp"
 
 namespace ftsim::protocols::cck {
 
@@ -11,19 +12,9 @@ CckConfig read_cck_options(const config::Config& config, config::JsonReader bloc
   CckConfig options;
   block.expect_object();
   block.at("type").as_string();
-  const std::string when = block.one_of({"period", "at"});
-  if (when == "period") {
-    options.period = block.at("period").as_positive_seconds();
-  } else {
-    auto at = block.at("at");
-    at.as_choice({"cuts"});
-    if (config.checkpoints.empty()) at.fail("checkpoints at graph cuts need /checkpoints (which cuts, e.g. {\"count\": 4})");
-    if (config.checkpoints.size() > 1) {
-      config::JsonReader(config.document, config.file).at("checkpoints").fail(
-          "the cck protocol at cuts takes one checkpoint placement, got " + std::to_string(config.checkpoints.size()));
-    }
-    options.at_cuts = true;
-  }
+  const CoordinatedSchedule schedule = read_coordinated_schedule(config, block, "cck");
+  options.at_cuts = schedule.at_cuts;
+  options.period = schedule.period;
   if (config.platform.storage.hosts == 0) {
     block.fail("the cck protocol saves every checkpoint to the checkpoint servers: set /platform/storage/hosts to 1 or more");
   }

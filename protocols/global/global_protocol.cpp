@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graphs/cut_selection.hpp"
+#include "protocols/coordinated_schedule.hpp"
 
 namespace ftsim::protocols {
 
@@ -107,19 +108,9 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
   GlobalConfig options;
   block.expect_object();
   block.at("type").as_string();
-  const std::string when = block.one_of({"period", "at"});
-  if (when == "period") {
-    options.period = block.at("period").as_positive_seconds();
-  } else {
-    auto at = block.at("at");
-    at.as_choice({"cuts"});
-    if (config.checkpoints.empty()) at.fail("checkpoints at graph cuts need /checkpoints (which cuts, e.g. {\"count\": 4})");
-    if (config.checkpoints.size() > 1) {
-      config::JsonReader(config.document, config.file).at("checkpoints").fail(
-          "the global protocol at cuts takes one checkpoint placement, got " + std::to_string(config.checkpoints.size()));
-    }
-    options.at_cuts = true;
-  }
+  const CoordinatedSchedule schedule = read_coordinated_schedule(config, block, "global");
+  options.at_cuts = schedule.at_cuts;
+  options.period = schedule.period;
   const std::uint32_t servers = config.platform.storage.hosts;
   if (auto storage = block.find("storage")) {
     options.stable_storage = storage->as_choice({"stable", "buddy"}) == "stable";
