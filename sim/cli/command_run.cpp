@@ -90,7 +90,9 @@ Command add_run_command(CLI::App& app) {
     const RunJob job = run_job(cfg, job_options);
     write_results(dir, job.results);
     print_summary(cfg, job.graph, job.metrics, job.reference, job.wall_seconds,
-                  "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model), false, std::cout,
+                  "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model) +
+                      (cfg.platform.network.contention == config::Contention::nic ? ", contention nic (LogGP-style NIC queues)" : ""),
+                  false, std::cout,
                   job.protocol_reference);
     std::cout << "results: " << (dir / "results.json").string();
     if (options->trace) std::cout << "  trace: " << (dir / "trace.json").string();

@@ -323,6 +323,11 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
     if (path.is_relative() && !reader.file().empty()) path = std::filesystem::path(reader.file()).parent_path() / path;
     p.xml = path.string();
     check_platform_file(*xml, p.xml, p);
+    if (p.network.contention == Contention::nic) {
+      reader.at("network").at("contention").fail(
+          "\"nic\" models the links of the generated star or cluster: a platform file's routes may share links, "
+          "which only \"flows\" simulates");
+    }
   }
   if (auto models = reader.find("kernel_models")) read_kernel_models(*models, app, p);
   if (auto speeds = reader.find("core_gflops")) {

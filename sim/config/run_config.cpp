@@ -21,6 +21,8 @@ const char* to_string(NetworkModel model) {
   return "?";
 }
 
+const char* to_string(Contention contention) { return contention == Contention::nic ? "nic" : "flows"; }
+
 NetworkConfig read_network(JsonReader reader) {
   NetworkConfig n;
   reader.expect_object();
@@ -91,6 +93,26 @@ NetworkConfig read_network(JsonReader reader) {
     for (std::size_t i = 0; i < torus->size(); ++i) n.torus.push_back(static_cast<std::uint32_t>((*torus)[i].as_int(1, 1 << 20)));
   } else if (n.topology == Topology::torus) {
     reader.fail("the \"torus\" topology needs \"torus\": its dimensions, e.g. [4, 4, 2]");
+  }
+  if (auto contention = reader.find("contention")) {
+    n.contention = contention->as_choice({"flows", "nic"}) == "nic" ? Contention::nic : Contention::flows;
+    // "nic" knows each host's link and nothing between: it refuses networks whose shared links
+    // matter (/platform/xml is refused by read_platform).
+    if (n.contention == Contention::nic) {
+      if (n.topology == Topology::fat_tree || n.topology == Topology::torus) {
+        contention->fail("\"nic\" models each host's own link only: a fat-tree or torus routes messages over shared "
+                         "links, which only \"flows\" simulates; use the \"star\" or \"cluster\" topology");
+      }
+      if (n.backbone_bandwidth > 0) {
+        contention->fail("\"nic\" models each host's own link only: a backbone is a link every message shares, which "
+                         "only \"flows\" simulates; drop \"backbone_bandwidth\" (a crossbar)");
+      }
+      if (n.model == NetworkModel::smpi || n.model == NetworkModel::ib) {
+        contention->fail(std::string("\"nic\" applies the constant factors of \"LV08\" or \"CM02\"; \"") + to_string(n.model) +
+                         "\" has factors by message size" +
+                         (n.model == NetworkModel::ib ? " and contention penalties of its own" : "") + ": use \"flows\"");
+      }
+    }
   }
   reader.finish();
   return n;

@@ -14,9 +14,15 @@ enum class Topology { star, cluster, fat_tree, torus };
 // SimGrid's network models (its network/model setting). LV08, SimGrid's default, multiplies
 // latencies by 13.01 and bandwidths by 0.97; CM02 simulates the configured values.
 enum class NetworkModel { lv08, cm02, smpi, ib };
+// How messages contend (/platform/network/contention). flows: SimGrid's fluid model, every
+// transfer a flow sharing the links of its route with the others (max-min solved at each start
+// and end); nic: LogGP-style, each host's network interface sends one message at a time and
+// receives one at a time, nothing else is shared (sim/simgrid/nic_queues.hpp).
+enum class Contention { flows, nic };
 
 struct NetworkConfig {
   NetworkModel model = NetworkModel::lv08;  // also applies to a /platform/xml file
+  Contention contention = Contention::flows;
   Topology topology = Topology::cluster;
   double bandwidth = 1.25e9;      // bytes/s of each node's link (10 Gb/s)
   double latency = 1e-6;          // seconds
@@ -29,6 +35,7 @@ struct NetworkConfig {
 };
 
 const char* to_string(NetworkModel model);  // SimGrid's name: "LV08", "CM02", "SMPI", "IB"
+const char* to_string(Contention contention);  // "flows", "nic"
 
 // The size of a generated network: host places (fat-tree leaves, torus positions; a place
 // without a host of ours gets an idle filler host), switches and links, each a SimGrid object.

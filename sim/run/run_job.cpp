@@ -88,7 +88,8 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
   job.results["network_model"] = {{"name", config::to_string(cfg.platform.network.model)},
                                   {"latency_factor", factors.latency},
                                   {"bandwidth_factor", factors.bandwidth},
-                                  {"factors_by_message_size", factors.by_message_size}};
+                                  {"factors_by_message_size", factors.by_message_size},
+                                  {"contention", config::to_string(cfg.platform.network.contention)}};
   job.results["wall"] = {
       {"simulation_seconds", result.wall_seconds},
       {"reference_seconds", reference_wall},

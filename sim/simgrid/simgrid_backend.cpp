@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/simgrid/network_model.hpp"
+
 namespace ftsim::simgrid_backend {
 
 namespace sg4 = simgrid::s4u;
@@ -23,6 +25,21 @@ SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
   node_host_ = platform_.nodes;
   node_host_.push_back(platform_.manager);  // the coordinator's rank
   running_.resize(platform_.nodes.size());
+  nic_ = config.platform.network.contention == config::Contention::nic;
+  if (nic_) {
+    // The simulated values of each host's link: configured x the model's factors (LV08, CM02).
+    const auto factors = network_model_factors(config.platform.network.model);
+    const auto& net = config.platform.network;
+    const NicQueues::Nic node_nic{net.latency * factors.latency, net.bandwidth * factors.bandwidth};
+    const NicQueues::Nic storage_nic{config.platform.storage.latency * factors.latency,
+                                     config.platform.storage.bandwidth * factors.bandwidth};
+    for (std::size_t i = 0; i < platform_.nodes.size(); ++i) node_nic_.push_back(nic_queues_.add(node_nic));
+    spare_nic_ = nic_queues_.size();
+    for (std::size_t i = 0; i < platform_.spares.size(); ++i) nic_queues_.add(node_nic);
+    storage_nic_ = nic_queues_.size();
+    for (std::size_t i = 0; i < platform_.storage.size(); ++i) nic_queues_.add(storage_nic);
+    node_nic_.push_back(nic_queues_.add(node_nic));  // the coordinator's host
+  }
   sg4::Activity::on_completion_cb([this](const sg4::Activity& activity) { on_completion(activity); });
 }
 
@@ -123,6 +140,10 @@ void SimgridBackend::send(core::Message message) {
     at(now(), [this, shared] { events_->on_message_delivered(*shared); });
     return;
   }
+  if (nic_) {
+    send_nic(std::move(message));
+    return;
+  }
   sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(message.source), host_of(message.destination),
                                                      std::max<std::uint64_t>(message.bytes, 1));
   const core::NodeId source = message.source;
@@ -131,8 +152,52 @@ void SimgridBackend::send(core::Message message) {
   pending_.emplace(key, Pending{Kind::message, source, slot});
 }
 
+void SimgridBackend::send_nic(core::Message message) {
+  const double arrival = nic_queues_.transfer(node_nic_[message.source], node_nic_[message.destination],
+                                              double(std::max<std::uint64_t>(message.bytes, 1)), now());
+  const std::uint32_t slot = store_message(std::move(message), nullptr);
+  slots_[slot].nic_in_flight = true;
+  slots_[slot].nic_event = timed_.add_action(arrival, [this, slot] {
+    Slot& s = slots_[slot];
+    s.nic_in_flight = false;
+    core::Message delivered = std::move(s.message);
+    free_slots_.push_back(slot);
+    events_->on_message_delivered(delivered);
+  });
+  arm();
+}
+
+void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
+                                          std::uint64_t token) {
+  const std::size_t storage = storage_nic_ + server, host = node_nic_[node];
+  const double size = double(std::max<std::uint64_t>(bytes, 1));
+  const double arrival = write ? nic_queues_.transfer(host, storage, size, now()) : nic_queues_.transfer(storage, host, size, now());
+  std::uint32_t index;
+  if (!free_nic_storage_.empty()) {
+    index = free_nic_storage_.back();
+    free_nic_storage_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(nic_storage_.size());
+    nic_storage_.emplace_back();
+  }
+  NicStorage& transfer = nic_storage_[index];
+  transfer.node = node;
+  transfer.in_flight = true;
+  transfer.event = timed_.add_action(arrival, [this, index, node, token] {
+    nic_storage_[index].in_flight = false;
+    free_nic_storage_.push_back(index);
+    events_->on_storage_done(node, token);
+  });
+  arm();
+}
+
 void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
                                       std::uint64_t token) {
+  if (nic_) {
+    if (halted_) return;
+    storage_transfer_nic(node, server, bytes, write, token);
+    return;
+  }
   sg4::Host* storage = platform_.storage.at(server);
   sg4::Host* host = host_of(node);
   sg4::CommPtr comm = write ? simgrid_compat::start_transfer(host, storage, std::max<std::uint64_t>(bytes, 1))
@@ -207,9 +272,14 @@ void SimgridBackend::fail_node(core::NodeId node) {
   std::vector<std::shared_ptr<core::Message>> lost;
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
     Slot& s = slots_[slot];
-    if (!s.comm || (s.message.source != node && s.message.destination != node)) continue;
-    cancel(std::move(s.comm));
-    s.comm = nullptr;
+    if ((!s.comm && !s.nic_in_flight) || (s.message.source != node && s.message.destination != node)) continue;
+    if (s.nic_in_flight) {
+      timed_.cancel(s.nic_event);
+      s.nic_in_flight = false;
+    } else {
+      cancel(std::move(s.comm));
+      s.comm = nullptr;
+    }
     if (s.message.source != node) lost.push_back(std::make_shared<core::Message>(std::move(s.message)));
     free_slots_.push_back(slot);
   }
@@ -223,6 +293,16 @@ void SimgridBackend::fail_node(core::NodeId node) {
     storage_comms_.pop_back();
     cancel(comm);
   }
+  if (nic_) {
+    for (std::uint32_t i = 0; i < nic_storage_.size(); ++i) {
+      NicStorage& transfer = nic_storage_[i];
+      if (!transfer.in_flight || transfer.node != node) continue;
+      timed_.cancel(transfer.event);
+      transfer.in_flight = false;
+      free_nic_storage_.push_back(i);
+    }
+    nic_queues_.reset(node_nic_[node], now());  // its host is off: its queues empty
+  }
   if (!lost.empty()) {
     at(now(), [this, lost] {
       for (const auto& message : lost) events_->on_message_lost(*message);
@@ -231,7 +311,10 @@ void SimgridBackend::fail_node(core::NodeId node) {
 }
 
 void SimgridBackend::replace_node(core::NodeId node) {
-  if (next_spare_ < platform_.spares.size()) node_host_[node] = platform_.spares[next_spare_++];
+  if (next_spare_ < platform_.spares.size()) {
+    if (nic_) node_nic_[node] = spare_nic_ + next_spare_;
+    node_host_[node] = platform_.spares[next_spare_++];
+  }
   // Unlimited spares: the same host stands for a fresh machine.
 }
 
@@ -248,7 +331,9 @@ void SimgridBackend::cancel_everything() {
   timed_.clear();
   if (armed_ != nullptr) armed_->remove();
   armed_ = nullptr;
+  for (auto& transfer : nic_storage_) transfer.in_flight = false;  // their events are gone with timed_
   for (Slot& s : slots_) {
+    s.nic_in_flight = false;
     if (!s.comm) continue;
     cancel(std::move(s.comm));
     s.comm = nullptr;

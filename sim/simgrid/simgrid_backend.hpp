@@ -7,6 +7,9 @@
 // so SimGrid's CPU model would give each task exactly its cost-model time; a timed event gives the
 // same time without a CPU action, an LMM solve and SimGrid 3.32's linear-time removal of maestro
 // activities). No context switch per task: this is what makes million-task graphs simulate fast.
+// With /platform/network/contention "nic", messages and storage transfers are not Comms: each is a
+// timed event at the arrival time that NicQueues (nic_queues.hpp, LogGP-style send and receive
+// queues per host) computes when it is sent, so SimGrid's solver never runs.
 // A failed node is the equivalent of turning its host off: its executions and every
 // communication from or to it are cancelled; a spare host (or, with unlimited spares, the same
 // host rebooted) then takes its rank.
@@ -17,6 +20,7 @@
 
 #include "sim/config/config.hpp"
 #include "sim/world/backend.hpp"
+#include "sim/simgrid/nic_queues.hpp"
 #include "sim/simgrid/platform.hpp"
 #include "sim/simgrid/timed_events.hpp"
 
@@ -72,7 +76,23 @@ private:
   struct Slot {
     core::Message message;
     simgrid::s4u::CommPtr comm;
+    bool nic_in_flight = false;  // "nic": its delivery is nic_event
+    TimedEvents::Handle nic_event = 0;
   };
+  // "nic": a storage transfer in flight (its completion is a timed event).
+  struct NicStorage {
+    core::NodeId node = 0;
+    TimedEvents::Handle event = 0;
+    bool in_flight = false;
+  };
+  void send_nic(core::Message message);
+  void storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write, std::uint64_t token);
+  bool nic_ = false;
+  NicQueues nic_queues_;
+  std::vector<std::size_t> node_nic_;  // per rank (the coordinator's last): its host's queues
+  std::size_t spare_nic_ = 0, storage_nic_ = 0;  // the first spare's and storage server's queues
+  std::vector<NicStorage> nic_storage_;
+  std::vector<std::uint32_t> free_nic_storage_;
   std::vector<Slot> slots_;
   std::vector<std::pair<core::NodeId, simgrid::s4u::CommPtr>> storage_comms_;
   std::vector<std::uint32_t> free_slots_;
