@@ -22,9 +22,12 @@
 // configured values times the network model's factors, network_model.hpp), so that a lone message
 // takes what it takes under "flows". Not modelled: SimGrid's TCP window cap (4 MiB / (2 x route
 // latency), below the bandwidth only for routes over 1.7 ms at 10 Gb/s) and its 5% cross-traffic.
-// Receive queues are served in the
-// order messages are sent (reserved at send time), not in the order they reach the receiver: a
-// message sent later from an idle host may queue behind one sent earlier from a busy host.
+//
+// Receive queues serve messages in the order their first byte reaches the receiver (at start + L),
+// as LogGOPSim does: the backend calls send() when the message is sent and receive() at start + L,
+// from a timed event, so that a message held in a busy sender's queue does not block the receiver
+// for a message sent later from an idle host. transfer() does both at once (for messages given in
+// the order their first bytes arrive).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -47,17 +50,24 @@ public:
   std::size_t size() const { return nics_.size(); }
   const Nic& nic(std::size_t i) const { return nics_[i]; }
 
-  // The arrival time of `bytes` sent from `source` to `destination` at `now`; reserves both queues.
-  double transfer(std::size_t source, std::size_t destination, double bytes, double now) {
-    const Nic& s = nics_[source];
-    const Nic& d = nics_[destination];
-    const double latency = s.latency + d.latency;
-    const double bandwidth = std::min(s.bandwidth, d.bandwidth);
+  // The sender's part: reserves its send queue; returns when the first byte reaches the receiver.
+  double send(std::size_t source, std::size_t destination, double bytes, double now) {
     const double start = std::max(now, send_free_[source]);
-    send_free_[source] = start + bytes / s.bandwidth;
-    const double arrival = std::max(start + latency + bytes / bandwidth, recv_free_[destination] + bytes / d.bandwidth);
+    send_free_[source] = start + bytes / nics_[source].bandwidth;
+    return start + nics_[source].latency + nics_[destination].latency;
+  }
+  // The receiver's part, at `head` = send()'s result, in the order of those times: reserves its
+  // receive queue; returns the time the last byte has arrived.
+  double receive(std::size_t source, std::size_t destination, double bytes, double head) {
+    const Nic& d = nics_[destination];
+    const double bandwidth = std::min(nics_[source].bandwidth, d.bandwidth);
+    const double arrival = std::max(head + bytes / bandwidth, recv_free_[destination] + bytes / d.bandwidth);
     recv_free_[destination] = arrival;
     return arrival;
+  }
+  // Both at once.
+  double transfer(std::size_t source, std::size_t destination, double bytes, double now) {
+    return receive(source, destination, bytes, send(source, destination, bytes, now));
   }
 
   // A host turned off: what it was sending or receiving is lost, its queues are empty from `now`.

@@ -153,16 +153,23 @@ void SimgridBackend::send(core::Message message) {
 }
 
 void SimgridBackend::send_nic(core::Message message) {
-  const double arrival = nic_queues_.transfer(node_nic_[message.source], node_nic_[message.destination],
-                                              double(std::max<std::uint64_t>(message.bytes, 1)), now());
+  // Two timed events: the first byte reaches the receiver (its receive queue is reserved then, in
+  // the order messages reach it), then the last byte has arrived (delivery).
+  const std::size_t source = node_nic_[message.source], destination = node_nic_[message.destination];
+  const double bytes = double(std::max<std::uint64_t>(message.bytes, 1));
+  const double head = nic_queues_.send(source, destination, bytes, now());
   const std::uint32_t slot = store_message(std::move(message), nullptr);
   slots_[slot].nic_in_flight = true;
-  slots_[slot].nic_event = timed_.add_action(arrival, [this, slot] {
+  slots_[slot].nic_event = timed_.add_action(head, [this, slot, source, destination] {
     Slot& s = slots_[slot];
-    s.nic_in_flight = false;
-    core::Message delivered = std::move(s.message);
-    free_slots_.push_back(slot);
-    events_->on_message_delivered(delivered);
+    const double arrival = nic_queues_.receive(source, destination, double(std::max<std::uint64_t>(s.message.bytes, 1)), now());
+    s.nic_event = timed_.add_action(arrival, [this, slot] {
+      Slot& s = slots_[slot];
+      s.nic_in_flight = false;
+      core::Message delivered = std::move(s.message);
+      free_slots_.push_back(slot);
+      events_->on_message_delivered(delivered);
+    });
   });
   arm();
 }
@@ -171,7 +178,8 @@ void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t serve
                                           std::uint64_t token) {
   const std::size_t storage = storage_nic_ + server, host = node_nic_[node];
   const double size = double(std::max<std::uint64_t>(bytes, 1));
-  const double arrival = write ? nic_queues_.transfer(host, storage, size, now()) : nic_queues_.transfer(storage, host, size, now());
+  const std::size_t source = write ? host : storage, destination = write ? storage : host;
+  const double head = nic_queues_.send(source, destination, size, now());
   std::uint32_t index;
   if (!free_nic_storage_.empty()) {
     index = free_nic_storage_.back();
@@ -183,10 +191,12 @@ void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t serve
   NicStorage& transfer = nic_storage_[index];
   transfer.node = node;
   transfer.in_flight = true;
-  transfer.event = timed_.add_action(arrival, [this, index, node, token] {
-    nic_storage_[index].in_flight = false;
-    free_nic_storage_.push_back(index);
-    events_->on_storage_done(node, token);
+  transfer.event = timed_.add_action(head, [this, index, node, token, source, destination, size] {
+    nic_storage_[index].event = timed_.add_action(nic_queues_.receive(source, destination, size, now()), [this, index, node, token] {
+      nic_storage_[index].in_flight = false;
+      free_nic_storage_.push_back(index);
+      events_->on_storage_done(node, token);
+    });
   });
   arm();
 }

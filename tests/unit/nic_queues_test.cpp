@@ -78,3 +78,16 @@ TEST_CASE("nic: a failed host's queues empty, the other ends keep their reservat
   q.reset(3, 0);
   CHECK(q.send_free(3) == 0);
 }
+
+TEST_CASE("nic: receive queues serve messages in the order their first bytes arrive", "[simgrid][nic]") {
+  NicQueues q = four_hosts();
+  q.transfer(0, 2, 10 * kMB, 0);                  // host 0 sends until 10 ms
+  const double held = q.send(0, 3, kMB, 0);        // queued behind it: its first byte reaches 3 at 10.002 ms
+  CHECK(held == Approx(10.002e-3).epsilon(1e-12));
+  const double quick = q.send(1, 3, kMB, 1e-3);    // sent later from an idle host: reaches 3 at 1.002 ms
+  CHECK(quick == Approx(1.002e-3).epsilon(1e-12));
+  // The backend reserves the receive queue at those times, in their order: the later message is
+  // not blocked by the held one.
+  CHECK(q.receive(1, 3, kMB, quick) == Approx(2.002e-3).epsilon(1e-12));
+  CHECK(q.receive(0, 3, kMB, held) == Approx(11.002e-3).epsilon(1e-12));
+}
