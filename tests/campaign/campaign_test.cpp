@@ -39,6 +39,14 @@ config::Json application(const std::string& name) {
   return {{"type", "cg"}, {"grid", 256}, {"blocks", 8}, {"iterations", 8}};
 }
 
+// FTSIM_CAMPAIGN_CONTENTION=nic runs the campaign under the "nic" network contention model
+// (docs/configs.md#contention); default: SimGrid's flows.
+config::Json network() {
+  config::Json n = {{"topology", "star"}, {"bandwidth", "10Gbps"}, {"latency", "5us"}};
+  if (const char* contention = std::getenv("FTSIM_CAMPAIGN_CONTENTION")) n["contention"] = contention;
+  return n;
+}
+
 config::Json base_config(const std::string& app) {
   return {{"name", "campaign-" + app},
           {"application", application(app)},
@@ -46,7 +54,7 @@ config::Json base_config(const std::string& app) {
            {{"nodes", 4},
             {"cores_per_node", 2},
             {"core_gflops", {{"default", 2.0}}},
-            {"network", {{"topology", "star"}, {"bandwidth", "10Gbps"}, {"latency", "5us"}}},
+            {"network", network()},
             {"storage", {{"hosts", 1}, {"bandwidth", "1GB/s"}}}}},
           {"checkpoints", {{"count", 3}, {"buddy", "next"}}}};
 }
