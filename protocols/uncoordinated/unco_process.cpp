@@ -103,6 +103,7 @@ core::ReceiveVerdict Process::on_receive(core::ProtocolContext& ctx, const core:
   if (options_.logging == Logging::send_deterministic) phase_ = std::max(phase_, logged ? send_phase + 1 : send_phase);
   ++date_;
   ++progress_;
+  fresh_ = false;  // no longer exactly at the checkpoint it restored: a newer line restores it again
   receipts_.push_back({m.source, key.second, send_date, send_epoch, phase_, epoch_});
   received_.insert(key);
   if (options_.logging != Logging::none) {  // l. 27; the classic protocol tracks receipts only

@@ -176,7 +176,7 @@ void Process::apply_line(core::ProtocolContext& ctx) {
   status_ = Status::rolled_back;
   restart_epoch_ = restart;
   ctx.set_epoch(line.round);  // its messages from now on are of a new generation
-  if (fresh_ && restart == epoch_) {  // a replacement still exactly at the checkpoint it restored
+  if (fresh_ && restart == epoch_) {  // still exactly at the checkpoint it restored (nothing received or run since)
     restored(ctx);
     return;
   }
