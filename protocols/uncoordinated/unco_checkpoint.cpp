@@ -110,6 +110,7 @@ core::Bytes Process::encode_saved(core::ProtocolContext& ctx, std::uint64_t& byt
     w.u32(r.send_epoch);
     w.u32(r.phase);
     w.u32(r.epoch);
+    w.u32(r.send_phase);
   }
   w.u32(static_cast<std::uint32_t>(spe_.size()));
   for (const auto& [key, value] : spe_) {
@@ -148,6 +149,7 @@ Process::Saved Process::decode_saved(const core::Bytes& content) const {
     x.send_epoch = r.u32();
     x.phase = r.u32();
     x.epoch = r.u32();
+    x.send_phase = r.u32();
   }
   const std::uint32_t spe = r.u32();
   for (std::uint32_t i = 0; i < spe; ++i) {

@@ -102,6 +102,9 @@ void Coordinator::compute_line(core::ProtocolContext& ctx) {
     if (line_[n] != kNoEpoch) {
       ++rolled_back;
       const std::size_t index = line_[n] >= r.first_epoch ? line_[n] - r.first_epoch : 0;
+      // The node erases its later checkpoints when it applies the line: a replacement after a
+      // failure before its notification must be told this one, not a checkpoint that is gone.
+      latest_[n] = static_cast<std::uint32_t>(index);
       line.dates[n] = index < r.epoch_dates.size() ? r.epoch_dates[index] : 0;
     }
     if (r.restart_epoch != kNoEpoch) failed += (failed.empty() ? "" : ",") + std::to_string(n);

@@ -148,6 +148,7 @@ Bytes Lists::encode() const {
   for (const Orphan& o : orphans) {
     w.u64(o.version);
     w.u32(o.epoch);
+    w.u32(o.phase);
   }
   w.u32(static_cast<std::uint32_t>(needed.size()));
   for (std::uint64_t v : needed) w.u64(v);
@@ -161,6 +162,7 @@ Lists Lists::decode(const Bytes& body) {
   for (Orphan& o : m.orphans) {
     o.version = r.u64();
     o.epoch = r.u32();
+    o.phase = r.u32();
   }
   m.needed.resize(r.u32());
   for (std::uint64_t& v : m.needed) v = r.u64();

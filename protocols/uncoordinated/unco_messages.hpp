@@ -105,6 +105,7 @@ struct Lists {
   struct Orphan {
     std::uint64_t version;
     std::uint32_t epoch;  // the epoch the sender of LISTS received it in
+    std::uint32_t phase;  // the phase it was sent in
   };
   std::uint32_t round = 0;
   std::vector<Orphan> orphans;         // received from the addressee, sent after its restart point, kept

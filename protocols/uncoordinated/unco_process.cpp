@@ -39,9 +39,11 @@ core::SendVerdict Process::on_send(core::ProtocolContext& ctx, core::Message& m)
     Sent s;
     s.date = ++date_;
     s.epoch = epoch_;
-    s.phase = phase_;
+    // The phase of the send its receiver kept, not of this execution: what the receiver sent
+    // after it depends on that phase (a replay of it later must not wait for a newer one).
+    s.phase = options_.logging == Logging::send_deterministic ? orphan->second.second : phase_;
     s.acked = true;
-    s.receiver_epoch = orphan->second;
+    s.receiver_epoch = orphan->second.first;
     if (options_.logging == Logging::send_deterministic && s.epoch >= s.receiver_epoch) {
       auto& spe = spe_[{s.epoch, m.destination}];
       spe = std::max(spe, s.receiver_epoch);
@@ -103,7 +105,8 @@ core::ReceiveVerdict Process::on_receive(core::ProtocolContext& ctx, const core:
   if (options_.logging == Logging::send_deterministic) phase_ = std::max(phase_, logged ? send_phase + 1 : send_phase);
   ++date_;
   ++progress_;
-  receipts_.push_back({m.source, key.second, send_date, send_epoch, phase_, epoch_});
+  fresh_ = false;  // no longer exactly at the checkpoint it restored: a newer line restores it again
+  receipts_.push_back({m.source, key.second, send_date, send_epoch, phase_, epoch_, send_phase});
   received_.insert(key);
   if (options_.logging != Logging::none) {  // l. 27; the classic protocol tracks receipts only
     messages::send(ctx, m.source, messages::Ack{key.second, send_date, epoch_, false});

@@ -69,6 +69,7 @@ private:
     core::NodeId source;
     std::uint64_t version;
     std::uint32_t date, send_epoch, phase, epoch;  // sender's date and epoch; its phase and epoch then
+    std::uint32_t send_phase;                      // the sender's phase (a suppressed re-send keeps it)
   };
   // What a checkpoint holds (l. 42), encoded on stable storage.
   struct Saved {
@@ -162,7 +163,7 @@ private:
   std::map<SentKey, std::uint32_t> orphans_;
   std::map<std::uint32_t, std::uint32_t> orphan_count_;
   // Re-sends not to make: (receiver, version) -> the receiver's epoch when it got it.
-  std::map<SentKey, std::uint32_t> suppress_;
+  std::map<SentKey, std::pair<std::uint32_t, std::uint32_t>> suppress_;  // orphan -> (receive epoch, send phase)
   // Per sender: its rollbacks (round, restart epoch), to recognise its messages from before one.
   std::unordered_map<core::NodeId, std::vector<std::pair<std::uint32_t, std::uint32_t>>> rollbacks_;
   // Re-sends asked of it: (destination, version), served once allowed.

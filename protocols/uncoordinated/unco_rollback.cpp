@@ -109,7 +109,7 @@ void Process::on_control(core::ProtocolContext& ctx, const core::Message& m) {
 
 void Process::on_lists(core::ProtocolContext& ctx, core::NodeId from, const messages::Lists& lists) {
   for (const messages::Lists::Orphan& o : lists.orphans) {
-    suppress_[{from, o.version}] = o.epoch;
+    suppress_[{from, o.version}] = {o.epoch, o.phase};
     // Not sent again by this process's re-execution (done before its restart point): it counts
     // as passed (the receiver's orphan count must reach zero).
     const graphs::HandleId h = messages::handle_of(o.version);
@@ -161,7 +161,7 @@ void Process::apply_line(core::ProtocolContext& ctx) {
   // A receiver restarting before it got a message no longer has it: send it again if asked.
   std::erase_if(suppress_, [&](const auto& entry) {
     const std::uint32_t restart = line.epochs[entry.first.first];
-    return restart != kNoEpoch && restart <= entry.second;
+    return restart != kNoEpoch && restart <= entry.second.first;
   });
   // A message its receiver may have lost by rolling back: that receiver asks for it if it needs it.
   for (auto& [key, s] : sent_) {
@@ -176,7 +176,7 @@ void Process::apply_line(core::ProtocolContext& ctx) {
   status_ = Status::rolled_back;
   restart_epoch_ = restart;
   ctx.set_epoch(line.round);  // its messages from now on are of a new generation
-  if (fresh_ && restart == epoch_) {  // a replacement still exactly at the checkpoint it restored
+  if (fresh_ && restart == epoch_) {  // still exactly at the checkpoint it restored (nothing received or run since)
     restored(ctx);
     return;
   }
@@ -212,7 +212,7 @@ void Process::restored(core::ProtocolContext& ctx) {
     if (restart == kNoEpoch || r.source == node_) continue;
     const bool orphan = options_.logging == Logging::send_deterministic ? r.date > line.dates[r.source] : r.send_epoch >= restart;
     if (!orphan) continue;
-    lists[r.source].orphans.push_back({r.version, r.epoch});
+    lists[r.source].orphans.push_back({r.version, r.epoch, r.send_phase});
     if (orphans_.emplace(SentKey{r.source, r.version}, r.phase).second) ++orphan_count_[r.phase];
     if (ctx.recording()) {
       ctx.note("orphan " + ctx.graph().handle_name(messages::handle_of(r.version)) + " v" + std::to_string(messages::version_of(r.version)) +

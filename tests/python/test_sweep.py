@@ -391,6 +391,15 @@ def test_a_seeds_axis_over_a_config_that_draws_nothing_is_warned(ftsim, tmp_path
                         failures={"model": "exponential", "mtbf": "1s", "max_failures": 1})
     result = ftsim("validate", drawn)
     assert result.returncode == 0 and "warning" not in result.stderr
+    # A protocol that draws its checkpoint dates from /seed (uncoordinated, random schedule) varies too.
+    for schedule, warned in (("random", False), ("periodic", True)):
+        document = json.loads((SOURCE / "configs" / "examples" / "uncoordinated-domino.json").read_text())
+        document["protocol"]["schedule"] = schedule
+        document["sweep"] = {"seeds": 2}
+        path = tmp_path / f"unco-{schedule}.json"
+        path.write_text(json.dumps(document))
+        result = ftsim("validate", path)
+        assert result.returncode == 0 and ("draws nothing at random" in result.stderr) == warned, result.stderr
 
 
 def test_shard_auto_takes_a_slurm_array_task(ftsim_binary, tmp_path):
