@@ -31,4 +31,28 @@ inline std::uint64_t inputs_missing(const core::RunMetrics& m) {
   return count;
 }
 
+// The campaigns' small applications (a few hundred tasks each).
+inline config::Json application(const std::string& name) {
+  if (name == "cholesky") {
+    return {{"type", "cholesky"}, {"tiles", 10}, {"tile_size", 128}, {"precision", "double"}};
+  }
+  if (name == "stencil") {
+    return {{"type", "stencil"}, {"tiles", {4, 4}}, {"tile_size", 256}, {"iterations", 12}};
+  }
+  return {{"type", "cg"}, {"grid", 256}, {"blocks", 8}, {"iterations", 8}};
+}
+
+// The campaigns' platform: 4 nodes of 2 cores on a star, one storage server.
+// FTSIM_CAMPAIGN_CONTENTION=nic runs it under the "nic" network contention model
+// (docs/configs.md#contention); default: SimGrid's flows.
+inline config::Json platform() {
+  config::Json network = {{"topology", "star"}, {"bandwidth", "10Gbps"}, {"latency", "5us"}};
+  if (const char* contention = std::getenv("FTSIM_CAMPAIGN_CONTENTION")) network["contention"] = contention;
+  return {{"nodes", 4},
+          {"cores_per_node", 2},
+          {"core_gflops", {{"default", 2.0}}},
+          {"network", network},
+          {"storage", {{"hosts", 1}, {"bandwidth", "1GB/s"}}}};
+}
+
 }  // namespace ftsim::campaign_support

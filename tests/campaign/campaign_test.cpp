@@ -29,33 +29,10 @@ using campaign_support::scenarios_per_case;
 
 namespace {
 
-config::Json application(const std::string& name) {
-  if (name == "cholesky") {
-    return {{"type", "cholesky"}, {"tiles", 10}, {"tile_size", 128}, {"precision", "double"}};
-  }
-  if (name == "stencil") {
-    return {{"type", "stencil"}, {"tiles", {4, 4}}, {"tile_size", 256}, {"iterations", 12}};
-  }
-  return {{"type", "cg"}, {"grid", 256}, {"blocks", 8}, {"iterations", 8}};
-}
-
-// FTSIM_CAMPAIGN_CONTENTION=nic runs the campaign under the "nic" network contention model
-// (docs/configs.md#contention); default: SimGrid's flows.
-config::Json network() {
-  config::Json n = {{"topology", "star"}, {"bandwidth", "10Gbps"}, {"latency", "5us"}};
-  if (const char* contention = std::getenv("FTSIM_CAMPAIGN_CONTENTION")) n["contention"] = contention;
-  return n;
-}
-
 config::Json base_config(const std::string& app) {
   return {{"name", "campaign-" + app},
-          {"application", application(app)},
-          {"platform",
-           {{"nodes", 4},
-            {"cores_per_node", 2},
-            {"core_gflops", {{"default", 2.0}}},
-            {"network", network()},
-            {"storage", {{"hosts", 1}, {"bandwidth", "1GB/s"}}}}},
+          {"application", campaign_support::application(app)},
+          {"platform", campaign_support::platform()},
           {"checkpoints", {{"count", 3}, {"buddy", "next"}}}};
 }
 

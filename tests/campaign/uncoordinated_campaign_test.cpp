@@ -28,21 +28,8 @@ using namespace ftsim;
 
 namespace {
 
-config::Json application(const std::string& name) {
-  if (name == "cholesky") return {{"type", "cholesky"}, {"tiles", 10}, {"tile_size", 128}, {"precision", "double"}};
-  if (name == "stencil") return {{"type", "stencil"}, {"tiles", {4, 4}}, {"tile_size", 256}, {"iterations", 12}};
-  return {{"type", "cg"}, {"grid", 256}, {"blocks", 8}, {"iterations", 8}};
-}
-
 config::Json base(const std::string& app) {
-  return {{"name", "unco-" + app},
-          {"application", application(app)},
-          {"platform",
-           {{"nodes", 4},
-            {"cores_per_node", 2},
-            {"core_gflops", {{"default", 2.0}}},
-            {"network", {{"topology", "star"}, {"bandwidth", "10Gbps"}, {"latency", "5us"}}},
-            {"storage", {{"hosts", 1}, {"bandwidth", "1GB/s"}}}}}};
+  return {{"name", "unco-" + app}, {"application", campaign_support::application(app)}, {"platform", campaign_support::platform()}};
 }
 
 config::Json scenario(const std::string& app, const std::string& mode, std::uint64_t seed, double makespan) {
