@@ -77,6 +77,9 @@ void print_resolved(const config::Config& cfg, std::ostream& out) {
   if (!given(cfg, "/seed")) defaults.push_back("seed 1");
   if (!given(cfg, "/protocol")) defaults.push_back("protocol none");
   if (!given(cfg, "/platform/network/model")) defaults.push_back("network model " + std::string(config::to_string(cfg.platform.network.model)));
+  if (!given(cfg, "/platform/network/contention")) {
+    defaults.push_back("network contention " + std::string(config::to_string(cfg.platform.network.contention)));
+  }
   if (!given(cfg, "/platform/spares")) defaults.push_back("unlimited spares");
   if (cfg.failures.model != config::FailureModel::none) {
     if (!given(cfg, "/failures/downtime")) defaults.push_back("failure downtime 0");

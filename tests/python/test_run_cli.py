@@ -507,6 +507,7 @@ def test_validate_prints_what_the_config_resolves_to(ftsim, source_dir):
     assert re.search(r"schedule\s+a checkpoint every 250 ms of work: at least [1-9]\d* over the run", lines)
     assert re.search(r"failures\s+1 failure\(s\) listed, downtime 50 ms, detection 10 ms", lines)
     assert re.search(r"defaults\s+.*network model", lines)
+    assert re.search(r"defaults\s+.*network contention flows", lines)
 
 
 def test_volumes_takes_counts_and_prints_fitting_units(ftsim, source_dir):
