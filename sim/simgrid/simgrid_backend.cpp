@@ -41,6 +41,17 @@ SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
     node_nic_.push_back(nic_queues_.add(node_nic));  // the coordinator's host
   }
   sg4::Activity::on_completion_cb([this](const sg4::Activity& activity) { on_completion(activity); });
+  // A communication that ends in SimGrid's solve is reported after the step's timers: count them,
+  // so that the end of the instant waits for their reports (request_end_of_instant).
+  sg4::Link::on_communication_state_change_cb(
+      [this](simgrid::kernel::resource::NetworkAction&, simgrid::kernel::resource::Action::State previous) {
+        if (cancelling_ || previous != simgrid::kernel::resource::Action::State::STARTED) return;
+        if (completions_time_ != now()) {
+          completions_time_ = now();
+          completions_unreported_ = 0;
+        }
+        ++completions_unreported_;
+      });
 }
 
 SimgridBackend::~SimgridBackend() = default;
@@ -57,7 +68,9 @@ void SimgridBackend::cancel(sg4::ActivityPtr activity) {
   pending_.erase(activity.get());
   const sg4::Activity* key = activity.get();
   cancelled_.emplace(key, activity);
+  cancelling_ = true;
   activity->cancel();
+  cancelling_ = false;
 }
 
 void SimgridBackend::bury(sg4::ActivityPtr activity) {
@@ -84,9 +97,19 @@ void SimgridBackend::cancel_task(core::NodeId node, core::TaskId task) {
   }
 }
 
+void SimgridBackend::request_end_of_instant() {
+  if (halted_) return;
+  instant_requested_ = true;
+  arm();
+}
+
 void SimgridBackend::arm() {
-  if (firing_ || halted_ || timed_.empty()) return;
-  const double earliest = std::max(timed_.earliest(), now());
+  if (firing_ || halted_) return;
+  // The end of the instant waits for the reports of communications that ended now: on_completion
+  // arms it after them (arming it now would run it before them, in the same step).
+  const bool end_instant = instant_requested_ && !completions_pending();
+  if (timed_.empty() && !end_instant) return;
+  const double earliest = end_instant ? now() : std::max(timed_.earliest(), now());
   if (armed_ != nullptr && armed_time_ <= earliest) return;
   if (armed_ != nullptr) armed_->remove();
   armed_time_ = earliest;
@@ -98,7 +121,21 @@ void SimgridBackend::arm() {
 
 void SimgridBackend::fire() {
   // Every event due now, in (time, insertion) order; events added meanwhile for now run too.
+  // Then the end of the instant, unless communications that ended now are still to be reported
+  // (SimGrid reports them after its timers: on_completion arms this again, and it runs after them).
   firing_ = true;
+  for (;;) {
+    fire_due();
+    if (halted_ || !instant_requested_ || completions_pending()) break;
+    instant_requested_ = false;
+    events_->on_end_of_instant();
+    if (timed_.earliest() > now() && !instant_requested_) break;
+  }
+  firing_ = false;
+  arm();
+}
+
+void SimgridBackend::fire_due() {
   TimedEvents::Event event;
   while (!halted_ && timed_.pop_due(now(), event)) {
     if (event.cancelled) continue;
@@ -115,8 +152,6 @@ void SimgridBackend::fire() {
     }
     events_->on_task_finished(event.node, event.task);
   }
-  firing_ = false;
-  arm();
 }
 
 std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr comm) {
@@ -230,6 +265,13 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
   // Only at the outermost completion: a nested one (a cancel inside a callback) must not free
   // the activity whose completion is still running.
   if (completion_depth_ == 0 && graveyard_.size() > 256) graveyard_.clear();
+  // An end of instant deferred by fire() for this report runs after the step's last report.
+  struct ArmAfter {
+    SimgridBackend& backend;
+    ~ArmAfter() {
+      if (backend.instant_requested_) backend.arm();
+    }
+  } arm_after{*this};
   auto it = pending_.find(&activity);
   if (it == pending_.end()) {
     auto cancelled = cancelled_.find(&activity);
@@ -247,6 +289,7 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
   const Pending pending = it->second;
   pending_.erase(it);
   const bool ok = activity.get_state() == sg4::Activity::State::FINISHED;
+  if (ok && completions_unreported_ > 0 && completions_time_ == now()) --completions_unreported_;
   switch (pending.kind) {
     case Kind::message: {
       const auto slot = static_cast<std::uint32_t>(pending.value);

@@ -19,6 +19,8 @@ public:
   // A transfer to or from stable storage completed.
   virtual void on_storage_done(NodeId node, std::uint64_t token) = 0;
   virtual void on_timer(std::uint64_t token) = 0;
+  // Every event of the current instant has been reported (after request_end_of_instant()).
+  virtual void on_end_of_instant() {}
 };
 
 class Backend {
@@ -39,6 +41,11 @@ public:
   virtual void fail_node(NodeId node) = 0;
   // A spare host takes the rank of a failed node.
   virtual void replace_node(NodeId node) = 0;
+  // A backend that can tell when every event of an instant has been reported (a simulation)
+  // calls on_end_of_instant() then, once per request; the core decides which ready tasks start
+  // there, so that simultaneous events give the same schedule in whatever order they come.
+  virtual bool ends_instants() const { return false; }
+  virtual void request_end_of_instant() {}
   // The run is over (complete or failed): cancel every activity and timer still pending.
   virtual void halt() = 0;
 };
