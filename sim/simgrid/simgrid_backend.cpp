@@ -261,17 +261,26 @@ void SimgridBackend::set_timer(double time, std::uint64_t token) {
   at(time, [this, token] { events_->on_timer(token); });
 }
 
+void SimgridBackend::after_report() {
+  if (!instant_requested_ || halted_) return;
+  if (!firing_ && completion_depth_ == 0 && !completions_pending() && timed_.earliest() > now()) {
+    // The step's last completion is reported and no timed event is due: the instant is complete
+    // (ending it here saves SimGrid a step; otherwise fire() ends it after the due events).
+    instant_requested_ = false;
+    events_->on_end_of_instant();
+  }
+  arm();
+}
+
 void SimgridBackend::on_completion(const sg4::Activity& activity) {
   // Only at the outermost completion: a nested one (a cancel inside a callback) must not free
   // the activity whose completion is still running.
   if (completion_depth_ == 0 && graveyard_.size() > 256) graveyard_.clear();
-  // An end of instant deferred by fire() for this report runs after the step's last report.
-  struct ArmAfter {
+  // An end of instant waiting for the step's reports runs after the last one.
+  struct AfterReport {
     SimgridBackend& backend;
-    ~ArmAfter() {
-      if (backend.instant_requested_) backend.arm();
-    }
-  } arm_after{*this};
+    ~AfterReport() { backend.after_report(); }
+  } after_report{*this};
   auto it = pending_.find(&activity);
   if (it == pending_.end()) {
     auto cancelled = cancelled_.find(&activity);

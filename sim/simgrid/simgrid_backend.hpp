@@ -68,6 +68,7 @@ private:
   void arm();
   void fire();
   void fire_due();
+  void after_report();
 
   const config::Config& config_;
   core::BackendEvents* events_ = nullptr;
