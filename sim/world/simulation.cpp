@@ -500,8 +500,19 @@ void Simulation::record_checkpoint(const CheckpointRecord& record) {
 
 void Simulation::check_completion() {
   if (halted_ || unrecovered_failures_ != 0) return;
-  for (auto& host : hosts_) {
+  // Each node calls this as it finishes: not a scan of every host each time. The hosts before
+  // the cursor were finished when it passed them; once it reaches the end, one pass confirms that
+  // all still are (a rollback may have undone one), or sends the cursor back there.
+  while (completion_cursor_ < hosts_.size()) {
+    const auto& host = hosts_[completion_cursor_];
     if (!host || !host->finished()) return;
+    ++completion_cursor_;
+  }
+  for (std::size_t n = 0; n < hosts_.size(); ++n) {
+    if (!hosts_[n] || !hosts_[n]->finished()) {
+      completion_cursor_ = n;
+      return;
+    }
   }
   metrics_.complete = true;
   metrics_.makespan = now();
