@@ -34,6 +34,7 @@ class Outcome:
     stderr_tail: str = ""
     command: list[str] = field(default_factory=list)
     peak_rss: int | None = None  # bytes, with run_ftsim(..., peak_memory=True): the largest process of the run
+    cpu_seconds: float | None = None  # with peak_memory=True: user + system CPU of the run (all its processes)
 
     @property
     def failure_reason(self) -> str:
@@ -63,7 +64,7 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
     command = [str(binary), verb, str(path), "-o", str(out), *map(str, args)]
     rss_file = run_dir / "maxrss-kb"
     if peak_memory:
-        command = ["/usr/bin/time", "-f", "%M", "-o", str(rss_file), *command]
+        command = ["/usr/bin/time", "-f", "%M %U %S", "-o", str(rss_file), *command]
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -75,12 +76,13 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
     wall = time.monotonic() - start
     tail = stderr.strip()[-1000:]
     code = process.returncode
-    peak = None
+    peak = cpu = None
     if peak_memory:
         try:
-            peak = int(rss_file.read_text().split()[-1]) * 1024
-        except (OSError, ValueError, IndexError):
-            peak = None
+            kb, user, system = rss_file.read_text().split()[-3:]
+            peak, cpu = int(kb) * 1024, float(user) + float(system)
+        except (OSError, ValueError):
+            peak = cpu = None
     if code == 2:
         return Outcome(BAD_INPUT, None, code, wall, out, tail, command)
     if code not in (0, 1):
@@ -92,7 +94,7 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
     succeeded = bool(results.get("complete")) and results.get("oracle", {}).get("ok", True)
     if code == 0 and not succeeded:  # the exit code and results.json must agree
         return Outcome(CRASH, results, code, wall, out, "exit 0 but results.json says the run failed", command)
-    return Outcome(OK if code == 0 else RUN_FAILED, results, code, wall, out, tail, command, peak)
+    return Outcome(OK if code == 0 else RUN_FAILED, results, code, wall, out, tail, command, peak, cpu)
 
 
 def add_campaign_options(parser: argparse.ArgumentParser, timeout: float = 60.0) -> None:

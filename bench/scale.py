@@ -115,6 +115,7 @@ class Bench:
             raise SystemExit(f"{tag}: {outcome.describe()}\n  command: {' '.join(outcome.command)}")
         r = outcome.results
         r["_peak_rss"] = outcome.peak_rss
+        r["_cpu"] = outcome.cpu_seconds
         r["_partial"] = outcome.kind == RUN_FAILED
         print(f"  {tag}: {'partial (' + outcome.failure_reason[:60] + ')' if r['_partial'] else 'complete'}, "
               f"{r['events']} events, {r['wall']['simulation_seconds']:.2f} s simulation, "
@@ -136,8 +137,10 @@ def weak_scaling(bench: Bench, args) -> dict:
                 config["run"]["wall_limit"] = f"{args.flows_limit:g}s"
             runs[(nodes, model)] = bench.run(config, f"{nodes}-{model}", allow_wall_limit=limited)
     print()
-    print("| nodes | tasks | model | events | wall s | events/s | / 64 nodes | / 25 nodes | makespan s | peak RSS MB |")
-    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("Events per wall second of the simulation (results.json wall.events_per_second), its ratio to 64 and 25 nodes;")
+    print("and, less sensitive to a loaded machine, events per CPU second of the whole ftsim process (graph build included).")
+    print("| nodes | tasks | model | events | wall s | events/s | / 64 nodes | / 25 nodes | events/CPU s | / 64 nodes | makespan s | peak RSS MB |")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for nodes in args.nodes:
         for model in args.models:
             r = runs.get((nodes, model))
@@ -149,10 +152,15 @@ def weak_scaling(bench: Bench, args) -> dict:
             def ratio(base):
                 b = runs.get((base, model))
                 return f"{rate / b['wall']['events_per_second']:.2f}" if b and b["wall"]["events_per_second"] > 0 else "—"
+            def cpu_rate(run):
+                return run["events"] / run["_cpu"] if run and run.get("_cpu") else None
+            base64 = cpu_rate(runs.get((64, model)))
+            mine = cpu_rate(r)
             mark = " (partial: wall limit)" if r["_partial"] else ""
             print(f"| {nodes} | {r['graph']['tasks']} | {model}{mark} | {r['events']} | {r['wall']['simulation_seconds']:.2f} | "
-                  f"{rate:,.0f} | {ratio(64)} | {ratio(25)} | {'—' if r['_partial'] else format(r['makespan'], '.6f')} | "
-                  f"{(r['_peak_rss'] or 0) / 1e6:.0f} |")
+                  f"{rate:,.0f} | {ratio(64)} | {ratio(25)} | {format(mine, ',.0f') if mine else '—'} | "
+                  f"{format(mine / base64, '.2f') if mine and base64 else '—'} | "
+                  f"{'—' if r['_partial'] else format(r['makespan'], '.6f')} | {(r['_peak_rss'] or 0) / 1e6:.0f} |")
     # Memory per node: from the two largest complete "nic" runs (weak scaling: the graph grows with
     # the nodes too, so this is everything a node costs, its share of the graph included).
     sizes = sorted(n for (n, m), r in runs.items() if m == "nic" and r and not r["_partial"] and r["_peak_rss"])

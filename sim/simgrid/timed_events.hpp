@@ -56,7 +56,7 @@ public:
   // Takes the earliest event due at or before `now` into `out`; false when none is due.
   bool pop_due(double now, Event& out) {
     if (heap_.empty() || heap_.front().time > now) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
     const Entry entry = heap_.back();
     heap_.pop_back();
     if (entry.is_task && cancelled_ == 0) {
@@ -88,9 +88,12 @@ private:
     graphs::TaskId task;
     bool is_task;
   };
-  static bool later(const Entry& a, const Entry& b) {
-    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-  }
+  // A function object, not a function pointer: the heap's comparisons are inlined.
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+    }
+  };
   Handle slot() {
     if (!free_.empty()) {
       const Handle h = free_.back();
@@ -106,7 +109,7 @@ private:
   }
   void push(double time, Handle h, graphs::NodeId node, graphs::TaskId task, bool is_task) {
     heap_.push_back({time, next_sequence_++, h, node, task, is_task});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
   }
 
   std::vector<Entry> heap_;
