@@ -138,7 +138,7 @@ def weak_scaling(bench: Bench, args) -> dict:
             runs[(nodes, model)] = bench.run(config, f"{nodes}-{model}", allow_wall_limit=limited)
     print()
     print("Events per wall second of the simulation (results.json wall.events_per_second), its ratio to 64 and 25 nodes;")
-    print("and, less sensitive to a loaded machine, events per CPU second of the whole ftsim process (graph build included).")
+    print("and, less sensitive to a loaded machine, events per CPU second of the simulation (wall.simulation_cpu_seconds).")
     print("| nodes | tasks | model | events | wall s | events/s | / 64 nodes | / 25 nodes | events/CPU s | / 64 nodes | makespan s | peak RSS MB |")
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for nodes in args.nodes:
@@ -153,7 +153,8 @@ def weak_scaling(bench: Bench, args) -> dict:
                 b = runs.get((base, model))
                 return f"{rate / b['wall']['events_per_second']:.2f}" if b and b["wall"]["events_per_second"] > 0 else "—"
             def cpu_rate(run):
-                return run["events"] / run["_cpu"] if run and run.get("_cpu") else None
+                cpu = run and run["wall"].get("simulation_cpu_seconds")
+                return run["events"] / cpu if cpu else None
             base64 = cpu_rate(runs.get((64, model)))
             mine = cpu_rate(r)
             mark = " (partial: wall limit)" if r["_partial"] else ""
