@@ -148,12 +148,20 @@ void Simulation::start() {
   if (options_.time_limit > 0) add_timer(options_.time_limit, Timer::Kind::time_limit, 0, 0);
   // As a job starts: every process has its input, then the protocols start, then the initial
   // values are sent, then the tasks are scheduled.
+  // A stop asked meanwhile ends the start-up between two hosts (each may take a second on a
+  // loaded machine with millions of tasks): the run is then reported as interrupted.
   for (auto& host : hosts_) host->load_initial_state();
   for (auto& host : hosts_) host->start_protocol();
   for (auto& host : hosts_) host->send_initial_values();
-  for (auto& host : hosts_) host->schedule();
+  for (auto& host : hosts_) {
+    if (stop_requested()) break;
+    host->schedule();
+  }
+  if (stop_requested()) {
+    periodic_checks();  // a stop asked during the start-up
+    return;
+  }
   check_completion();
-  if (stop_requested()) periodic_checks();  // a stop asked during the start-up
 }
 
 // ----------------------------------------------------------------------------- tasks
