@@ -33,6 +33,8 @@ class Outcome:
     output: Path               # the run's own output directory
     stderr_tail: str = ""
     command: list[str] = field(default_factory=list)
+    peak_rss: int | None = None  # bytes, with run_ftsim(..., peak_memory=True): the largest process of the run
+    cpu_seconds: float | None = None  # with peak_memory=True: user + system CPU of the run (all its processes)
 
     @property
     def failure_reason(self) -> str:
@@ -48,8 +50,9 @@ _counter = itertools.count()
 
 
 def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0, args=(), binary: Path | str = FTSIM,
-              verb: str = "run") -> Outcome:
-    """Runs `ftsim VERB CONFIG -o <fresh dir> ARGS` (a dict is written to a file of its own first)."""
+              verb: str = "run", peak_memory: bool = False) -> Outcome:
+    """Runs `ftsim VERB CONFIG -o <fresh dir> ARGS` (a dict is written to a file of its own first).
+    peak_memory: under GNU time, whose maximum resident size covers the forked simulation process."""
     run_dir = work / f"{next(_counter):05d}-{tag}"
     run_dir.mkdir(parents=True, exist_ok=False)  # fresh: never a previous run's results
     if isinstance(config, dict):
@@ -59,6 +62,9 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
         path = Path(config)
     out = run_dir / "out"
     command = [str(binary), verb, str(path), "-o", str(out), *map(str, args)]
+    rss_file = run_dir / "maxrss-kb"
+    if peak_memory:
+        command = ["/usr/bin/time", "-f", "%M %U %S", "-o", str(rss_file), *command]
     start = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -70,6 +76,13 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
     wall = time.monotonic() - start
     tail = stderr.strip()[-1000:]
     code = process.returncode
+    peak = cpu = None
+    if peak_memory:
+        try:
+            kb, user, system = rss_file.read_text().split()[-3:]
+            peak, cpu = int(kb) * 1024, float(user) + float(system)
+        except (OSError, ValueError):
+            peak = cpu = None
     if code == 2:
         return Outcome(BAD_INPUT, None, code, wall, out, tail, command)
     if code not in (0, 1):
@@ -81,7 +94,7 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
     succeeded = bool(results.get("complete")) and results.get("oracle", {}).get("ok", True)
     if code == 0 and not succeeded:  # the exit code and results.json must agree
         return Outcome(CRASH, results, code, wall, out, "exit 0 but results.json says the run failed", command)
-    return Outcome(OK if code == 0 else RUN_FAILED, results, code, wall, out, tail, command)
+    return Outcome(OK if code == 0 else RUN_FAILED, results, code, wall, out, tail, command, peak, cpu)
 
 
 def add_campaign_options(parser: argparse.ArgumentParser, timeout: float = 60.0) -> None:

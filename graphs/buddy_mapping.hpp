@@ -21,10 +21,16 @@ public:
     return {buddies_.data() + offset_[node], buddies_.data() + offset_[node + 1]};
   }
   NodeId first_buddy(NodeId node) const { return buddies_[offset_[node]]; }
+  // The nodes whose buddies include `node` (whose data it keeps), in increasing order.
+  std::span<const NodeId> kept_for(NodeId node) const {
+    return {kept_for_.data() + kept_offset_[node], kept_for_.data() + kept_offset_[node + 1]};
+  }
 
 private:
   std::vector<std::uint32_t> offset_;
   std::vector<NodeId> buddies_;
+  std::vector<std::uint32_t> kept_offset_;  // the inverse, as a CSR
+  std::vector<NodeId> kept_for_;
 };
 
 }  // namespace ftsim::graphs

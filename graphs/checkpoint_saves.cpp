@@ -62,6 +62,25 @@ CheckpointSaves::CheckpointSaves(const TaskGraph& graph, const CutSelection& cut
     }
     offset_.push_back(saves_.size());
   }
+  index(by_origin_, graph.node_count(), false);
+  index(by_buddy_, graph.node_count(), true);
+}
+
+void CheckpointSaves::index(NodeIndex& index, NodeId nodes, bool by_buddy) const {
+  // A counting sort by (checkpoint, node) that keeps each group in of(c) order.
+  index.nodes = nodes;
+  index.offset.assign(checkpoints() * nodes + 1, 0);
+  std::vector<std::size_t> key(saves_.size());
+  for (std::size_t c = 1; c <= checkpoints(); ++c) {
+    for (std::size_t i = offset_[c - 1]; i < offset_[c]; ++i) {
+      key[i] = (c - 1) * nodes + (by_buddy ? saves_[i].buddy : saves_[i].from);
+      ++index.offset[key[i] + 1];
+    }
+  }
+  for (std::size_t k = 0; k + 1 < index.offset.size(); ++k) index.offset[k + 1] += index.offset[k];
+  index.saves.resize(saves_.size());
+  std::vector<std::uint32_t> cursor(index.offset.begin(), index.offset.end() - 1);
+  for (std::size_t i = 0; i < saves_.size(); ++i) index.saves[cursor[key[i]]++] = static_cast<std::uint32_t>(i);
 }
 
 }  // namespace ftsim::graphs

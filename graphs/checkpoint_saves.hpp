@@ -36,10 +36,30 @@ public:
   // The first task after checkpoint c's cut.
   TaskId position(std::size_t checkpoint) const { return position_[checkpoint - 1]; }
 
+  // The saves of checkpoint c made by node `from` / kept by node `buddy`, as indices for save(),
+  // in the order of of(c): what one node plans, without a scan of every node's saves (which made
+  // the start of N nodes O(N x saves)).
+  std::span<const std::uint32_t> from(std::size_t checkpoint, NodeId node) const { return by_origin_.of(checkpoint, node); }
+  std::span<const std::uint32_t> kept_by(std::size_t checkpoint, NodeId node) const { return by_buddy_.of(checkpoint, node); }
+  const CheckpointSave& save(std::uint32_t index) const { return saves_[index]; }
+
 private:
+  // Save indices grouped by (checkpoint, node), each group in of(c) order.
+  struct NodeIndex {
+    NodeId nodes = 0;
+    std::vector<std::uint32_t> offset;  // per (checkpoint - 1) x nodes + node
+    std::vector<std::uint32_t> saves;
+    std::span<const std::uint32_t> of(std::size_t checkpoint, NodeId node) const {
+      const std::size_t key = (checkpoint - 1) * nodes + node;
+      return {saves.data() + offset[key], saves.data() + offset[key + 1]};
+    }
+  };
+  void index(NodeIndex& index, NodeId nodes, bool by_buddy) const;
+
   std::vector<CheckpointSave> saves_;
   std::vector<std::size_t> offset_{0};
   std::vector<TaskId> position_;
+  NodeIndex by_origin_, by_buddy_;
 };
 
 }  // namespace ftsim::graphs

@@ -29,19 +29,15 @@ void BuddyKeeper::plan(core::ProtocolContext& ctx) {
   const NodeId me = ctx.node();
   const auto& saves = options_.saves;
   for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
-    for (const graphs::CheckpointSave& s : saves.of(c)) {
-      if (s.buddy == me) {
-        held_saves_[version_key(s.handle, s.version)].push_back({s.from, c, s.transferred});
-        ++expected_[origin_checkpoint(s.from, c)];
-      }
+    for (std::uint32_t i : saves.kept_by(c, me)) {  // its own share, not every node's saves
+      const graphs::CheckpointSave& s = saves.save(i);
+      held_saves_[version_key(s.handle, s.version)].push_back({s.from, c, s.transferred});
+      ++expected_[origin_checkpoint(s.from, c)];
     }
     if (options_.value_bytes > 0) {
       // Every checkpoint has its VALUE entries, at every buddy.
-      for (NodeId origin = 0; origin < ctx.node_count(); ++origin) {
-        const auto buddies = options_.buddies.buddies(origin);
-        if (origin != me && std::find(buddies.begin(), buddies.end(), me) != buddies.end()) {
-          ++expected_[origin_checkpoint(origin, c)];
-        }
+      for (NodeId origin : options_.buddies.kept_for(me)) {
+        if (origin != me) ++expected_[origin_checkpoint(origin, c)];
       }
     }
   }

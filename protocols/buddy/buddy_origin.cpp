@@ -20,13 +20,12 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
   checkpoints_.assign(saves.checkpoints(), OwnCheckpoint{});
   for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
     auto& waiting = checkpoints_[c - 1].waiting;
-    for (const graphs::CheckpointSave& s : saves.of(c)) {
-      if (s.from == me) {
-        // Free when the buddy receives the version for its computation, whenever (Lion 2020 §IV-A:
-        // "only one transfer is required"; the runtime sends it as soon as it is produced).
-        own_saves_[version_key(s.handle, s.version)].push_back({c, s.buddy, s.transferred});
-        if (std::find(waiting.begin(), waiting.end(), s.buddy) == waiting.end()) waiting.push_back(s.buddy);
-      }
+    for (std::uint32_t i : saves.from(c, me)) {  // its own saves, not every node's
+      const graphs::CheckpointSave& s = saves.save(i);
+      // Free when the buddy receives the version for its computation, whenever (Lion 2020 §IV-A:
+      // "only one transfer is required"; the runtime sends it as soon as it is produced).
+      own_saves_[version_key(s.handle, s.version)].push_back({c, s.buddy, s.transferred});
+      if (std::find(waiting.begin(), waiting.end(), s.buddy) == waiting.end()) waiting.push_back(s.buddy);
     }
     if (options_.value_bytes > 0) {
       // Every checkpoint has its VALUE entries, at every buddy.
@@ -192,8 +191,8 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
     bool ok = true;
     for (const auto& [h, e] : newest) ok = ok && (e.save->from != me || available(*e.save));
     for (std::uint32_t later = c + 1; ok && later <= saves.checkpoints(); ++later) {
-      for (const graphs::CheckpointSave& s : saves.of(later)) {
-        if (s.from == me && s.buddy == buddy && !available(s)) ok = false;
+      for (std::uint32_t i : saves.from(later, me)) {
+        if (saves.save(i).buddy == buddy && !available(saves.save(i))) ok = false;
       }
     }
     if (ok) chosen = c;
@@ -219,7 +218,7 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
   };
   for (const auto& [h, e] : newest) add(e.checkpoint, *e.save);
   for (std::uint32_t later = chosen + 1; later <= saves.checkpoints(); ++later) {
-    for (const graphs::CheckpointSave& s : saves.of(later)) add(later, s);
+    for (std::uint32_t i : saves.from(later, me)) add(later, saves.save(i));
   }
   if (options_.value_bytes > 0) {
     for (std::uint32_t c = chosen; c <= saves.checkpoints(); ++c) {  // the VALUE entries, submitted long ago
@@ -234,7 +233,7 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
   // Its acknowledgement of R (and of the later checkpoints with entries) is awaited again.
   for (std::uint32_t c = std::max(chosen, next_to_validate_); c <= saves.checkpoints(); ++c) {
     bool has_entries = c == chosen || options_.value_bytes > 0;
-    for (const graphs::CheckpointSave& s : saves.of(c)) has_entries = has_entries || (s.from == me && s.buddy == buddy);
+    for (std::uint32_t i : saves.from(c, me)) has_entries = has_entries || saves.save(i).buddy == buddy;
     if (has_entries) checkpoints_[c - 1].waiting.push_back(buddy);
   }
   if (ctx.recording()) {

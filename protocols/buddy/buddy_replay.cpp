@@ -11,17 +11,23 @@ using graphs::HandleId;
 using graphs::Version;
 
 std::vector<std::uint64_t> BuddyReplay::needed_by(core::ProtocolContext& ctx, NodeId restarted, std::uint32_t checkpoint) const {
+  // The inputs of the restarted node's tasks from the cut on (the graph, known to all), kept when
+  // this node produces them: per failure, the restarted node's tasks, not every version of the job
+  // (each survivor scanning every version made a failure cost O(nodes x versions)).
   const auto& graph = ctx.graph();
   const core::TaskId cut = checkpoint == 0 ? 0 : options_.saves.position(checkpoint);
+  const NodeId me = ctx.node();
   std::vector<std::uint64_t> keys;
-  for (HandleId h = 0; h < graph.handle_count(); ++h) {
-    for (Version v = 0; v <= graph.final_version(h); ++v) {
-      if (graph.version_node(h, v) != ctx.node()) continue;
-      bool needed = false;
-      for (core::TaskId reader : ctx.index().readers(h, v)) needed = needed || (graph.node(reader) == restarted && reader >= cut);
-      if (needed) keys.push_back(messages::version_key(h, v));
+  for (core::TaskId reader : ctx.index().tasks_of(restarted)) {
+    if (reader < cut) continue;
+    for (const graphs::Access& a : graph.accesses(reader)) {
+      if (!graphs::reads(a.mode)) continue;
+      const Version v = graphs::version_read(a);
+      if (graph.version_node(a.handle, v) == me) keys.push_back(messages::version_key(a.handle, v));
     }
   }
+  std::sort(keys.begin(), keys.end());  // in (handle, version) order, each once
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   return keys;
 }
 

@@ -510,6 +510,8 @@ void GlobalProtocol::start_checkpoint(ProtocolContext& ctx) {
 void GlobalProtocol::on_coordinator_notice(ProtocolContext& ctx, const FailureNotice& notice) {
   ctx.set_epoch(notice.sequence);
   recovery_epoch_ = notice.sequence;
+  // Counted here once per failure, then kept up to date per answer (not a scan per answer).
+  restored_count_ = static_cast<std::uint32_t>(std::count(restored_epoch_.begin(), restored_epoch_.end(), recovery_epoch_));
   if ((phase_ == Phase::gathering_ready && answers_ > 0) || phase_ == Phase::gathering_saved ||
       (phase_ == Phase::gathering_ready && !options_->at_cuts)) {
     record_.aborted = true;
@@ -535,10 +537,7 @@ void GlobalProtocol::on_coordinator_notice(ProtocolContext& ctx, const FailureNo
 }
 
 void GlobalProtocol::maybe_resume(ProtocolContext& ctx) {
-  if (phase_ != Phase::recovering) return;
-  for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (restored_epoch_[n] != recovery_epoch_) return;
-  }
+  if (phase_ != Phase::recovering || restored_count_ != ctx.node_count()) return;
   // Every node is back at the restart point: resume.
   for (const FailureNotice& notice : unrecovered_) {
     core::FailureEffect effect;
@@ -602,7 +601,11 @@ void GlobalProtocol::coordinator_message(ProtocolContext& ctx, const Message& m)
       break;
     case kRestored:
       // Messages of two recoveries may cross: keep the latest epoch a node restored for.
-      restored_epoch_[m.source] = std::max(restored_epoch_[m.source], c.epoch);
+      if (c.epoch > restored_epoch_[m.source]) {
+        if (restored_epoch_[m.source] == recovery_epoch_) --restored_count_;
+        restored_epoch_[m.source] = c.epoch;
+        if (c.epoch == recovery_epoch_) ++restored_count_;
+      }
       maybe_resume(ctx);
       break;
     default: break;

@@ -118,6 +118,7 @@ private:
   core::CheckpointRecord record_;
   std::uint32_t recovery_epoch_ = 0;
   std::vector<std::uint32_t> restored_epoch_;          // per node: the latest epoch it restored for
+  std::uint32_t restored_count_ = 0;                   // nodes whose restored_epoch_ is recovery_epoch_
   std::vector<FailureNotice> unrecovered_;             // notices whose recovery is under way
   std::optional<std::uint64_t> period_timer_;
 };

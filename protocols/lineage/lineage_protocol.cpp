@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace ftsim::protocols {
@@ -322,8 +323,12 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
 
   // What the planner knows, from the inventories only.
   std::vector<std::unordered_set<std::uint64_t>> held(nodes);
+  // The lowest node holding each version: a source found in one lookup, not a scan of every node.
+  std::unordered_map<std::uint64_t, NodeId> first_holder;
   for (NodeId d = 0; d < nodes; ++d) {
-    if (!failed_[d]) held[d].insert(inventories_[d].held.begin(), inventories_[d].held.end());
+    if (failed_[d]) continue;
+    held[d].insert(inventories_[d].held.begin(), inventories_[d].held.end());
+    for (std::uint64_t key : inventories_[d].held) first_holder.try_emplace(key, d);
   }
   auto holds = [&](NodeId d, HandleId h, Version v) { return held[d].count(core::VersionStore::key(h, v)) != 0; };
   auto state = [&](TaskId t) -> std::uint8_t {
@@ -388,8 +393,9 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     NodeId source = graphs::kNone;
     const NodeId home = graph.version_node(n.handle, n.version);
     if (holds(home, n.handle, n.version)) source = home;
-    for (NodeId s = 0; s < nodes && source == graphs::kNone; ++s) {
-      if (holds(s, n.handle, n.version)) source = s;
+    if (source == graphs::kNone) {
+      auto first = first_holder.find(core::VersionStore::key(n.handle, n.version));
+      if (first != first_holder.end()) source = first->second;
     }
     if (source != graphs::kNone) {
       plans[source].sends.push_back({n.handle, n.version, n.node});
@@ -402,6 +408,8 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
       const NodeId owner = graph.owner(n.handle);
       plans[owner].reloads.push_back(n.handle);
       held[owner].insert(core::VersionStore::key(n.handle, 0));
+      auto [first, added] = first_holder.try_emplace(core::VersionStore::key(n.handle, 0), owner);
+      if (!added) first->second = std::min(first->second, owner);
       if (owner != n.node) plans[owner].sends.push_back({n.handle, 0, n.node});
       continue;
     }

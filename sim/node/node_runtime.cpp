@@ -68,8 +68,7 @@ NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGra
 NodeSnapshot NodeRuntime::initial_snapshot() const {
   NodeSnapshot s;
   s.done.assign(index_.tasks_of(node_).size(), 0);
-  for (HandleId h = 0; h < graph_.handle_count(); ++h) {
-    if (graph_.owner(h) != node_) continue;
+  for (HandleId h : index_.owned_handles(node_)) {
     VersionStore::Entry e;
     e.bytes = graph_.bytes(h);
     e.digest = initial_digest(h);

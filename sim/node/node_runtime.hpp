@@ -190,7 +190,7 @@ private:
   std::vector<TaskId> running_;
   std::vector<TaskId> set_aside_;                            // vetoed or write hold: retried often
   std::vector<TaskId> beyond_limit_;                         // after the task limit: retried when it moves
-  std::unordered_map<HandleId, std::uint32_t> sending_;      // in-flight sends and protocol write holds per handle
+  FlatMap64<std::uint32_t> sending_;                         // in-flight sends and protocol write holds per handle
   std::uint32_t protocol_cores_ = 0;                         // cores taken by protocol activities
   std::uint64_t inputs_missing_at_start_ = 0;
   std::uint32_t outgoing_ = 0;

@@ -49,7 +49,7 @@ public:
 
   // --- the versions in its memory (read, and kept alive by pins) ---
   bool holds(HandleId h, Version v) const { return runtime_.store().holds(h, v); }
-  const std::unordered_map<std::uint64_t, VersionStore::Entry>& versions() const { return runtime_.store().entries(); }
+  const VersionStore::Map& versions() const { return runtime_.store().entries(); }
   void pin(HandleId h, Version v) { runtime_.store().pin(h, v); }
   void unpin(HandleId h, Version v) { runtime_.store().unpin(h, v); }
   NodeInventory inventory() const { return runtime_.inventory(); }

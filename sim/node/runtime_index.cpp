@@ -70,6 +70,8 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
 
   fill_csr(graph.node_count(), tasks, [&](std::size_t t) { return graph.node(static_cast<TaskId>(t)); },
            node_task_offset_, node_tasks_);
+  fill_csr(graph.node_count(), handles, [&](std::size_t h) { return graph.owner(static_cast<HandleId>(h)); },
+           owned_offset_, owned_handles_);
   local_slot_.resize(tasks);
   for (NodeId n = 0; n < graph.node_count(); ++n) {
     for (std::uint32_t i = node_task_offset_[n]; i < node_task_offset_[n + 1]; ++i) local_slot_[node_tasks_[i]] = i - node_task_offset_[n];

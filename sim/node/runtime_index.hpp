@@ -40,6 +40,11 @@ public:
   }
   // Position of a task among the tasks of its node (where the node keeps its state).
   std::uint32_t local_slot(TaskId t) const { return local_slot_[t]; }
+  // The handles a node owns (holds the initial value of), in id order: a node's start-up reads
+  // its own data, not a scan of every handle (which made starting N nodes O(N x handles)).
+  std::span<const HandleId> owned_handles(NodeId node) const {
+    return {owned_handles_.data() + owned_offset_[node], owned_handles_.data() + owned_offset_[node + 1]};
+  }
 
 private:
   std::vector<std::uint64_t> version_slot_;   // first slot of handle h (one slot per version 0..final)
@@ -52,6 +57,8 @@ private:
   std::vector<std::uint32_t> node_task_offset_;
   std::vector<TaskId> node_tasks_;
   std::vector<std::uint32_t> local_slot_;
+  std::vector<std::uint32_t> owned_offset_;  // per node
+  std::vector<HandleId> owned_handles_;
 };
 
 }  // namespace ftsim::core

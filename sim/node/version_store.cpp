@@ -18,13 +18,13 @@ void VersionStore::insert(std::uint64_t k, const Entry& entry) {
   peak_bytes_ = std::max(peak_bytes_, bytes_);
 }
 
-void VersionStore::erase(std::unordered_map<std::uint64_t, Entry>::iterator it) {
+void VersionStore::erase(Map::iterator it) {
   bytes_ -= it->second.bytes;
   if (it->second.superseded) superseded_bytes_ -= it->second.bytes;
   entries_.erase(it);
 }
 
-void VersionStore::release_if_unused(std::unordered_map<std::uint64_t, Entry>::iterator it) {
+void VersionStore::release_if_unused(Map::iterator it) {
   const Entry& e = it->second;
   if (e.pins != 0) return;
   if ((e.copy && e.remaining_readers == 0) || e.superseded) erase(it);
@@ -116,7 +116,9 @@ void VersionStore::clear() {
 }
 
 void VersionStore::assign(const std::unordered_map<std::uint64_t, Entry>& entries) {
-  entries_ = entries;
+  entries_.clear();
+  entries_.reserve(entries.size());
+  for (const auto& [k, e] : entries) entries_.try_emplace(k, e);
   bytes_ = 0;
   superseded_bytes_ = 0;
   for (auto& [k, e] : entries_) {

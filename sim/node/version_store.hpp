@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graphs/ids.hpp"
+#include "sim/node/flat_map.hpp"
 #include "sim/node/content.hpp"
 #include "sim/node/digest.hpp"
 
@@ -28,6 +29,9 @@ public:
     bool superseded = false;              // an own version overwritten while pinned
     ContentRef content;                   // the real buffer (MPI backend); null in a simulation
   };
+  // The versions held, by key(h, v): one flat array per node rather than a heap node per version
+  // (a lookup per task input and per message; at thousands of nodes, cache misses dominate).
+  using Map = FlatMap64<Entry>;
 
   static std::uint64_t key(HandleId h, Version v) { return (std::uint64_t(h) << 32) | v; }
   static HandleId handle_of(std::uint64_t key) { return static_cast<HandleId>(key >> 32); }
@@ -67,15 +71,15 @@ public:
   std::uint64_t superseded_bytes() const { return superseded_bytes_; }
   std::uint64_t superseded_peak_bytes() const { return superseded_peak_bytes_; }
   std::size_t size() const { return entries_.size(); }
-  const std::unordered_map<std::uint64_t, Entry>& entries() const { return entries_; }
+  const Map& entries() const { return entries_; }
   void assign(const std::unordered_map<std::uint64_t, Entry>& entries);
 
 private:
   void insert(std::uint64_t k, const Entry& entry);
-  void erase(std::unordered_map<std::uint64_t, Entry>::iterator it);
-  void release_if_unused(std::unordered_map<std::uint64_t, Entry>::iterator it);
+  void erase(Map::iterator it);
+  void release_if_unused(Map::iterator it);
 
-  std::unordered_map<std::uint64_t, Entry> entries_;
+  Map entries_;
   std::uint64_t bytes_ = 0;
   std::uint64_t superseded_bytes_ = 0, superseded_peak_bytes_ = 0;
   std::uint64_t peak_bytes_ = 0;

@@ -93,7 +93,8 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
   job.results["wall"] = {
       {"simulation_seconds", result.wall_seconds},
       {"reference_seconds", reference_wall},
-      {"events_per_second", result.wall_seconds > 0 ? double(result.metrics.events) / result.wall_seconds : 0.0}};
+      {"events_per_second", result.wall_seconds > 0 ? double(result.metrics.events) / result.wall_seconds : 0.0},
+      {"simulation_cpu_seconds", result.cpu_seconds}};
   job.results["mpi"] = nullptr;
   return job;
 }

@@ -195,9 +195,13 @@ void SimgridBackend::send_nic(core::Message message) {
   const double head = nic_queues_.send(source, destination, bytes, now());
   const std::uint32_t slot = store_message(std::move(message), nullptr);
   slots_[slot].nic_in_flight = true;
-  slots_[slot].nic_event = timed_.add_action(head, [this, slot, source, destination] {
+  slots_[slot].nic_source = static_cast<std::uint32_t>(source);
+  slots_[slot].nic_destination = static_cast<std::uint32_t>(destination);
+  // Only (this, slot) captured: small enough for std::function's own storage, no allocation.
+  slots_[slot].nic_event = timed_.add_action(head, [this, slot] {
     Slot& s = slots_[slot];
-    const double arrival = nic_queues_.receive(source, destination, double(std::max<std::uint64_t>(s.message.bytes, 1)), now());
+    const double arrival =
+        nic_queues_.receive(s.nic_source, s.nic_destination, double(std::max<std::uint64_t>(s.message.bytes, 1)), now());
     s.nic_event = timed_.add_action(arrival, [this, slot] {
       Slot& s = slots_[slot];
       s.nic_in_flight = false;

@@ -82,6 +82,7 @@ private:
     simgrid::s4u::CommPtr comm;
     bool nic_in_flight = false;  // "nic": its delivery is nic_event
     TimedEvents::Handle nic_event = 0;
+    std::uint32_t nic_source = 0, nic_destination = 0;  // "nic": its hosts' queues
   };
   // "nic": a storage transfer in flight (its completion is a timed event).
   struct NicStorage {

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <chrono>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -29,6 +30,7 @@ void install_stop_handlers() {
 SimulationResult simulate_in_process(const config::Config& config, const graphs::TaskGraph& graph,
                                      const graphs::CostModel& cost, const core::SimulationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
   SimgridBackend backend(config);
   // Ctrl-C or a batch system's SIGTERM: stop the simulation and still report its results. Set
   // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits.
@@ -44,6 +46,7 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
   SimulationResult result;
   result.metrics = simulation.metrics();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.cpu_seconds = double(std::clock() - cpu_start) / CLOCKS_PER_SEC;
   return result;
 }
 
@@ -86,7 +89,8 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
     nlohmann::json answer;
     try {
       SimulationResult result = simulate_in_process(config, graph, cost, options);
-      answer = {{"metrics", core::to_json(result.metrics)}, {"wall_seconds", result.wall_seconds}};
+      answer = {{"metrics", core::to_json(result.metrics)}, {"wall_seconds", result.wall_seconds},
+                {"cpu_seconds", result.cpu_seconds}};
     } catch (const Interrupted& e) {
       core::RunMetrics metrics;
       metrics.failure_reason = std::string(e.what()) + ", before the simulation started";
@@ -140,6 +144,7 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
   SimulationResult result;
   result.metrics = core::run_metrics_from_json(answer.at("metrics"));
   result.wall_seconds = answer.at("wall_seconds");
+  result.cpu_seconds = answer.value("cpu_seconds", 0.0);
   return result;
 }
 

@@ -13,6 +13,7 @@ namespace ftsim::simgrid_backend {
 struct SimulationResult {
   core::RunMetrics metrics;
   double wall_seconds = 0;
+  double cpu_seconds = 0;  // CPU time of the simulating process over the same span (robust to a loaded machine)
 };
 
 // Runs in this process. SimGrid allows one engine per process: call it once.

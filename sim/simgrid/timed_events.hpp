@@ -28,25 +28,27 @@ public:
   using Handle = std::uint32_t;
 
   Handle add_task_end(double time, graphs::NodeId node, graphs::TaskId task) {
+    // A task end lives in its heap entry: popping it does not touch events_ (at thousands of
+    // nodes that array is far larger than the cache, and each pop was a miss there).
     const Handle h = slot();
-    Event& e = events_[h];
-    e.node = node;
-    e.task = task;
-    e.is_task = true;
-    push(time, h);
+    push(time, h, node, task, true);
     return h;
   }
   Handle add_action(double time, std::function<void()> action) {
     const Handle h = slot();
     events_[h].action = std::move(action);
-    push(time, h);
+    push(time, h, 0, 0, false);
     return h;
   }
   // The event will not fire (it stays queued until its time, then is dropped).
-  void cancel(Handle h) { events_[h].cancelled = true; }
+  void cancel(Handle h) {
+    if (!events_[h].cancelled) ++cancelled_;
+    events_[h].cancelled = true;
+  }
   void clear() {
     for (const Entry& entry : heap_) release(entry.handle);
     heap_.clear();
+    cancelled_ = 0;
   }
 
   bool empty() const { return heap_.empty(); }
@@ -54,10 +56,25 @@ public:
   // Takes the earliest event due at or before `now` into `out`; false when none is due.
   bool pop_due(double now, Event& out) {
     if (heap_.empty() || heap_.front().time > now) return false;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    const Handle h = heap_.back().handle;
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    const Entry entry = heap_.back();
     heap_.pop_back();
+    if (entry.is_task && cancelled_ == 0) {
+      // Nothing is cancelled: its slot holds nothing to read (no action, not cancelled).
+      out.node = entry.node;
+      out.task = entry.task;
+      out.is_task = true;
+      out.cancelled = false;
+      out.action = nullptr;
+      free_.push_back(entry.handle);
+      return true;
+    }
+    const Handle h = entry.handle;
     out = std::move(events_[h]);
+    out.node = entry.node;
+    out.task = entry.task;
+    out.is_task = entry.is_task;
+    if (out.cancelled) --cancelled_;
     release(h);
     return true;
   }
@@ -67,10 +84,16 @@ private:
     double time;
     std::uint64_t sequence;
     Handle handle;
+    graphs::NodeId node;  // a task end's (node, task)
+    graphs::TaskId task;
+    bool is_task;
   };
-  static bool later(const Entry& a, const Entry& b) {
-    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-  }
+  // A function object, not a function pointer: the heap's comparisons are inlined.
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+    }
+  };
   Handle slot() {
     if (!free_.empty()) {
       const Handle h = free_.back();
@@ -84,15 +107,16 @@ private:
     events_[h] = Event{};
     free_.push_back(h);
   }
-  void push(double time, Handle h) {
-    heap_.push_back({time, next_sequence_++, h});
-    std::push_heap(heap_.begin(), heap_.end(), later);
+  void push(double time, Handle h, graphs::NodeId node, graphs::TaskId task, bool is_task) {
+    heap_.push_back({time, next_sequence_++, h, node, task, is_task});
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
   }
 
   std::vector<Entry> heap_;
-  std::vector<Event> events_;
+  std::vector<Event> events_;  // per handle: an action, and whether it was cancelled
   std::vector<Handle> free_;
   std::uint64_t next_sequence_ = 0;
+  std::uint32_t cancelled_ = 0;  // queued events marked cancelled
 };
 
 }  // namespace ftsim::simgrid_backend

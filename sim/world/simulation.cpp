@@ -150,12 +150,20 @@ void Simulation::start() {
   if (options_.time_limit > 0) add_timer(options_.time_limit, Timer::Kind::time_limit, 0, 0);
   // As a job starts: every process has its input, then the protocols start, then the initial
   // values are sent, then the tasks are scheduled.
+  // A stop asked meanwhile ends the start-up between two hosts (each may take a second on a
+  // loaded machine with millions of tasks): the run is then reported as interrupted.
   for (auto& host : hosts_) host->load_initial_state();
   for (auto& host : hosts_) host->start_protocol();
   for (auto& host : hosts_) host->send_initial_values();
-  for (auto& host : hosts_) host->schedule();
+  for (auto& host : hosts_) {
+    if (stop_requested()) break;
+    host->schedule();
+  }
+  if (stop_requested()) {
+    periodic_checks();  // a stop asked during the start-up
+    return;
+  }
   check_completion();
-  if (stop_requested()) periodic_checks();  // a stop asked during the start-up
 }
 
 // ----------------------------------------------------------------------------- tasks
@@ -527,8 +535,19 @@ void Simulation::record_checkpoint(const CheckpointRecord& record) {
 
 void Simulation::check_completion() {
   if (halted_ || unrecovered_failures_ != 0) return;
-  for (auto& host : hosts_) {
+  // Each node calls this as it finishes: not a scan of every host each time. The hosts before
+  // the cursor were finished when it passed them; once it reaches the end, one pass confirms that
+  // all still are (a rollback may have undone one), or sends the cursor back there.
+  while (completion_cursor_ < hosts_.size()) {
+    const auto& host = hosts_[completion_cursor_];
     if (!host || !host->finished()) return;
+    ++completion_cursor_;
+  }
+  for (std::size_t n = 0; n < hosts_.size(); ++n) {
+    if (!hosts_[n] || !hosts_[n]->finished()) {
+      completion_cursor_ = n;
+      return;
+    }
   }
   metrics_.complete = true;
   metrics_.makespan = now();

@@ -160,6 +160,7 @@ private:
   std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation: record index
   std::size_t unrecovered_failures_ = 0;
   std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
+  std::size_t completion_cursor_ = 0;   // check_completion: the hosts before it were finished
   bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
   std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down

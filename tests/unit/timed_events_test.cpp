@@ -48,3 +48,34 @@ TEST_CASE("timed events: a cancelled event is dropped, its slot reused", "[simgr
   q.clear();
   CHECK(q.empty());
 }
+
+TEST_CASE("timed events: task ends keep (node, task) while another event is cancelled, actions in between",
+          "[simgrid][timers]") {
+  // A task end is carried in its queue entry; with a cancelled event pending it is read through
+  // its slot instead. Both ways give the same events in the same order.
+  TimedEvents q;
+  std::vector<int> fired;
+  q.add_task_end(1.0, 3, 30);
+  const auto cancelled = q.add_task_end(1.0, 4, 40);
+  q.add_action(1.0, [&] { fired.push_back(-1); });
+  q.add_task_end(1.0, 5, 50);
+  q.cancel(cancelled);
+  q.add_task_end(2.0, 6, 60);  // after the cancelled one is gone: the entry alone
+  TimedEvents::Event e;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ends;
+  while (q.pop_due(2.0, e)) {
+    if (e.cancelled) continue;
+    if (!e.is_task) {
+      REQUIRE(e.action);
+      e.action();
+      fired.push_back(0);
+      continue;
+    }
+    CHECK(!e.action);
+    ends.emplace_back(e.node, e.task);
+    fired.push_back(static_cast<int>(e.task));
+  }
+  CHECK(ends == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{3, 30}, {5, 50}, {6, 60}});
+  CHECK(fired == std::vector<int>{30, -1, 0, 50, 60});
+  CHECK(q.empty());
+}
