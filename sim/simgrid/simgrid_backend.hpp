@@ -45,6 +45,7 @@ public:
   void set_timer(double time, std::uint64_t token) override;
   void fail_node(core::NodeId node) override;
   void replace_node(core::NodeId node) override;
+  bool rehost_node(core::NodeId node, core::NodeId host_rank) override;
   void halt() override;
 
 private:

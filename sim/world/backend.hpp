@@ -39,6 +39,9 @@ public:
   virtual void fail_node(NodeId node) = 0;
   // A spare host takes the rank of a failed node.
   virtual void replace_node(NodeId node) = 0;
+  // Shrink (sim/world/shrink.hpp): the failed rank `node` restarts on the machine that runs rank
+  // `host_rank`, sharing its links (the world shares its cores). False if the backend cannot.
+  virtual bool rehost_node(NodeId /*node*/, NodeId /*host_rank*/) { return false; }
   // The run is over (complete or failed): cancel every activity and timer still pending.
   virtual void halt() = 0;
 };
