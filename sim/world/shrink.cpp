@@ -31,14 +31,29 @@ void ShrinkPlacement::take_spare(NodeId rank) {
   home_[rank] = machine;  // a spare is the rank's own machine, not a shrink
 }
 
+bool ShrinkPlacement::runs_buddy_of(std::uint32_t machine, NodeId rank) const {
+  if (buddies_of_.empty()) return false;
+  const auto has = [](const std::vector<NodeId>& list, NodeId n) { return std::find(list.begin(), list.end(), n) != list.end(); };
+  for (NodeId other : ranks_on_[machine]) {
+    if (has(buddies_of_[rank], other) || has(buddies_of_[other], rank)) return true;
+  }
+  return false;
+}
+
 std::uint32_t ShrinkPlacement::choose_machine(NodeId rank) const {
   const std::uint32_t machines = static_cast<std::uint32_t>(ranks_on_.size());
   const std::uint32_t start = machine_of_[rank];
   std::uint32_t best = kNoMachine;
+  bool best_conflicts = false;
   for (std::uint32_t step = 1; step <= machines; ++step) {
     const std::uint32_t m = (start + step) % machines;
     if (!up_[m]) continue;
-    if (best == kNoMachine || ranks_on_[m].size() < ranks_on_[best].size()) best = m;
+    const bool conflicts = runs_buddy_of(m, rank);
+    if (best == kNoMachine || ranks_on_[m].size() < ranks_on_[best].size() ||
+        (ranks_on_[m].size() == ranks_on_[best].size() && best_conflicts && !conflicts)) {
+      best = m;
+      best_conflicts = conflicts;
+    }
   }
   return best;
 }

@@ -39,20 +39,27 @@ public:
   std::vector<NodeId> machine_failed(NodeId rank);
   // The rank restarts on the next spare machine.
   void take_spare(NodeId rank);
-  // The rule of a shrink: the machine up that runs the fewest ranks; among those, the first in
-  // the cyclic order of machine numbers after the failed rank's own machine. It depends only on
-  // the placement, which every failure changes in the same order, so any process that knows the
-  // failures in their order computes the same machine. Returns kNoMachine if none is up.
+  // Buddies (/checkpoints/buddy, the same in every process): ranks that keep each other's
+  // checkpoint data. Two of them on one machine die together, so the rule avoids that.
+  void set_buddies(std::vector<std::vector<NodeId>> buddies_of) { buddies_of_ = std::move(buddies_of); }
+  // The rule of a shrink: the machine up that runs the fewest ranks; among those, one that runs
+  // no buddy of the rank and no rank it is a buddy of, if there is one; then the first in the
+  // cyclic order of machine numbers after the failed rank's own machine. It depends only on the
+  // placement, which every failure changes in the same order, and on the config, so any process
+  // that knows the failures in their order computes the same machine. kNoMachine if none is up.
   std::uint32_t choose_machine(NodeId rank) const;
   void host(NodeId rank, std::uint32_t machine);
 
   static constexpr std::uint32_t kNoMachine = 0xffffffffu;
 
 private:
+  bool runs_buddy_of(std::uint32_t machine, NodeId rank) const;
+
   std::vector<std::uint32_t> machine_of_;     // per rank: the machine it runs (or ran) on
   std::vector<std::uint32_t> home_;           // per rank: the machine it had before any shrink
   std::vector<std::vector<NodeId>> ranks_on_; // per machine
   std::vector<bool> up_;                      // per machine
+  std::vector<std::vector<NodeId>> buddies_of_;  // per rank (empty: no buddies)
   std::uint32_t next_spare_;
   std::uint32_t machines_up_;
 };

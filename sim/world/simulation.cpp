@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "graphs/buddy_mapping.hpp"
 #include "sim/world/checkpoint_trace_writer.hpp"
 #include "sim/world/event_log.hpp"
 #include "sim/node/test_faults.hpp"
@@ -39,6 +40,12 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   spares_left_ = config.platform.spares;
   if (config.platform.shrink_on_no_spare) {
     placement_ = std::make_unique<ShrinkPlacement>(graph.node_count(), config.platform.spares);
+    if (!config.checkpoints.empty() && graph.node_count() > 1) {
+      const graphs::BuddyMapping buddies(config.checkpoints.front().buddy, config.distribution, graph.node_count());
+      std::vector<std::vector<NodeId>> buddies_of(graph.node_count());
+      for (NodeId n = 0; n < graph.node_count(); ++n) buddies_of[n].assign(buddies.buddies(n).begin(), buddies.buddies(n).end());
+      placement_->set_buddies(std::move(buddies_of));
+    }
     machine_cores_ = std::make_unique<MachineCores>(graph.node_count() + config.platform.spares, config.platform.cores_per_node);
     rehost_pending_.assign(graph.node_count(), false);
     open_redistribution_.assign(graph.node_count(), static_cast<std::size_t>(-1));
