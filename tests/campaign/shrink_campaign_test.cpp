@@ -25,6 +25,9 @@ using namespace ftsim;
 
 namespace {
 
+// The protocols /platform/on_no_spare: "shrink" accepts (sim/config/config.cpp).
+constexpr const char* kProtocols[] = {"global", "cck", "buddy", "lineage"};
+
 std::size_t env_count(const char* name, std::size_t fallback) {
   const char* value = std::getenv(name);
   return value ? std::strtoul(value, nullptr, 10) : fallback;
@@ -145,7 +148,7 @@ double failure_free_makespan(const std::string& app) {
 TEST_CASE("shrink campaign: more failures than spares, the run goes on with fewer machines", "[campaign][shrink]") {
   const std::size_t scenarios = env_count("FTSIM_SHRINK_SCENARIOS", 10);
   const std::size_t base = env_count("FTSIM_SHRINK_SEED_BASE", 1);
-  for (const char* protocol : {"global", "cck", "buddy", "lineage"}) {
+  for (const char* protocol : kProtocols) {
     const protocols::ProtocolModule* module = protocols::find_protocol(protocol);
     REQUIRE(module);
     DYNAMIC_SECTION(protocol) {
