@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Shrink campaign: recovery without spares (/platform/on_no_spare: "shrink", docs/shrink.md).
 
-For each protocol (global, cck, buddy, lineage) and application (Cholesky, stencil, CG), --runs
+For each protocol (global, cck, buddy, lineage, uncoordinated, none) and application (Cholesky, stencil, CG), --runs
 seeded scenarios (default 50) on 4 nodes of 2 cores with more failures than spares: 0 or 1 spare,
 one to three failures more (at most 3, on distinct nodes, so one machine survives), at random times
 in the first 80% of the failure-free makespan, random detection and downtime, the protocol's
@@ -20,7 +20,7 @@ Prints the counts per case, the redistribution bytes and seconds and the makespa
 failure-free run, and each run that is not shrunk/complete/unrecoverable with its seed and config;
 exits 1 on any hang, crash, wrong result or bad input.
 
-usage: bench/shrink_campaign.py [--runs 50] [--protocols global,cck,buddy,lineage]
+usage: bench/shrink_campaign.py [--runs 50] [--protocols global,cck,buddy,lineage,uncoordinated,none]
        [--apps cholesky,stencil,cg] [--seed-base N] [--timeout S] [--build build] [--json OUT]
 """
 import argparse
@@ -71,7 +71,15 @@ def protocol_draw(rng, protocol, makespan):
         return block, {"count": rng.randint(2, 4), "buddy": "next"}, False
     if protocol == "buddy":
         return {"type": "buddy"}, {"count": rng.randint(2, 4), "buddy": "next"}, True
-    return {"type": "lineage"}, None, False
+    if protocol == "uncoordinated":  # as its module's campaign draws it (protocols/uncoordinated/module.cpp)
+        block = {"type": "uncoordinated", "logging": rng.choice(["send-deterministic", "none", "all"]),
+                 "period": (0.05 + 0.25 * rng.random()) * makespan}
+        schedule = rng.choice(["random", "periodic", "clusters"])
+        block["schedule"] = schedule
+        if schedule == "clusters":
+            block["clusters"] = 2 if rng.random() < 0.5 else [[0, 1], [2, 3]]
+        return block, None, False
+    return {"type": protocol}, None, False  # lineage, none
 
 
 def scenario(rng, protocol, app, makespan):
@@ -124,7 +132,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=str(ROOT / "build"))
     parser.add_argument("--runs", type=int, default=50, help="scenarios per protocol and application")
-    parser.add_argument("--protocols", default="global,cck,buddy,lineage")
+    parser.add_argument("--protocols", default="global,cck,buddy,lineage,uncoordinated,none")
     parser.add_argument("--apps", default="cholesky,stencil,cg")
     parser.add_argument("--json", default=None, help="write the per-case summary to this file")
     add_campaign_options(parser, timeout=60)

@@ -450,19 +450,6 @@ void check_topology_size(JsonReader& root, const PlatformConfig& p) {
   }
 }
 
-// Shrink re-hosts a failed rank on a surviving machine, which then runs two ranks; the protocols
-// below were not validated that way (docs/shrink.md says why).
-void check_shrink_protocol(JsonReader& root, const Config& config) {
-  const std::string& type = config.protocol.type;
-  if (type == "global" || type == "buddy" || type == "lineage" || type == "cck") return;
-  root.at("platform").at("on_no_spare").fail(
-      "\"shrink\" is supported with the global, buddy, lineage and cck protocols, not with \"" + type + "\"" +
-      (type == "none" ? std::string(" (it restarts the whole job from scratch: run it on fewer nodes instead)")
-                      : type == "uncoordinated"
-                            ? std::string(" (its recovery line and process clusters are not validated on a shrunk job)")
-                            : std::string()));
-}
-
 }  // namespace
 
 std::string count_limit_message(std::uint64_t iterations, std::uint64_t count) {
@@ -572,7 +559,6 @@ Config load_config_json(const Json& document, const std::string& origin) {
   if (auto protocol = root.find("protocol")) {
     config.protocol = read_protocol(*protocol);
   }
-  if (config.platform.shrink_on_no_spare) check_shrink_protocol(root, config);
   if (auto run = root.find("run")) config.run = read_run(*run);
   config.document = document;
   root.finish();

@@ -1,5 +1,5 @@
-// Shrink campaign (/platform/on_no_spare: "shrink", docs/shrink.md): for global, cck, buddy and
-// lineage on Cholesky, stencil and CG, seeded scenarios with more failures than spares (0 or 1
+// Shrink campaign (/platform/on_no_spare: "shrink", docs/shrink.md): for global, cck, buddy,
+// lineage, uncoordinated and none on Cholesky, stencil and CG, seeded scenarios with more failures than spares (0 or 1
 // spare, one to three failures more, on distinct nodes, at random times in the first 80% of the
 // failure-free makespan, random downtime and detection latency; the protocol's options drawn by its
 // module). Every run must complete with the digest oracle holding and no task started without its
@@ -25,8 +25,8 @@ using namespace ftsim;
 
 namespace {
 
-// The protocols /platform/on_no_spare: "shrink" accepts (sim/config/config.cpp).
-constexpr const char* kProtocols[] = {"global", "cck", "buddy", "lineage"};
+// Every protocol: none of them knows the placement (docs/shrink.md).
+constexpr const char* kProtocols[] = {"global", "cck", "buddy", "lineage", "uncoordinated", "none"};
 
 std::size_t env_count(const char* name, std::size_t fallback) {
   const char* value = std::getenv(name);
