@@ -30,12 +30,18 @@ results.json it prints one markdown table per application:
   oracle              the run with the failure completed and its final data equal the failure-free
                       run's (oracle.ok); a failure-free run that failed is flagged too
 
+With --shrink, each of global, lineage, buddy and cck among --protocols also runs with the failure and
+no spare (/platform/spares: 0, /platform/on_no_spare: "shrink", docs/shrink.md), and one more table per
+application compares it with the run where a spare takes the failed rank: makespan of both, what the
+shrink costs more, the machines at the end, and the redistribution (bytes and seconds, results.json's
+"shrink" object).
+
 The `none` failure-free run is the reference of the overhead column; it runs even when --protocols
 leaves `none` out. Runs are sequential (one simulation at a time); progress lines go to stderr.
 
 usage: bench/protocol_comparison.py [--binary PATH] [--apps cholesky,stencil,cg]
                                     [--protocols none,global,lineage,buddy,cck,cck-flush-all,
-                                     uncoordinated,uncoordinated-none,uncoordinated-all] [--json OUT]
+                                     uncoordinated,uncoordinated-none,uncoordinated-all] [--shrink] [--json OUT]
 The binary is --binary, else $FTSIM_BINARY, else $FTSIM_BUILD_DIR/ftsim, else build/ftsim.
 """
 import argparse
@@ -190,6 +196,44 @@ def markdown(app: str, rows: list, reference_memory) -> str:
     return "\n".join(lines)
 
 
+SHRINKABLE = ("global", "lineage", "buddy", "cck")
+
+
+def shrink_row(app: str, protocol: str, shrunk: dict, spared: dict) -> dict:
+    """A row of the shrink table: the run with the failure and no spare against the one with a spare."""
+    rs, rp = shrunk["results"], spared["results"]
+    row = {"application": app, "protocol": protocol, "exit_code": shrunk["exit_code"]}
+    if rs is not None:
+        shrink = rs.get("shrink") or {}
+        row.update({"complete": rs["complete"], "oracle_ok": rs["oracle"]["ok"], "failure_reason": rs["failure_reason"],
+                    "makespan": rs["makespan"], "nodes_at_start": shrink.get("nodes_at_start"),
+                    "nodes_at_end": shrink.get("nodes_at_end"),
+                    "redistribution_bytes": shrink.get("redistribution_bytes"),
+                    "redistribution_seconds": shrink.get("redistribution_seconds")})
+    if rp is not None:
+        row["makespan_with_spare"] = rp["makespan"]
+        if rs is not None:
+            row["shrink_cost"] = rs["makespan"] - rp["makespan"]
+    return row
+
+
+def shrink_markdown(app: str, rows: list) -> str:
+    head = ["protocol", "makespan, a spare", "makespan, shrink", "shrink cost", "machines", "redistributed",
+            "redistribution time", "oracle"]
+    lines = [f"### {app}: one failure, no spare (shrink)", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if "makespan" not in r:
+            lines.append(f"| {r['protocol']} | " + " | ".join(["—"] * (len(head) - 2)) + f" | **exit {r['exit_code']}** |")
+            continue
+        oracle = "yes" if r["oracle_ok"] else ("**no**" if r["complete"] else f"**failed**: {r['failure_reason']}")
+        machines = "—" if r["nodes_at_end"] is None else f"{r['nodes_at_start']} → {r['nodes_at_end']}"
+        cost = "—" if r.get("shrink_cost") is None else f"{'+' if r['shrink_cost'] >= 0 else '-'}{seconds(abs(r['shrink_cost']))}"
+        lines.append("| " + " | ".join([r["protocol"], seconds(r.get("makespan_with_spare")), seconds(r["makespan"]), cost,
+                                         machines, size(r["redistribution_bytes"]), seconds(r["redistribution_seconds"]),
+                                         oracle]) + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -198,6 +242,8 @@ def main() -> int:
     parser.add_argument("--protocols", default=",".join(PROTOCOLS), help="comma-separated, of: " + ",".join(PROTOCOLS))
     parser.add_argument("--json", metavar="OUT", help="also write every row (all measured fields) to OUT")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory of the runs")
+    parser.add_argument("--shrink", action="store_true",
+                        help="also run global, lineage, buddy and cck with no spare (shrink) and print their tables")
     parser.add_argument("--timeout", type=float, default=1800, help="wall seconds per run before it counts as a hang")
     args = parser.parse_args()
     apps = [a for a in args.apps.split(",") if a]
@@ -214,7 +260,7 @@ def main() -> int:
     progress(f"binary {args.binary} ({version}); runs in {work}")
     rows, tables, failed_any = [], [], False
     for app in apps:
-        app_rows = []
+        app_rows, shrink_rows = [], []
         reference_makespan = reference_memory = None
         order = ["none"] + [p for p in protocols if p != "none"]  # the none failure-free run first: the reference
         for protocol in order:
@@ -235,8 +281,18 @@ def main() -> int:
                      + (f" ({failed['stderr'][0]})" if failed["stderr"] else ""))
             failed_any |= failed["exit_code"] != 0 or free["exit_code"] != 0
             app_rows.append(row_of(app, protocol, failed, free, reference_makespan))
-        rows += app_rows
+            if args.shrink and protocol in SHRINKABLE:
+                shrink_document = json.loads(json.dumps(document))
+                shrink_document["platform"].update({"spares": 0, "on_no_spare": "shrink"})
+                shrunk = simulate(args.binary, shrink_document, work, f"{app}-{protocol}-shrink", args.timeout)
+                progress(f"{app}/{protocol} one failure, shrink: exit {shrunk['exit_code']}, wall {shrunk['wall_seconds']:.1f} s"
+                         + (f", makespan {shrunk['results']['makespan']:.4f} s" if shrunk["results"] else ""))
+                failed_any |= shrunk["exit_code"] != 0
+                shrink_rows.append(shrink_row(app, protocol, shrunk, failed))
+        rows += app_rows + [dict(r, shrink=True) for r in shrink_rows]
         tables.append(markdown(app, app_rows, reference_memory))
+        if shrink_rows:
+            tables.append(shrink_markdown(app, shrink_rows))
     print("\n\n".join(tables))
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"binary": args.binary, "version": version, "rows": rows}, indent=1) + "\n")

@@ -317,6 +317,13 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
     p.spares = static_cast<std::uint32_t>(spares->as_int(0, 1 << 20));
     p.unlimited_spares = false;
   }
+  if (auto on_no_spare = reader.find("on_no_spare")) {
+    p.shrink_on_no_spare = on_no_spare->as_choice({"abort", "shrink"}) == "shrink";
+    if (p.shrink_on_no_spare && p.unlimited_spares) {
+      on_no_spare->fail("\"shrink\" applies once the spares are used up: set /platform/spares (0 for none); "
+                        "without it a failed node's host comes back as a fresh machine");
+    }
+  }
   if (auto xml = reader.find("xml")) {
     p.xml = xml->as_string();
     std::filesystem::path path(p.xml);

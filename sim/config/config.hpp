@@ -126,6 +126,9 @@ struct PlatformConfig {
   std::string xml;             // a SimGrid platform file instead of the generated platform
   std::uint32_t spares = 0;    // spare nodes; with unlimited_spares a failed rank always returns
   bool unlimited_spares = true;
+  // /platform/on_no_spare: what a failure does once no spare is left. "abort" ends the run
+  // (exit 1); "shrink" re-hosts the failed rank on a surviving machine (sim/world/shrink.hpp).
+  bool shrink_on_no_spare = false;
 };
 
 // --- Checkpoint placement and buddies ---------------------------------------------------

@@ -52,6 +52,13 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
                                   std::to_string(ranks_needed(graph)) + ", this job has " + std::to_string(size) +
                                   " ranks");
   }
+  if (config.platform.shrink_on_no_spare) {
+    // An MPI rank cannot be restarted inside another rank's process, and the emulated fail-stop
+    // restarts a rank as its own replacement: a shrink needs ULFM's shrink (docs/shrink.md).
+    throw config::ConfigError(config.file, "/platform/on_no_spare",
+                              "\"shrink\" is not supported by the MPI backend (a failed rank restarts as its own "
+                              "replacement there; use the simgrid backend)");
+  }
   std::unique_ptr<kernels::KernelSet> kernel_set;
   try {
     kernel_set = kernels::KernelSet::make(config, graph);

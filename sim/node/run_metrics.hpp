@@ -75,6 +75,15 @@ struct CheckpointRecord {
   bool partial = false;
 };
 
+// A shrink (/platform/on_no_spare: "shrink"): a failed rank restarted on a surviving machine.
+struct RedistributionRecord {
+  double time = 0;             // the rank's process started on the survivor
+  NodeId node = 0;             // the rank
+  NodeId machine_rank = 0;     // the rank whose machine now runs it too
+  std::uint64_t bytes = 0;     // restore and recovery traffic it received until recovered
+  double recovered_at = -1;    // its failure recovered (-1: not, e.g. it failed again first)
+};
+
 struct RunMetrics {
   bool complete = false;
   std::string failure_reason;          // why the run did not complete (exit code 1)
@@ -103,6 +112,10 @@ struct RunMetrics {
   std::vector<std::string> oracle_missing;  // final versions not held, tasks not done
   std::vector<std::string> oracle_wrong;    // final versions held with another digest (wrong data)
   std::uint64_t test_faults_fired = 0;      // planted faults that acted (tests only; see test_faults.hpp)
+  // Shrink: machines at the start and at the end, and each redistribution (none unless enabled).
+  bool shrink_enabled = false;
+  std::uint32_t machines_at_start = 0, machines_at_end = 0;
+  std::vector<RedistributionRecord> redistributions;
   std::vector<std::string> stall_report;  // what waits for what, if the run stalled
   std::uint64_t events = 0;               // task completions + deliveries, for speed figures
 };

@@ -169,8 +169,9 @@ std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr 
 
 void SimgridBackend::send(core::Message message) {
   if (halted_) return;
-  if (message.source == message.destination) {
-    // A node's own data never crosses the network.
+  if (message.source == message.destination || host_of(message.source) == host_of(message.destination)) {
+    // A node's own data never crosses the network (nor does data between two ranks of one
+    // machine after a shrink: they share its memory).
     auto shared = std::make_shared<core::Message>(std::move(message));
     at(now(), [this, shared] { events_->on_message_delivered(*shared); });
     return;
@@ -382,6 +383,12 @@ void SimgridBackend::replace_node(core::NodeId node) {
     node_host_[node] = platform_.spares[next_spare_++];
   }
   // Unlimited spares: the same host stands for a fresh machine.
+}
+
+bool SimgridBackend::rehost_node(core::NodeId node, core::NodeId host_rank) {
+  node_host_[node] = node_host_[host_rank];
+  if (nic_) node_nic_[node] = node_nic_[host_rank];
+  return true;
 }
 
 void SimgridBackend::halt() {

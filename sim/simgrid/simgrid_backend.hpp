@@ -45,6 +45,7 @@ public:
   void set_timer(double time, std::uint64_t token) override;
   void fail_node(core::NodeId node) override;
   void replace_node(core::NodeId node) override;
+  bool rehost_node(core::NodeId node, core::NodeId host_rank) override;
   void halt() override;
   bool ends_instants() const override { return true; }
   void request_end_of_instant() override;

@@ -46,6 +46,9 @@ public:
   // there, so that simultaneous events give the same schedule in whatever order they come.
   virtual bool ends_instants() const { return false; }
   virtual void request_end_of_instant() {}
+  // Shrink (sim/world/shrink.hpp): the failed rank `node` restarts on the machine that runs rank
+  // `host_rank`, sharing its links (the world shares its cores). False if the backend cannot.
+  virtual bool rehost_node(NodeId /*node*/, NodeId /*host_rank*/) { return false; }
   // The run is over (complete or failed): cancel every activity and timer still pending.
   virtual void halt() = 0;
 };

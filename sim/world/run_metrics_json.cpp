@@ -30,6 +30,30 @@ json named_json(const std::vector<RunMetrics::NamedValue>& names, const NodeMetr
   return object;
 }
 
+// Recovery without spares (docs/shrink.md): machines at the start and the end, and what each
+// re-hosting of a failed rank moved and how long it took until the rank was recovered.
+json shrink_json(const RunMetrics& m) {
+  json list = json::array();
+  std::uint64_t bytes = 0;
+  double seconds = 0;
+  for (const RedistributionRecord& r : m.redistributions) {
+    const bool recovered = r.recovered_at >= 0;
+    list.push_back({{"node", r.node},
+                    {"on_machine_of", r.machine_rank},
+                    {"time", r.time},
+                    {"recovered_at", optional_time(r.recovered_at)},
+                    {"seconds", recovered ? json(r.recovered_at - r.time) : json(nullptr)},
+                    {"bytes", r.bytes}});
+    bytes += r.bytes;
+    if (recovered) seconds += r.recovered_at - r.time;
+  }
+  return {{"nodes_at_start", m.machines_at_start},
+          {"nodes_at_end", m.machines_at_end},
+          {"redistribution_bytes", bytes},
+          {"redistribution_seconds", seconds},
+          {"redistributions", list}};
+}
+
 }  // namespace
 
 json to_json(const RunMetrics& m) {
@@ -92,7 +116,7 @@ json to_json(const RunMetrics& m) {
   }
   json oracle = {{"ok", m.oracle_ok}, {"missing", m.oracle_missing}, {"wrong", m.oracle_wrong}};
   if (m.test_faults_fired > 0) oracle["test_faults_fired"] = m.test_faults_fired;  // tests only
-  return {{"complete", m.complete},
+  json result = {{"complete", m.complete},
           {"failure_reason", m.failure_reason.empty() ? json(nullptr) : json(m.failure_reason)},
           {"makespan", m.makespan},
           {"executions", executions},
@@ -117,6 +141,8 @@ json to_json(const RunMetrics& m) {
           {"oracle", oracle},
           {"stall_report", m.stall_report},
           {"events", m.events}};
+  if (m.shrink_enabled) result["shrink"] = shrink_json(m);
+  return result;
 }
 
 RunMetrics run_metrics_from_json(const json& j) {
@@ -196,6 +222,21 @@ RunMetrics run_metrics_from_json(const json& j) {
   m.test_faults_fired = j.at("oracle").value("test_faults_fired", std::uint64_t{0});
   m.stall_report = j.at("stall_report").get<std::vector<std::string>>();
   m.events = j.at("events");
+  if (j.contains("shrink")) {
+    const json& shrink = j.at("shrink");
+    m.shrink_enabled = true;
+    m.machines_at_start = shrink.at("nodes_at_start");
+    m.machines_at_end = shrink.at("nodes_at_end");
+    for (const json& r : shrink.at("redistributions")) {
+      RedistributionRecord record;
+      record.node = r.at("node");
+      record.machine_rank = r.at("on_machine_of");
+      record.time = r.at("time");
+      record.recovered_at = time_from(r.at("recovered_at"));
+      record.bytes = r.at("bytes");
+      m.redistributions.push_back(record);
+    }
+  }
   return m;
 }
 

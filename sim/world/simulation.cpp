@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "graphs/buddy_mapping.hpp"
 #include "sim/world/checkpoint_trace_writer.hpp"
 #include "sim/world/event_log.hpp"
 #include "sim/node/test_faults.hpp"
@@ -37,6 +38,20 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   storage_.resize(backend.storage_servers());
   unlimited_spares_ = config.platform.unlimited_spares;
   spares_left_ = config.platform.spares;
+  if (config.platform.shrink_on_no_spare) {
+    placement_ = std::make_unique<ShrinkPlacement>(graph.node_count(), config.platform.spares);
+    if (!config.checkpoints.empty() && graph.node_count() > 1) {
+      const graphs::BuddyMapping buddies(config.checkpoints.front().buddy, config.distribution, graph.node_count());
+      std::vector<std::vector<NodeId>> buddies_of(graph.node_count());
+      for (NodeId n = 0; n < graph.node_count(); ++n) buddies_of[n].assign(buddies.buddies(n).begin(), buddies.buddies(n).end());
+      placement_->set_buddies(std::move(buddies_of));
+    }
+    machine_cores_ = std::make_unique<MachineCores>(graph.node_count() + config.platform.spares, config.platform.cores_per_node);
+    rehost_pending_.assign(graph.node_count(), false);
+    open_redistribution_.assign(graph.node_count(), static_cast<std::size_t>(-1));
+    metrics_.shrink_enabled = true;
+    metrics_.machines_at_start = graph.node_count();
+  }
   if (!options_.trace_file.empty()) {
     recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator"));
   }
@@ -192,6 +207,7 @@ bool Simulation::observe_execution(TaskId task) {
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
   if (halted_ || !hosts_[node]) return;
+  if (shrinking()) shrink_task_finished(node, task);
   hosts_[node]->on_task_finished(task);
   if (failure_due_) {
     failure_due_ = false;
@@ -275,6 +291,7 @@ void Simulation::deliver(const Message& m) {
     r.message = &m;
     recorder_.record(r);
   }
+  if (shrinking()) shrink_count_delivery(m.destination, m.traffic, m.bytes);
   destination->deliver(m);
 }
 
@@ -350,6 +367,7 @@ void Simulation::on_storage_done(NodeId, std::uint64_t id) {
     host->on_storage_done(op.token, nullptr);
     return;
   }
+  if (shrinking()) shrink_count_delivery(op.node, Traffic::restore, op.bytes);
   auto it = storage_[op.server].find(op.key);
   if (it == storage_[op.server].end()) {
     host->on_storage_done(op.token, nullptr);
@@ -427,6 +445,15 @@ void Simulation::inject_failure(NodeId node, double downtime) {
              "protocol can recover: /failures)");
     return;
   }
+  // With shrink a failure takes down a machine, and every rank it runs with it.
+  const std::vector<NodeId> co_located = shrinking() ? shrink_machine_failed(node) : std::vector<NodeId>{};
+  fail_process(node, downtime);
+  for (NodeId other : co_located) {
+    if (other != node && hosts_[other] && !halted_) fail_process(other, config_.failures.downtime);
+  }
+}
+
+void Simulation::fail_process(NodeId node, double downtime) {
   FailureRecord record;
   record.time = now();
   record.node = node;
@@ -439,6 +466,7 @@ void Simulation::inject_failure(NodeId node, double downtime) {
   hosts_[node].reset();
   const std::uint32_t failed_incarnation = incarnation_[node]++;
   backend_.fail_node(node);
+  if (shrinking()) shrink_rank_died(node);
   reset_channels(node);
   postponed_[node].clear();
   failure_of_[node].resize(failed_incarnation + 1, static_cast<std::size_t>(-1));
@@ -452,11 +480,12 @@ void Simulation::inject_failure(NodeId node, double downtime) {
     recorder_.record(r);
   }
   add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
-  replacement_scheduled_[node] = unlimited_spares_ || spares_left_ > 0;
-  if (replacement_scheduled_[node]) {
-    if (!unlimited_spares_) --spares_left_;
-    add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
-  }
+  const bool spare = unlimited_spares_ || spares_left_ > 0;
+  // Without a spare, a shrink restarts the rank on a surviving machine after the same downtime.
+  replacement_scheduled_[node] = spare || shrinking();
+  if (shrinking()) rehost_pending_[node] = !spare;
+  if (spare && !unlimited_spares_) --spares_left_;
+  if (replacement_scheduled_[node]) add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
 }
 
 FailureRecord* Simulation::failure_record(NodeId node, std::uint32_t incarnation) {
@@ -490,7 +519,12 @@ void Simulation::replace(NodeId node) {
   if (hosts_[node] || halted_) return;
   replacement_scheduled_[node] = false;
   note_progress();  // the protocol gets its full span to recover the new process
-  backend_.replace_node(node);
+  if (shrinking() && rehost_pending_[node]) {
+    if (!shrink_rehost(node)) return;
+  } else {
+    if (shrinking()) placement_->take_spare(node);
+    backend_.replace_node(node);
+  }
   ++process_metrics_[node].restarts;
   if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
   if (recorder_.active()) {
@@ -500,7 +534,10 @@ void Simulation::replace(NodeId node) {
     recorder_.record(r);
   }
   // Renewal failure models: the new incarnation has its own time to failure.
-  if (auto next = failures_.next_after(node, now())) add_timer(*next, Timer::Kind::failure, node, 0);
+  // (A rank re-hosted by a shrink runs on a machine that has its own failures.)
+  if (!(shrinking() && placement_->rehosted(node))) {
+    if (auto next = failures_.next_after(node, now())) add_timer(*next, Timer::Kind::failure, node, 0);
+  }
   hosts_[node] = make_host(node);
   hosts_[node]->restart(RestartInfo{incarnation_[node], detections_});
   auto held = std::move(postponed_[node]);
@@ -524,6 +561,7 @@ void Simulation::record_recovered(const FailureNotice& failure) {
   if (!record || record->recovered_at >= 0) return;
   record->recovered_at = now();
   --unrecovered_failures_;
+  if (shrinking()) shrink_recovered(failure.node, failure.incarnation);
 }
 
 void Simulation::record_checkpoint(const CheckpointRecord& record) {
@@ -582,6 +620,7 @@ void Simulation::finalize_metrics() {
     if (host) host->account_peaks();
   }
   metrics_.test_faults_fired = test_faults().fired;
+  if (shrinking()) metrics_.machines_at_end = placement_->machines_up();
   fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
 }
 

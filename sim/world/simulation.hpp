@@ -22,6 +22,7 @@
 #include "sim/world/backend.hpp"
 #include "sim/world/failure_schedule.hpp"
 #include "sim/world/node_observer.hpp"
+#include "sim/world/shrink.hpp"
 #include "sim/node/node_host.hpp"
 #include "sim/node/run_metrics.hpp"
 #include "sim/node/runtime_index.hpp"
@@ -68,8 +69,8 @@ public:
 private:
   // --- HostEnvironment (what the hosts may ask) ---
   double now() const override { return backend_.now(); }
-  void start_task(NodeId node, TaskId task, double seconds) override { backend_.start_task(node, task, seconds); }
-  void cancel_task(NodeId node, TaskId task) override { backend_.cancel_task(node, task); }
+  void start_task(NodeId node, TaskId task, double seconds) override;
+  void cancel_task(NodeId node, TaskId task) override;
   void send(Message message) override;
   std::uint32_t storage_servers() const override { return backend_.storage_servers(); }
   void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
@@ -122,8 +123,20 @@ private:
   std::unique_ptr<NodeHost> make_host(NodeId node);
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
   void inject_failure(NodeId node, double downtime);
+  void fail_process(NodeId node, double downtime);  // one process of a failure (fail-stop)
   void notify_detection(NodeId failed, std::uint32_t incarnation);
   void replace(NodeId node);
+  // --- shrink (simulation_shrink.cpp; sim/world/shrink.hpp) ---
+  bool shrinking() const { return placement_ != nullptr; }
+  // The failure of `node` takes down its machine: the other ranks it runs fail with it.
+  std::vector<NodeId> shrink_machine_failed(NodeId node);
+  // Restarts `node` on the machine the rule chooses (no spare left); false if none is up.
+  bool shrink_rehost(NodeId node);
+  void shrink_task_finished(NodeId node, TaskId task);
+  void shrink_rank_died(NodeId node);
+  // Bytes of the rehosted rank's state reaching it (restore and recovery traffic) until recovered.
+  void shrink_count_delivery(NodeId node, Traffic traffic, std::uint64_t bytes);
+  void shrink_recovered(NodeId node, std::uint32_t incarnation);
   void route(Message message);
   void deliver(const Message& message);
   void release_sender(const Message& message);
@@ -185,6 +198,11 @@ private:
   std::uint64_t data_messages_ = 0;  // data messages sent so far (their ids)
   std::uint32_t spares_left_ = 0;
   bool unlimited_spares_ = true;
+  // Shrink: null unless /platform/on_no_spare is "shrink".
+  std::unique_ptr<ShrinkPlacement> placement_;
+  std::unique_ptr<MachineCores> machine_cores_;
+  std::vector<bool> rehost_pending_;                 // per rank: its replacement is a shrink
+  std::vector<std::size_t> open_redistribution_;     // per rank: its redistribution being measured, or npos
   bool halted_ = false;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
   static constexpr std::uint64_t kEventsBetweenChecks = 4096;  // stop request, wall limit, progress

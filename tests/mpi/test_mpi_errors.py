@@ -66,3 +66,17 @@ def test_results_that_cannot_be_written_after_the_run(tmp_path):
     assert proc.returncode != 0, output
     assert "results.json" in output and "cannot write this file" in output, output
     assert elapsed < LIMIT
+
+
+def test_shrink_is_refused_on_mpi(tmp_path):
+    # A shrink runs two ranks on one machine; an MPI rank restarts as its own replacement
+    # (docs/shrink.md): refused, naming the key, promptly.
+    config = with_protocol(base_config("cholesky"), "global")
+    config["platform"].update({"spares": 0, "on_no_spare": "shrink"})
+    path = tmp_path / "shrink.json"
+    path.write_text(json.dumps(config))
+    proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "/platform/on_no_spare" in output and "not supported by the MPI backend" in output
+    assert elapsed < LIMIT

@@ -1,0 +1,169 @@
+// Shrink campaign (/platform/on_no_spare: "shrink", docs/shrink.md): for global, cck, buddy,
+// lineage, uncoordinated and none on Cholesky, stencil and CG, seeded scenarios with more failures than spares (0 or 1
+// spare, one to three failures more, on distinct nodes, at random times in the first 80% of the
+// failure-free makespan, random downtime and detection latency; the protocol's options drawn by its
+// module). Every run must complete with the digest oracle holding and no task started without its
+// input, and report the shrink: fewer machines at the end than at the start, one redistribution
+// per rank re-hosted, its bytes (restore and recovery traffic it received) and its recovery time;
+// or end unrecoverable where the protocol's module allows it, with a reason it recognises. Never a
+// stall, a time limit or a crash.
+// FTSIM_SHRINK_SCENARIOS sets the seeds per case (default 10, the CI size; bench/shrink_campaign.py
+// runs 50); FTSIM_SHRINK_SEED_BASE the first seed (default 1).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include "protocols/registry.hpp"
+#include "tests/campaign/campaign_support.hpp"
+
+using namespace ftsim;
+
+namespace {
+
+// Every protocol: none of them knows the placement (docs/shrink.md).
+constexpr const char* kProtocols[] = {"global", "cck", "buddy", "lineage", "uncoordinated", "none"};
+
+std::size_t env_count(const char* name, std::size_t fallback) {
+  const char* value = std::getenv(name);
+  return value ? std::strtoul(value, nullptr, 10) : fallback;
+}
+
+config::Json base_config(const std::string& app) {
+  return {{"name", "shrink-" + app},
+          {"application", campaign_support::application(app)},
+          {"platform", campaign_support::platform()},
+          {"checkpoints", {{"count", 3}, {"buddy", "next"}}}};
+}
+
+struct Scenario {
+  config::Json document;
+  bool may_be_unrecoverable = false;
+  int spares = 0;
+  int failures = 0;
+};
+
+Scenario scenario(const protocols::ProtocolModule& module, const std::string& app, std::uint64_t seed, double makespan) {
+  std::mt19937_64 random(seed * 104729 + std::hash<std::string>{}(std::string("shrink/") + module.id + app));
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Scenario s;
+  s.document = base_config(app);
+  s.document["seed"] = seed;
+  s.spares = int(random() % 2);
+  s.failures = s.spares + 1 + int(random() % 3);  // more failures than spares; at most 4 nodes
+  if (s.failures > 3) s.failures = 3;             // one machine survives
+  // Distinct nodes: each failure takes a machine (a failure of a re-hosted rank takes its host's).
+  std::vector<int> nodes = {0, 1, 2, 3};
+  std::shuffle(nodes.begin(), nodes.end(), random);
+  config::Json events = config::Json::array();
+  for (int i = 0; i < s.failures; ++i) {
+    events.push_back({{"time", (0.05 + 0.75 * unit(random)) * makespan}, {"node", nodes[i]}});
+  }
+  const double downtime = random() % 4 == 0 ? 0.0 : unit(random) * 0.1 * makespan;
+  const double detection = random() % 4 == 0 ? 0.0 : unit(random) * 0.05 * makespan;
+  s.document["failures"] = {{"model", "list"}, {"events", events}, {"downtime", downtime}, {"detection", detection}};
+  const protocols::CampaignDraw draw = module.campaign(random, makespan);
+  for (const auto& [key, value] : draw.patch.items()) s.document[key] = value;
+  s.document["platform"]["spares"] = s.spares;
+  s.document["platform"]["on_no_spare"] = "shrink";
+  s.may_be_unrecoverable = draw.may_be_unrecoverable;
+  return s;
+}
+
+struct Tally {
+  std::size_t completed = 0, unrecoverable = 0, shrunk = 0, redistributions = 0;
+  std::uint64_t bytes = 0;
+};
+
+void check_scenario(const protocols::ProtocolModule& module, const std::string& app, std::uint64_t seed, double makespan,
+                    Tally& tally) {
+  const Scenario s = scenario(module, app, seed, makespan);
+  const std::string origin = std::string(module.id) + "/" + app + "/seed " + std::to_string(seed);
+  // FTSIM_SHRINK_DUMP=DIR keeps every scenario's config, to rerun with ftsim run.
+  if (const char* dir = std::getenv("FTSIM_SHRINK_DUMP")) {
+    std::ofstream(std::string(dir) + "/" + module.id + "-" + app + "-" + std::to_string(seed) + ".json") << s.document.dump(2);
+  }
+  const core::RunMetrics m = campaign_support::run(s.document, origin);
+  INFO(origin << ": " << s.document.dump());
+  INFO("failure reason: " << m.failure_reason);
+  std::string lines;
+  for (const auto& line : m.stall_report) lines += "\n  stall: " + line;
+  for (const auto& line : m.oracle_missing) lines += "\n  oracle missing: " + line;
+  for (const auto& line : m.oracle_wrong) lines += "\n  oracle wrong: " + line;
+  INFO(lines);
+  REQUIRE(m.shrink_enabled);
+  CHECK(m.machines_at_start == 4);
+  if (!m.complete) {
+    const bool reason_ok = module.unrecoverable_reason_ok ? module.unrecoverable_reason_ok(m.failure_reason)
+                                                          : m.failure_reason.find("unrecoverable") != std::string::npos;
+    CHECK(s.may_be_unrecoverable);
+    CHECK(reason_ok);
+    ++tally.unrecoverable;
+    return;
+  }
+  ++tally.completed;
+  CHECK(m.oracle_ok);
+  CHECK(campaign_support::inputs_missing(m) == 0);
+  const std::vector<std::string> broken = module.invariants ? module.invariants(m) : std::vector<std::string>{};
+  for (const auto& b : broken) INFO("invariant broken: " << b);
+  CHECK(broken.empty());
+  // Each failure record is a rank that died; the ranks of one machine die at the same instant
+  // (the scenario's failures are at distinct random times): that many machines failed. The first
+  // `spares` ranks to die took a spare machine, the others were re-hosted on a survivor.
+  std::set<core::NodeId> failed_ranks;
+  std::set<double> machine_failure_times;
+  for (const auto& f : m.failures) {
+    failed_ranks.insert(f.node);
+    machine_failure_times.insert(f.time);
+  }
+  const std::size_t spares_used = std::min<std::size_t>(std::size_t(s.spares), m.failures.size());
+  CHECK(m.redistributions.size() == m.failures.size() - spares_used);
+  CHECK(m.machines_at_end == 4 - machine_failure_times.size() + spares_used);
+  // Each rank's last redistribution is recovered (an earlier one may end with its new machine
+  // failing first).
+  std::map<core::NodeId, const core::RedistributionRecord*> last;
+  for (const auto& r : m.redistributions) {
+    CHECK(failed_ranks.count(r.node) == 1);
+    CHECK(r.machine_rank != r.node);
+    last[r.node] = &r;
+    tally.bytes += r.bytes;
+  }
+  for (const auto& [node, r] : last) CHECK(r->recovered_at >= r->time);
+  if (!m.redistributions.empty()) ++tally.shrunk;
+  tally.redistributions += m.redistributions.size();
+}
+
+double failure_free_makespan(const std::string& app) {
+  const core::RunMetrics reference = campaign_support::run(base_config(app), "failure-free " + app);
+  REQUIRE(reference.complete);
+  return reference.makespan;
+}
+
+}  // namespace
+
+TEST_CASE("shrink campaign: more failures than spares, the run goes on with fewer machines", "[campaign][shrink]") {
+  const std::size_t scenarios = env_count("FTSIM_SHRINK_SCENARIOS", 10);
+  const std::size_t base = env_count("FTSIM_SHRINK_SEED_BASE", 1);
+  for (const char* protocol : kProtocols) {
+    const protocols::ProtocolModule* module = protocols::find_protocol(protocol);
+    REQUIRE(module);
+    DYNAMIC_SECTION(protocol) {
+      for (const char* app : {"cholesky", "stencil", "cg"}) {
+        const double makespan = failure_free_makespan(app);
+        Tally tally;
+        for (std::uint64_t seed = base; seed < base + scenarios; ++seed) check_scenario(*module, app, seed, makespan, tally);
+        // The campaign must exercise shrinks that complete (global with buddy storage and buddy
+        // may lose a node with its buddy's copy: up to three failures on four nodes often do).
+        CHECK(tally.shrunk > 0);
+        WARN("shrink " << protocol << " on " << app << " (seeds " << base << ".." << base + scenarios - 1 << "): "
+                       << tally.completed << " completed (" << tally.shrunk << " on fewer machines, "
+                       << tally.redistributions << " redistributions, " << tally.bytes << " B moved), "
+                       << tally.unrecoverable << " unrecoverable");
+      }
+    }
+  }
+}

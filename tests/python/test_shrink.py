@@ -1,0 +1,141 @@
+"""Recovery without spares (/platform/on_no_spare: "shrink", docs/shrink.md): the config errors, the
+placement rule on a hand-checked run, what results.json reports, and determinism."""
+import json
+
+import pytest
+
+CONFIG = {
+    "name": "shrink-small", "seed": 3,
+    "application": {"type": "cholesky", "tiles": 8, "tile_size": 128},
+    "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": {"default": 2.0},
+                 "network": {"topology": "star", "bandwidth": "10Gbps", "latency": "5us"},
+                 "storage": {"hosts": 1, "bandwidth": "1GB/s"},
+                 "spares": 0, "on_no_spare": "shrink"},
+    "protocol": {"type": "global", "period": 0.005, "storage": "stable"},
+    "failures": {"model": "list", "events": [{"node": 1, "time": 0.015}], "downtime": 0.001, "detection": 0.001},
+}
+
+
+def with_platform(**changes):
+    config = json.loads(json.dumps(CONFIG))
+    config["platform"].update(changes)
+    return config
+
+
+def run(ftsim, tmp_path, config, name="run"):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(config))
+    out = tmp_path / name
+    done = ftsim("run", path, "-o", out)
+    results = json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else None
+    return done, results
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"on_no_spare": "grow"}, "/platform/on_no_spare"),
+    ({"on_no_spare": 1}, "/platform/on_no_spare"),
+])
+def test_bad_values_name_the_path(ftsim, tmp_path, change, message):
+    done, _ = run(ftsim, tmp_path, with_platform(**change))
+    assert done.returncode == 2
+    assert message in done.stderr and "abort" in done.stderr and "shrink" in done.stderr
+
+
+def test_shrink_needs_a_spare_count(ftsim, tmp_path):
+    config = with_platform()
+    del config["platform"]["spares"]
+    done, _ = run(ftsim, tmp_path, config)
+    assert done.returncode == 2
+    assert "/platform/on_no_spare" in done.stderr and "/platform/spares" in done.stderr
+
+
+
+
+def test_abort_stays_the_default(ftsim, tmp_path):
+    config = with_platform()
+    del config["platform"]["on_no_spare"]
+    done, results = run(ftsim, tmp_path, config)
+    assert done.returncode == 1
+    assert results["failure_reason"].startswith("node 1 failed and no spare node is left")
+    assert "shrink" not in results
+
+
+def test_one_failure_moves_the_rank_to_the_next_machine(ftsim, tmp_path):
+    done, results = run(ftsim, tmp_path, CONFIG)
+    assert done.returncode == 0, done.stderr
+    assert results["complete"] and results["oracle"]["ok"]
+    shrink = results["shrink"]
+    assert shrink["nodes_at_start"] == 4 and shrink["nodes_at_end"] == 3
+    [moved] = shrink["redistributions"]
+    # Every machine runs one rank: the first after node 1's own machine takes it.
+    assert moved["node"] == 1 and moved["on_machine_of"] == 2
+    assert moved["time"] == pytest.approx(0.015 + 0.001)
+    assert moved["recovered_at"] >= moved["time"]
+    assert moved["seconds"] == pytest.approx(moved["recovered_at"] - moved["time"])
+    # global on stable storage: the only state that moves is node 1's checkpoint, read back from
+    # the server by the re-hosted rank (the survivors restore their local copies).
+    assert moved["bytes"] > 0
+    assert moved["bytes"] == results["nodes"][1]["bytes_sent"]["restore"]
+    assert shrink["redistribution_bytes"] == moved["bytes"]
+    assert results["failures"][0]["restart_point"].startswith("checkpoint")
+
+
+def test_a_shared_machine_fails_with_both_ranks(ftsim, tmp_path):
+    config = with_platform()
+    config["failures"]["events"] = [{"node": 1, "time": 0.015}, {"node": 2, "time": 0.03}]
+    done, results = run(ftsim, tmp_path, config)
+    assert done.returncode == 0, done.stderr
+    assert results["oracle"]["ok"]
+    # Node 2's machine ran ranks 2 and 1: its failure takes both (three failure records).
+    assert [f["node"] for f in results["failures"]] == [1, 2, 1]
+    shrink = results["shrink"]
+    assert shrink["nodes_at_end"] == 2
+    # Machines 0 and 3 run one rank each: rank 2 goes to the first after its machine (3), then
+    # rank 1 (on machine 2 too) to the one with fewer ranks (0).
+    assert [(r["node"], r["on_machine_of"]) for r in shrink["redistributions"]] == [(1, 2), (2, 3), (1, 0)]
+    assert all(r["recovered_at"] is not None and r["bytes"] > 0 for r in shrink["redistributions"][1:])
+
+
+@pytest.mark.parametrize("protocol", [
+    {"type": "buddy"}, {"type": "lineage"}, {"type": "cck", "period": 0.005},
+    {"type": "global", "period": 0.005, "storage": "buddy"}, {"type": "uncoordinated", "period": 0.005},
+    {"type": "none"}])
+def test_every_supported_protocol_completes_on_fewer_machines(ftsim, tmp_path, protocol):
+    config = with_platform()
+    config["protocol"] = protocol
+    config["checkpoints"] = {"count": 3, "buddy": "next"}
+    # With buddies n + 1, rank 1 goes to machine 3 (machines 0 and 2 run a buddy of it or a rank it
+    # is the buddy of); rank 2 then to machine 0 (the least loaded).
+    config["failures"]["events"] = [{"node": 1, "time": 0.015}, {"node": 2, "time": 0.03}]
+    done, results = run(ftsim, tmp_path, config)
+    assert done.returncode == 0, done.stderr + json.dumps(results and results["failure_reason"])
+    assert results["oracle"]["ok"]
+    assert results["shrink"]["nodes_at_end"] == 2
+    assert [(r["node"], r["on_machine_of"]) for r in results["shrink"]["redistributions"]] == [(1, 3), (2, 0)]
+    # none restarts every rank from the job's input: nothing of the failed rank's state moves.
+    assert (results["shrink"]["redistribution_bytes"] > 0) == (protocol["type"] != "none")
+
+
+def test_the_survivor_is_slower_with_two_ranks(ftsim, tmp_path):
+    # lineage, one early failure: with a spare the job keeps its 4 machines; with shrink, one
+    # machine runs two ranks on its 2 cores for the rest of the run.
+    shrink_config = with_platform()
+    shrink_config["protocol"] = {"type": "lineage"}
+    shrink_config["failures"]["events"] = [{"node": 1, "time": 0.005}]
+    spare_config = json.loads(json.dumps(shrink_config))
+    spare_config["platform"]["spares"] = 1
+    _, shrunk = run(ftsim, tmp_path, shrink_config, "shrunk")
+    _, spared = run(ftsim, tmp_path, spare_config, "spared")
+    assert shrunk["oracle"]["ok"] and spared["oracle"]["ok"]
+    assert spared["shrink"]["nodes_at_end"] == 4 and spared["shrink"]["redistributions"] == []
+    assert shrunk["shrink"]["nodes_at_end"] == 3
+    assert shrunk["makespan"] > 1.05 * spared["makespan"]
+
+
+def test_deterministic(ftsim, tmp_path):
+    _, first = run(ftsim, tmp_path, CONFIG, "first")
+    _, second = run(ftsim, tmp_path, CONFIG, "second")
+    for results in (first, second):
+        results.pop("wall", None)
+        results.pop("config_file")  # the two files' names
+    assert first == second
