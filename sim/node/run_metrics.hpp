@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/node/message.hpp"
+#include "sim/node/migration_metrics.hpp"
 #include "sim/node/protocol_metrics.hpp"
 
 namespace ftsim::core {
@@ -103,6 +104,7 @@ struct RunMetrics {
   std::vector<std::string> oracle_missing;  // final versions not held, tasks not done
   std::vector<std::string> oracle_wrong;    // final versions held with another digest (wrong data)
   std::uint64_t test_faults_fired = 0;      // planted faults that acted (tests only; see test_faults.hpp)
+  MigrationMetrics migration;            // proactive migration (/failures/prediction)
   std::vector<std::string> stall_report;  // what waits for what, if the run stalled
   std::uint64_t events = 0;               // task completions + deliveries, for speed figures
 };

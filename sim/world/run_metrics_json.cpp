@@ -30,6 +30,63 @@ json named_json(const std::vector<RunMetrics::NamedValue>& names, const NodeMetr
   return object;
 }
 
+json migration_json(const MigrationMetrics& m) {
+  json records = json::array();
+  for (const MigrationRecord& r : m.records) {
+    records.push_back({{"node", r.node},
+                       {"true_alarm", r.true_alarm},
+                       {"alarm", r.alarm},
+                       {"predicted_failure", r.predicted_failure},
+                       {"outcome", r.outcome},
+                       {"safe_point", optional_time(r.safe_point)},
+                       {"transfer_start", optional_time(r.transfer_start)},
+                       {"end", optional_time(r.end)},
+                       {"state_bytes", r.state_bytes},
+                       {"forwarded_bytes", r.forwarded_bytes},
+                       {"chunks", r.chunks}});
+  }
+  return {{"alarms", m.alarms},
+          {"true_alarms", m.true_alarms},
+          {"false_alarms", m.false_alarms},
+          {"migrations_done", m.migrations_done},
+          {"migrations_skipped", m.skipped_no_spare},
+          {"migrations_interrupted", m.interrupted},
+          {"failures_avoided", m.failures_avoided},
+          {"bytes", m.bytes},
+          {"seconds", m.seconds},
+          {"records", records}};
+}
+
+MigrationMetrics migration_from(const json& j) {
+  MigrationMetrics m;
+  m.enabled = true;
+  m.alarms = j.at("alarms");
+  m.true_alarms = j.at("true_alarms");
+  m.false_alarms = j.at("false_alarms");
+  m.migrations_done = j.at("migrations_done");
+  m.skipped_no_spare = j.at("migrations_skipped");
+  m.interrupted = j.at("migrations_interrupted");
+  m.failures_avoided = j.at("failures_avoided");
+  m.bytes = j.at("bytes");
+  m.seconds = j.at("seconds");
+  for (const json& r : j.at("records")) {
+    MigrationRecord record;
+    record.node = r.at("node");
+    record.true_alarm = r.at("true_alarm");
+    record.alarm = r.at("alarm");
+    record.predicted_failure = r.at("predicted_failure");
+    record.outcome = r.at("outcome");
+    record.safe_point = time_from(r.at("safe_point"));
+    record.transfer_start = time_from(r.at("transfer_start"));
+    record.end = time_from(r.at("end"));
+    record.state_bytes = r.at("state_bytes");
+    record.forwarded_bytes = r.at("forwarded_bytes");
+    record.chunks = r.at("chunks");
+    m.records.push_back(record);
+  }
+  return m;
+}
+
 }  // namespace
 
 json to_json(const RunMetrics& m) {
@@ -92,7 +149,7 @@ json to_json(const RunMetrics& m) {
   }
   json oracle = {{"ok", m.oracle_ok}, {"missing", m.oracle_missing}, {"wrong", m.oracle_wrong}};
   if (m.test_faults_fired > 0) oracle["test_faults_fired"] = m.test_faults_fired;  // tests only
-  return {{"complete", m.complete},
+  json run = {{"complete", m.complete},
           {"failure_reason", m.failure_reason.empty() ? json(nullptr) : json(m.failure_reason)},
           {"makespan", m.makespan},
           {"executions", executions},
@@ -117,6 +174,8 @@ json to_json(const RunMetrics& m) {
           {"oracle", oracle},
           {"stall_report", m.stall_report},
           {"events", m.events}};
+  if (m.migration.enabled) run["migration"] = migration_json(m.migration);
+  return run;
 }
 
 RunMetrics run_metrics_from_json(const json& j) {
@@ -196,6 +255,7 @@ RunMetrics run_metrics_from_json(const json& j) {
   m.test_faults_fired = j.at("oracle").value("test_faults_fired", std::uint64_t{0});
   m.stall_report = j.at("stall_report").get<std::vector<std::string>>();
   m.events = j.at("events");
+  if (j.contains("migration")) m.migration = migration_from(j.at("migration"));
   return m;
 }
 
