@@ -12,13 +12,13 @@ using config::splitmix64;
 FailurePredictor::FailurePredictor(const config::PredictionConfig& prediction, const config::FailureConfig& failures,
                                    graphs::NodeId nodes, std::uint64_t seed)
     : prediction_(prediction), nodes_(nodes) {
-  // Streams of their own: the failure schedule's draws are not disturbed by the predictor's.
-  recall_stream_ = seed * 0x9e3779b97f4a7c15ULL + 0x70726564696374ULL;  // "predict"
-  false_stream_ = recall_stream_ ^ 0x66616c7365ULL;                    // "false"
-  node_stream_ = recall_stream_ ^ 0x6e6f6465ULL;                       // "node"
-  splitmix64(recall_stream_);
-  splitmix64(false_stream_);
-  splitmix64(node_stream_);
+  // Streams of their own: the failure schedule's draws are not disturbed by the predictor's. Each
+  // starts at a well-mixed value of the seed (seed x the stream's increment would make the stream
+  // of seed s + 1 that of seed s shifted by one draw).
+  std::uint64_t mix = seed ^ 0x70726564696374ULL;  // "predict"
+  recall_stream_ = splitmix64(mix);
+  false_stream_ = splitmix64(mix);
+  node_stream_ = splitmix64(mix);
   const bool renewal =
       failures.model == config::FailureModel::exponential || failures.model == config::FailureModel::weibull;
   if (renewal && failures.mtbf > 0) {

@@ -66,3 +66,18 @@ def test_results_that_cannot_be_written_after_the_run(tmp_path):
     assert proc.returncode != 0, output
     assert "results.json" in output and "cannot write this file" in output, output
     assert elapsed < LIMIT
+
+
+def test_failure_prediction_is_refused_on_mpi(tmp_path):
+    # Proactive migration is simulated only (docs/migration.md): a clear error, exit code 2.
+    config = with_protocol(base_config("cholesky"), "global")
+    config["platform"]["spares"] = 2
+    config["failures"]["prediction"] = {"lead_time": "1s", "recall": 1, "precision": 1}
+    path = tmp_path / "prediction.json"
+    path.write_text(json.dumps(config))
+    proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "/failures/prediction: proactive migration is simulated only" in output
+    assert output.count("proactive migration is simulated only") == 1, output
+    assert elapsed < LIMIT

@@ -99,6 +99,12 @@ TEST_CASE("prediction: deterministic for a seed, different for another; recall n
   std::size_t differences = 0;
   for (std::size_t i = 0; i < a.alarm_times.size(); ++i) differences += std::isnan(a.alarm_times[i]) != std::isnan(c.alarm_times[i]);
   CHECK(differences > 50);
+  // Nor is the next seed the same stream one draw later.
+  std::size_t shifted = 0;
+  for (std::size_t i = 0; i + 1 < a.alarm_times.size(); ++i) {
+    shifted += std::isnan(a.alarm_times[i + 1]) != std::isnan(c.alarm_times[i]);
+  }
+  CHECK(shifted > 50);
   // One draw per failure: what recall 0.5 announces, recall 0.9 announces too.
   const Outcome high = predict(prediction(0.5, 0.9, 0.5), failures, 3);
   for (std::size_t i = 0; i < a.alarm_times.size(); ++i) {
