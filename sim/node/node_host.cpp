@@ -46,6 +46,10 @@ void NodeHost::schedule() {
   if (runtime_) runtime_->rebuild();
 }
 
+void NodeHost::dispatch() {
+  if (runtime_) runtime_->flush_dispatch();
+}
+
 void NodeHost::restart(const RestartInfo& info) { protocol_->on_restart(*this, info); }
 
 std::string NodeHost::protocol_phase() { return protocol_->phase(*this); }

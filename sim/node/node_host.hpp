@@ -47,6 +47,10 @@ public:
   virtual Recorder& recorder() = 0;
   virtual void fail_run(const std::string& reason) = 0;
   virtual void check_completion() = 0;
+  // Whether a node's runtime dispatches at the end of the instant (simulation) or at once (real
+  // execution); with deferral, request_dispatch(node) asks for NodeHost::dispatch() then.
+  virtual bool defers_dispatch() const { return false; }
+  virtual void request_dispatch(NodeId) {}
   // Real contents, on a backend that executes for real (MPI); a simulation has none.
   virtual ContentRef initial_content(HandleId) { return nullptr; }
   virtual ContentRef output_content(NodeId, TaskId, HandleId) { return nullptr; }
@@ -76,6 +80,8 @@ public:
   void start_protocol();
   void send_initial_values();
   void schedule();
+  // The end of an instant: starts the ready tasks the instant's events made ready.
+  void dispatch();
   // --- or the start of a replacement (holding nothing) ---
   void restart(const RestartInfo& info);
 
@@ -156,6 +162,8 @@ private:
   void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) override;
   void task_completed(TaskId task, bool first_execution) override;
   bool may_start(TaskId task) override { return !migration_hold_ && protocol_->may_start(*this, task); }
+  bool defers_dispatch() override { return env_.defers_dispatch(); }
+  void dispatch_requested() override { env_.request_dispatch(node_); }
   ContentRef initial_content(HandleId h) override { return env_.initial_content(h); }
   ContentRef output_content(TaskId task, HandleId h) override { return env_.output_content(node_, task, h); }
 

@@ -280,6 +280,21 @@ bool NodeRuntime::write_held(TaskId task) const {
 }
 
 void NodeRuntime::dispatch() {
+  if (!services_.defers_dispatch()) {
+    dispatch_now();
+    return;
+  }
+  if (dispatch_requested_) return;
+  dispatch_requested_ = true;
+  services_.dispatch_requested();
+}
+
+void NodeRuntime::flush_dispatch() {
+  dispatch_requested_ = false;
+  dispatch_now();
+}
+
+void NodeRuntime::dispatch_now() {
   while (!paused_ && running_.size() + protocol_cores_ < cores_ && !ready_.empty()) {
     const TaskId t = ready_.top().task;
     const std::int32_t queued_at = ready_.top().priority;

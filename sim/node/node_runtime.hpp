@@ -34,6 +34,12 @@ public:
   virtual void task_completed(TaskId task, bool first_execution) = 0;
   // A protocol veto on starting a task now (e.g. a checkpoint in progress); see NodeRuntime::retry().
   virtual bool may_start(TaskId task) = 0;
+  // Simulation backends decide which ready tasks start once every event of the current instant is
+  // known (docs/runtime.md, "Simultaneous events"): the runtime then asks for a dispatch and
+  // its host calls NodeRuntime::flush_dispatch() at the end of the instant. A real execution
+  // (MPI) dispatches at once.
+  virtual bool defers_dispatch() { return false; }
+  virtual void dispatch_requested() {}
   // Real contents (MPI backend; a simulation has none): a handle's initial value, as the job's
   // input gives it, and what the execution of `task` that just finished wrote to `h`.
   virtual ContentRef initial_content(HandleId) { return nullptr; }
@@ -89,6 +95,9 @@ public:
   TaskId task_limit() const { return task_limit_; }
   // Re-examines tasks a may_start() veto put aside.
   void retry();
+  // Starts ready tasks on free cores, highest priority first: the end of an instant when the
+  // host defers dispatching (RuntimeServices::defers_dispatch), at once otherwise.
+  void flush_dispatch();
   // Overrides a task's priority (higher first); a ready task is reordered at once.
   void set_priority(TaskId task, std::int32_t priority);
   // Write holds: no first execution overwrites h while held (e.g. a checkpoint send of its
@@ -160,7 +169,9 @@ private:
   std::int32_t priority(TaskId task) const {
     return priority_override_.empty() ? graph_.priority(task) : priority_override_[slot(task)];
   }
+  // Asks for a dispatch: now, or at the end of the instant (RuntimeServices::defers_dispatch).
   void dispatch();
+  void dispatch_now();
   bool write_held(TaskId task) const;
   void produce_outputs(TaskId task, bool first_execution);
   std::uint32_t local_readers_not_done(HandleId h, Version v) const;
@@ -186,6 +197,7 @@ private:
   std::uint64_t remaining_ = 0;                              // tasks of the node not done
   std::unordered_map<std::uint64_t, std::vector<std::pair<NodeId, Traffic>>> subscriptions_;
   bool paused_ = false;
+  bool dispatch_requested_ = false;
   TaskId task_limit_ = graphs::kNone;
   mutable std::size_t done_cursor_ = 0;
   std::vector<std::int32_t> priority_override_;  // per local task, once a protocol overrides one

@@ -42,6 +42,17 @@ SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
     node_nic_.push_back(nic_queues_.add(node_nic));  // the coordinator's host
   }
   sg4::Activity::on_completion_cb([this](const sg4::Activity& activity) { on_completion(activity); });
+  // A communication that ends in SimGrid's solve is reported after the step's timers: count them,
+  // so that the end of the instant waits for their reports (request_end_of_instant).
+  sg4::Link::on_communication_state_change_cb(
+      [this](simgrid::kernel::resource::NetworkAction&, simgrid::kernel::resource::Action::State previous) {
+        if (cancelling_ || previous != simgrid::kernel::resource::Action::State::STARTED) return;
+        if (completions_time_ != now()) {
+          completions_time_ = now();
+          completions_unreported_ = 0;
+        }
+        ++completions_unreported_;
+      });
 }
 
 SimgridBackend::~SimgridBackend() = default;
@@ -58,7 +69,9 @@ void SimgridBackend::cancel(sg4::ActivityPtr activity) {
   pending_.erase(activity.get());
   const sg4::Activity* key = activity.get();
   cancelled_.emplace(key, activity);
+  cancelling_ = true;
   activity->cancel();
+  cancelling_ = false;
 }
 
 void SimgridBackend::bury(sg4::ActivityPtr activity) {
@@ -85,9 +98,19 @@ void SimgridBackend::cancel_task(core::NodeId node, core::TaskId task) {
   }
 }
 
+void SimgridBackend::request_end_of_instant() {
+  if (halted_) return;
+  instant_requested_ = true;
+  arm();
+}
+
 void SimgridBackend::arm() {
-  if (firing_ || halted_ || timed_.empty()) return;
-  const double earliest = std::max(timed_.earliest(), now());
+  if (firing_ || halted_) return;
+  // The end of the instant waits for the reports of communications that ended now: on_completion
+  // arms it after them (arming it now would run it before them, in the same step).
+  const bool end_instant = instant_requested_ && !completions_pending();
+  if (timed_.empty() && !end_instant) return;
+  const double earliest = end_instant ? now() : std::max(timed_.earliest(), now());
   if (armed_ != nullptr && armed_time_ <= earliest) return;
   if (armed_ != nullptr) armed_->remove();
   armed_time_ = earliest;
@@ -99,7 +122,21 @@ void SimgridBackend::arm() {
 
 void SimgridBackend::fire() {
   // Every event due now, in (time, insertion) order; events added meanwhile for now run too.
+  // Then the end of the instant, unless communications that ended now are still to be reported
+  // (SimGrid reports them after its timers: on_completion arms this again, and it runs after them).
   firing_ = true;
+  for (;;) {
+    fire_due();
+    if (halted_ || !instant_requested_ || completions_pending()) break;
+    instant_requested_ = false;
+    events_->on_end_of_instant();
+    if (timed_.earliest() > now() && !instant_requested_) break;
+  }
+  firing_ = false;
+  arm();
+}
+
+void SimgridBackend::fire_due() {
   TimedEvents::Event event;
   while (!halted_ && timed_.pop_due(now(), event)) {
     if (event.cancelled) continue;
@@ -116,8 +153,6 @@ void SimgridBackend::fire() {
     }
     events_->on_task_finished(event.node, event.task);
   }
-  firing_ = false;
-  arm();
 }
 
 std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr comm) {
@@ -236,10 +271,26 @@ void SimgridBackend::set_timer(double time, std::uint64_t token) {
   at(time, [this, token] { events_->on_timer(token); });
 }
 
+void SimgridBackend::after_report() {
+  if (!instant_requested_ || halted_) return;
+  if (!firing_ && completion_depth_ == 0 && !completions_pending() && timed_.earliest() > now()) {
+    // The step's last completion is reported and no timed event is due: the instant is complete
+    // (ending it here saves SimGrid a step; otherwise fire() ends it after the due events).
+    instant_requested_ = false;
+    events_->on_end_of_instant();
+  }
+  arm();
+}
+
 void SimgridBackend::on_completion(const sg4::Activity& activity) {
   // Only at the outermost completion: a nested one (a cancel inside a callback) must not free
   // the activity whose completion is still running.
   if (completion_depth_ == 0 && graveyard_.size() > 256) graveyard_.clear();
+  // An end of instant waiting for the step's reports runs after the last one.
+  struct AfterReport {
+    SimgridBackend& backend;
+    ~AfterReport() { backend.after_report(); }
+  } after_report{*this};
   auto it = pending_.find(&activity);
   if (it == pending_.end()) {
     auto cancelled = cancelled_.find(&activity);
@@ -257,6 +308,7 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
   const Pending pending = it->second;
   pending_.erase(it);
   const bool ok = activity.get_state() == sg4::Activity::State::FINISHED;
+  if (ok && completions_unreported_ > 0 && completions_time_ == now()) --completions_unreported_;
   switch (pending.kind) {
     case Kind::message: {
       const auto slot = static_cast<std::uint32_t>(pending.value);

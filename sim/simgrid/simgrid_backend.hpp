@@ -49,6 +49,8 @@ public:
   bool reserve_spare_host(core::NodeId node) override;
   void migration_transfer(core::NodeId node, std::uint64_t bytes, std::uint64_t token) override;
   void move_to_reserved_host(core::NodeId node) override;
+  bool ends_instants() const override { return true; }
+  void request_end_of_instant() override;
 
 private:
   enum class Kind : std::uint8_t { message, storage, migration };
@@ -68,6 +70,8 @@ private:
   // Arms the SimGrid timer for the earliest timed event; fire() runs every event due.
   void arm();
   void fire();
+  void fire_due();
+  void after_report();
 
   const config::Config& config_;
   core::BackendEvents* events_ = nullptr;
@@ -111,6 +115,13 @@ private:
   simgrid::kernel::timer::Timer* armed_ = nullptr;  // SimGrid's timer for timed_.earliest()
   double armed_time_ = 0;
   bool firing_ = false;
+  // The end of an instant (backend.hpp): asked for, and the network's completions of the current
+  // instant not reported yet (SimGrid reports them after its timers, in the same step).
+  bool instant_requested_ = false;
+  bool cancelling_ = false;
+  double completions_time_ = -1;
+  std::uint64_t completions_unreported_ = 0;
+  bool completions_pending() const { return completions_unreported_ > 0 && completions_time_ == now(); }
   bool halted_ = false;
   int completion_depth_ = 0;
 };

@@ -22,6 +22,8 @@ public:
   virtual void on_timer(std::uint64_t token) = 0;
   // A transfer of a migrating rank's state to its spare host completed (migration.hpp).
   virtual void on_migration_transfer_done(NodeId, std::uint64_t) {}
+  // Every event of the current instant has been reported (after request_end_of_instant()).
+  virtual void on_end_of_instant() {}
 };
 
 class Backend {
@@ -42,6 +44,11 @@ public:
   virtual void fail_node(NodeId node) = 0;
   // A spare host takes the rank of a failed node.
   virtual void replace_node(NodeId node) = 0;
+  // A backend that can tell when every event of an instant has been reported (a simulation)
+  // calls on_end_of_instant() then, once per request; the core decides which ready tasks start
+  // there, so that simultaneous events give the same schedule in whatever order they come.
+  virtual bool ends_instants() const { return false; }
+  virtual void request_end_of_instant() {}
   // The run is over (complete or failed): cancel every activity and timer still pending.
   virtual void halt() = 0;
 

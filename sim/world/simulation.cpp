@@ -47,6 +47,8 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   if (options_.log_categories != 0 && !options_.log_file.empty()) {
     recorder_.add(std::make_unique<EventLog>(options_.log_file, options_.log_categories, graph));
   }
+  defers_dispatch_ = backend.ends_instants();
+  dispatch_flag_.assign(processes, 0);
   for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
   if (config.failures.prediction) {
     MigrationWorld& world = *this;
@@ -433,6 +435,31 @@ void Simulation::on_timer(std::uint64_t id) {
       report_stall();
       fail_run("time limit reached at " + std::to_string(now()) + " s of simulated time (/run/time_limit)");
       break;
+  }
+}
+
+// ----------------------------------------------------------------------------- instants
+
+void Simulation::request_dispatch(NodeId node) {
+  if (dispatch_flag_[node]) return;
+  dispatch_flag_[node] = 1;
+  dispatch_wanted_.push_back(node);
+  if (dispatch_wanted_.size() == 1) backend_.request_end_of_instant();
+}
+
+void Simulation::on_end_of_instant() {
+  // Which ready tasks start is decided once all the events of the instant are in, node by node
+  // in rank order: simultaneous completions (equal messages sharing a link, equal tasks) give the
+  // same schedule whatever order the backend reports them in. A dispatch can ask for another
+  // (a protocol veto lifted on start): the loop serves it in the same instant.
+  while (!dispatch_wanted_.empty() && !halted_) {
+    dispatching_.swap(dispatch_wanted_);
+    std::sort(dispatching_.begin(), dispatching_.end());
+    for (NodeId node : dispatching_) {
+      dispatch_flag_[node] = 0;
+      if (hosts_[node] && !halted_) hosts_[node]->dispatch();
+    }
+    dispatching_.clear();
   }
 }
 

@@ -65,6 +65,7 @@ public:
   void on_storage_done(NodeId node, std::uint64_t token) override;
   void on_timer(std::uint64_t token) override;
   void on_migration_transfer_done(NodeId node, std::uint64_t token) override;
+  void on_end_of_instant() override;
 
 private:
   // --- MigrationWorld (proactive migration, migration.hpp) ---
@@ -101,6 +102,8 @@ private:
   Recorder& recorder() override { return recorder_; }
   void fail_run(const std::string& reason) override;
   void check_completion() override;
+  bool defers_dispatch() const override { return defers_dispatch_; }
+  void request_dispatch(NodeId node) override;
 
   struct Timer {
     enum class Kind : std::uint8_t { failure, detection, replacement, protocol, time_limit, migration } kind;
@@ -178,6 +181,11 @@ private:
   bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
   std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
+  // Nodes whose runtime waits for the end of the instant to start ready tasks (backend.hpp).
+  bool defers_dispatch_ = false;
+  std::vector<NodeId> dispatch_wanted_;
+  std::vector<NodeId> dispatching_;
+  std::vector<std::uint8_t> dispatch_flag_;
   std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;
   std::vector<std::vector<Message>> postponed_;    // for ranks being replaced
