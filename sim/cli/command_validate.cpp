@@ -73,6 +73,12 @@ void print_resolved(const config::Config& cfg, std::ostream& out) {
                        static_cast<std::uint64_t>(bound / period), config::format_seconds(bound));
   }
   out << "  failures     " << failures_line(cfg) << "\n";
+  if (const auto& p = cfg.failures.prediction) {
+    out << fmt::format("  prediction   recall {}, precision {}, lead time {}; migration to a spare: spawn {}, chunks of {} "
+                       "bytes (docs/migration.md)\n",
+                       p->recall, p->precision, config::format_seconds(p->lead_time), config::format_seconds(p->spawn),
+                       p->chunk);
+  }
   std::vector<std::string> defaults;
   if (!given(cfg, "/seed")) defaults.push_back("seed 1");
   if (!given(cfg, "/protocol")) defaults.push_back("protocol none");

@@ -39,6 +39,12 @@ int report(const config::Config& cfg, const graphs::TaskGraph& graph, const mpi:
 int run_with_mpi(const config::Config& cfg, const MpiRunOptions& options, const std::filesystem::path& dir,
                  const mpi::MpiSession& session) {
   const bool reporter_guess = session.rank() == session.size() - 1;
+  if (cfg.failures.prediction) {
+    // Moving a live rank's memory to a spare process is not built on MPI (docs/migration.md).
+    throw config::ConfigError(cfg.file, "/failures/prediction",
+                              "proactive migration is simulated only: the MPI backend cannot move a rank to a spare "
+                              "process yet; run this config without --backend mpi, or remove /failures/prediction");
+  }
   graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   if (!cost.has_speeds()) {

@@ -549,6 +549,12 @@ Config load_config_json(const Json& document, const std::string& origin) {
   }
   if (auto reference = root.find("reference")) config.reference = read_reference(*reference);
   if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, config.seed, origin);
+  // Proactive migration moves a rank to a spare host: with unlimited spares the platform has none.
+  if (config.failures.prediction && config.platform.unlimited_spares) {
+    root.at("failures").at("prediction").fail(
+        "proactive migration moves a rank to a spare host, and the platform has none: set /platform/spares "
+        "(each migration, and each replacement after a failure, uses one)");
+  }
   // SimGrid 3.32's IB model forgets only finished transfers: one cancelled by a failure keeps
   // penalizing its nodes, and a later lone transfer of theirs takes twice as long.
   if (config.platform.network.model == NetworkModel::ib && config.failures.model != FailureModel::none) {

@@ -304,6 +304,7 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_
   if (auto downtime = reader.find("downtime")) f.downtime = downtime->as_seconds();
   if (auto detection = reader.find("detection")) f.detection = detection->as_seconds();
   if (auto max = reader.find("max_failures")) f.max_failures = static_cast<std::uint32_t>(max->as_int(0, UINT32_MAX));
+  if (auto prediction = reader.find("prediction")) f.prediction = read_prediction(*prediction);
   reader.finish();
   return f;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "json_reader.hpp"
+#include "prediction_config.hpp"
 
 namespace ftsim::config {
 
@@ -80,6 +81,7 @@ struct FailureConfig {
   double downtime = 0;                // until a spare takes the failed rank
   double detection = 0;               // until survivors are notified
   std::uint32_t max_failures = 1000000;  // stop injecting after this many
+  std::optional<PredictionConfig> prediction;  // a failure predictor and proactive migration
 };
 
 // /protocol: its id and its block as written. Each protocol owns its block: it reads, validates

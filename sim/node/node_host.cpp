@@ -343,6 +343,21 @@ void NodeHost::record_span(std::string_view name, const char* category, double s
   env_.recorder().record(r);
 }
 
+void NodeHost::hold_for_migration(bool hold) {
+  migration_hold_ = hold;
+  if (!hold && runtime_) runtime_->retry();  // the tasks the hold set aside
+}
+
+std::uint64_t NodeHost::memory_bytes() const {
+  // A task's descriptor in the runtime (state, dependency counter, priority): 16 bytes.
+  constexpr std::uint64_t kTaskDescriptorBytes = 16;
+  std::uint64_t bytes = checkpoint_store_.bytes() + log_store_.bytes();
+  if (runtime_) bytes += runtime_->store().bytes() + kTaskDescriptorBytes * runtime_->remaining_tasks();
+  for (const Message& m : held_sends_) bytes += m.bytes;
+  for (const Message& m : deferred_) bytes += m.bytes;
+  return std::max<std::uint64_t>(bytes, 1);
+}
+
 void NodeHost::account_peaks() {
   if (accounted_) return;  // once per incarnation
   accounted_ = true;

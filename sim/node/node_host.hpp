@@ -105,6 +105,15 @@ public:
   // if the driver did not).
   void account_peaks();
 
+  // --- proactive migration (sim/world/migration.hpp): the process moves to another host ---
+  // While held, no task starts: the rank drains to a safe point (its running tasks end).
+  void hold_for_migration(bool hold);
+  // Tasks or protocol activities running on its cores.
+  bool computing() const { return !running_.empty() || !activities_.empty(); }
+  // The bytes a copy of this process takes: its data versions, its protocol stores, the sends it
+  // holds and defers, and a descriptor of each remaining task.
+  std::uint64_t memory_bytes() const;
+
   // --- ProtocolContext ---
   NodeId node() const override { return node_; }
   NodeId node_count() const override { return setup_.graph.node_count(); }
@@ -152,7 +161,7 @@ private:
   void cancel_task(TaskId task) override;
   void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) override;
   void task_completed(TaskId task, bool first_execution) override;
-  bool may_start(TaskId task) override { return protocol_->may_start(*this, task); }
+  bool may_start(TaskId task) override { return !migration_hold_ && protocol_->may_start(*this, task); }
   bool defers_dispatch() override { return env_.defers_dispatch(); }
   void dispatch_requested() override { env_.request_dispatch(node_); }
   ContentRef initial_content(HandleId h) override { return env_.initial_content(h); }
@@ -188,6 +197,7 @@ private:
   std::vector<Activity> activities_;
   TaskId next_activity_ = kActivityBase;
   bool accounted_ = false;
+  bool migration_hold_ = false;
 };
 
 }  // namespace ftsim::core

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/node/message.hpp"
+#include "sim/node/migration_metrics.hpp"
 #include "sim/node/protocol_metrics.hpp"
 
 namespace ftsim::core {
@@ -116,6 +117,7 @@ struct RunMetrics {
   bool shrink_enabled = false;
   std::uint32_t machines_at_start = 0, machines_at_end = 0;
   std::vector<RedistributionRecord> redistributions;
+  MigrationMetrics migration;            // proactive migration (/failures/prediction)
   std::vector<std::string> stall_report;  // what waits for what, if the run stalled
   std::uint64_t events = 0;               // task completions + deliveries, for speed figures
 };

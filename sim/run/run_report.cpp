@@ -119,6 +119,14 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
     summary.add_row({cfg.protocol.type + ": " + named.name, value});
   }
   summary.add_row({"failures", std::to_string(m.failures.size())});
+  if (m.migration.enabled) {  // docs/migration.md
+    const core::MigrationMetrics& g = m.migration;
+    summary.add_row({"alarms (true, false)", fmt::format("{} ({}, {})", g.alarms, g.true_alarms, g.false_alarms)});
+    summary.add_row({"migrations done (skipped, cut short)",
+                     fmt::format("{} ({}, {}), {} in {}", g.migrations_done, g.skipped_no_spare, g.interrupted,
+                                 config::format_bytes(double(g.bytes)), config::format_seconds(g.seconds))});
+    summary.add_row({"failures avoided", std::to_string(g.failures_avoided)});
+  }
   summary.add_row({"wall time", config::format_seconds(wall)});
   summary.print(out);
   if (!m.complete) out << "reason: " << m.failure_reason << "\n";

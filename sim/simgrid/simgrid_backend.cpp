@@ -25,6 +25,7 @@ SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
   node_host_ = platform_.nodes;
   node_host_.push_back(platform_.manager);  // the coordinator's rank
   running_.resize(platform_.nodes.size());
+  reserved_spare_.assign(node_host_.size(), kNoSpare);
   nic_ = config.platform.network.contention == config::Contention::nic;
   if (nic_) {
     // The simulated values of each host's link: configured x the model's factors (LV08, CM02).
@@ -217,8 +218,12 @@ void SimgridBackend::send_nic(core::Message message) {
 void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
                                           std::uint64_t token) {
   const std::size_t storage = storage_nic_ + server, host = node_nic_[node];
+  nic_transfer(node, write ? host : storage, write ? storage : host, bytes, false, token);
+}
+
+void SimgridBackend::nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
+                                  bool migration, std::uint64_t token) {
   const double size = double(std::max<std::uint64_t>(bytes, 1));
-  const std::size_t source = write ? host : storage, destination = write ? storage : host;
   const double head = nic_queues_.send(source, destination, size, now());
   std::uint32_t index;
   if (!free_nic_storage_.empty()) {
@@ -230,12 +235,17 @@ void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t serve
   }
   NicStorage& transfer = nic_storage_[index];
   transfer.node = node;
+  transfer.migration = migration;
   transfer.in_flight = true;
-  transfer.event = timed_.add_action(head, [this, index, node, token, source, destination, size] {
-    nic_storage_[index].event = timed_.add_action(nic_queues_.receive(source, destination, size, now()), [this, index, node, token] {
+  transfer.event = timed_.add_action(head, [this, index, node, token, source, destination, size, migration] {
+    nic_storage_[index].event = timed_.add_action(nic_queues_.receive(source, destination, size, now()), [this, index, node, token, migration] {
       nic_storage_[index].in_flight = false;
       free_nic_storage_.push_back(index);
-      events_->on_storage_done(node, token);
+      if (migration) {
+        events_->on_migration_transfer_done(node, token);
+      } else {
+        events_->on_storage_done(node, token);
+      }
     });
   });
   arm();
@@ -319,6 +329,7 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
       break;
     }
     case Kind::storage:
+    case Kind::migration:
       for (std::size_t i = 0; i < storage_comms_.size(); ++i) {
         if (storage_comms_[i].second.get() != &activity) continue;
         bury(std::move(storage_comms_[i].second));
@@ -326,7 +337,12 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
         storage_comms_.pop_back();
         break;
       }
-      if (ok && !halted_) events_->on_storage_done(pending.node, pending.value);
+      if (!ok || halted_) break;
+      if (pending.kind == Kind::storage) {
+        events_->on_storage_done(pending.node, pending.value);
+      } else {
+        events_->on_migration_transfer_done(pending.node, pending.value);
+      }
       break;
   }
 }
@@ -378,6 +394,10 @@ void SimgridBackend::fail_node(core::NodeId node) {
 }
 
 void SimgridBackend::replace_node(core::NodeId node) {
+  if (reserved_spare_[node] != kNoSpare) {
+    move_to_reserved_host(node);  // a migration set a spare aside for this rank, then it failed
+    return;
+  }
   if (next_spare_ < platform_.spares.size()) {
     if (nic_) node_nic_[node] = spare_nic_ + next_spare_;
     node_host_[node] = platform_.spares[next_spare_++];
@@ -389,6 +409,34 @@ bool SimgridBackend::rehost_node(core::NodeId node, core::NodeId host_rank) {
   node_host_[node] = node_host_[host_rank];
   if (nic_) node_nic_[node] = node_nic_[host_rank];
   return true;
+}
+
+bool SimgridBackend::reserve_spare_host(core::NodeId node) {
+  if (reserved_spare_[node] != kNoSpare) return true;
+  if (next_spare_ >= platform_.spares.size()) return false;
+  reserved_spare_[node] = next_spare_++;
+  return true;
+}
+
+void SimgridBackend::migration_transfer(core::NodeId node, std::uint64_t bytes, std::uint64_t token) {
+  if (halted_) return;
+  const std::size_t spare = reserved_spare_.at(node);
+  if (spare == kNoSpare) throw std::logic_error("migration transfer without a reserved spare host");
+  if (nic_) {
+    nic_transfer(node, node_nic_[node], spare_nic_ + spare, bytes, true, token);
+    return;
+  }
+  sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(node), platform_.spares[spare], std::max<std::uint64_t>(bytes, 1));
+  pending_.emplace(comm.get(), Pending{Kind::migration, node, token});
+  storage_comms_.emplace_back(node, std::move(comm));  // cancelled with the rank's host, as storage transfers
+}
+
+void SimgridBackend::move_to_reserved_host(core::NodeId node) {
+  const std::size_t spare = reserved_spare_.at(node);
+  if (spare == kNoSpare) throw std::logic_error("no spare host reserved for this rank");
+  if (nic_) node_nic_[node] = spare_nic_ + spare;
+  node_host_[node] = platform_.spares[spare];
+  reserved_spare_[node] = kNoSpare;
 }
 
 void SimgridBackend::halt() {

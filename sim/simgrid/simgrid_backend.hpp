@@ -47,11 +47,14 @@ public:
   void replace_node(core::NodeId node) override;
   bool rehost_node(core::NodeId node, core::NodeId host_rank) override;
   void halt() override;
+  bool reserve_spare_host(core::NodeId node) override;
+  void migration_transfer(core::NodeId node, std::uint64_t bytes, std::uint64_t token) override;
+  void move_to_reserved_host(core::NodeId node) override;
   bool ends_instants() const override { return true; }
   void request_end_of_instant() override;
 
 private:
-  enum class Kind : std::uint8_t { message, storage };
+  enum class Kind : std::uint8_t { message, storage, migration };
   struct Pending {
     Kind kind;
     core::NodeId node;
@@ -76,6 +79,8 @@ private:
   Platform platform_;
   std::vector<simgrid::s4u::Host*> node_host_;
   std::size_t next_spare_ = 0;
+  static constexpr std::size_t kNoSpare = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> reserved_spare_;  // per rank: the spare set aside by a migration
   std::unordered_map<const simgrid::s4u::Activity*, Pending> pending_;
   std::vector<std::vector<std::pair<core::TaskId, TimedEvents::Handle>>> running_;
   struct Slot {
@@ -88,11 +93,15 @@ private:
   // "nic": a storage transfer in flight (its completion is a timed event).
   struct NicStorage {
     core::NodeId node = 0;
+    bool migration = false;  // a migration transfer (its completion is on_migration_transfer_done)
     TimedEvents::Handle event = 0;
     bool in_flight = false;
   };
   void send_nic(core::Message message);
   void storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write, std::uint64_t token);
+  // "nic": a transfer between two hosts' queues that is not a message (storage, migration).
+  void nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
+                    bool migration, std::uint64_t token);
   bool nic_ = false;
   NicQueues nic_queues_;
   std::vector<std::size_t> node_nic_;  // per rank (the coordinator's last): its host's queues

@@ -134,6 +134,11 @@ const std::vector<MetricColumn>& metrics() {
     t.push_back({"peak_memory_bytes", over("nodes", "/peak_memory_bytes", true)});
     t.push_back({"checkpoint_store_peak_bytes", over("nodes", "/checkpoint_store/peak_bytes", true)});
     t.push_back({"log_store_peak_bytes", over("nodes", "/log_store/peak_bytes", true)});
+    // Proactive migration (docs/migration.md); empty without /failures/prediction.
+    for (const char* c : {"alarms", "true_alarms", "false_alarms", "migrations_done", "migrations_skipped",
+                          "migrations_interrupted", "failures_avoided", "bytes", "seconds"}) {
+      direct(fmt::format("migration.{}", c));
+    }
     direct("wall.simulation_seconds");
     direct("wall.reference_seconds");
     return t;

@@ -2,6 +2,7 @@
 // What a backend (SimGrid simulation, MPI execution) does for the sans-I/O core, and the events
 // it reports back. The core never touches time, hosts or networks itself.
 #include <cstdint>
+#include <stdexcept>
 
 #include "sim/node/message.hpp"
 
@@ -19,6 +20,8 @@ public:
   // A transfer to or from stable storage completed.
   virtual void on_storage_done(NodeId node, std::uint64_t token) = 0;
   virtual void on_timer(std::uint64_t token) = 0;
+  // A transfer of a migrating rank's state to its spare host completed (migration.hpp).
+  virtual void on_migration_transfer_done(NodeId, std::uint64_t) {}
   // Every event of the current instant has been reported (after request_end_of_instant()).
   virtual void on_end_of_instant() {}
 };
@@ -51,6 +54,15 @@ public:
   virtual bool rehost_node(NodeId /*node*/, NodeId /*host_rank*/) { return false; }
   // The run is over (complete or failed): cancel every activity and timer still pending.
   virtual void halt() = 0;
+
+  // Proactive migration (sim/world/migration.hpp; only the SimGrid backend has it, the loader
+  // refuses /failures/prediction elsewhere). A spare host is set aside for the rank of `node`
+  // (a later replace_node of that rank takes it); bytes move from the rank's host to that spare,
+  // reporting on_migration_transfer_done, and are cancelled if the rank fails; then the rank runs
+  // on the spare.
+  virtual bool reserve_spare_host(NodeId) { return false; }
+  virtual void migration_transfer(NodeId, std::uint64_t, std::uint64_t) { throw std::logic_error("no migration on this backend"); }
+  virtual void move_to_reserved_host(NodeId) { throw std::logic_error("no migration on this backend"); }
 };
 
 }  // namespace ftsim::core

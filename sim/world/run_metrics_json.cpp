@@ -54,6 +54,63 @@ json shrink_json(const RunMetrics& m) {
           {"redistributions", list}};
 }
 
+json migration_json(const MigrationMetrics& m) {
+  json records = json::array();
+  for (const MigrationRecord& r : m.records) {
+    records.push_back({{"node", r.node},
+                       {"true_alarm", r.true_alarm},
+                       {"alarm", r.alarm},
+                       {"predicted_failure", r.predicted_failure},
+                       {"outcome", r.outcome},
+                       {"safe_point", optional_time(r.safe_point)},
+                       {"transfer_start", optional_time(r.transfer_start)},
+                       {"end", optional_time(r.end)},
+                       {"state_bytes", r.state_bytes},
+                       {"forwarded_bytes", r.forwarded_bytes},
+                       {"chunks", r.chunks}});
+  }
+  return {{"alarms", m.alarms},
+          {"true_alarms", m.true_alarms},
+          {"false_alarms", m.false_alarms},
+          {"migrations_done", m.migrations_done},
+          {"migrations_skipped", m.skipped_no_spare},
+          {"migrations_interrupted", m.interrupted},
+          {"failures_avoided", m.failures_avoided},
+          {"bytes", m.bytes},
+          {"seconds", m.seconds},
+          {"records", records}};
+}
+
+MigrationMetrics migration_from(const json& j) {
+  MigrationMetrics m;
+  m.enabled = true;
+  m.alarms = j.at("alarms");
+  m.true_alarms = j.at("true_alarms");
+  m.false_alarms = j.at("false_alarms");
+  m.migrations_done = j.at("migrations_done");
+  m.skipped_no_spare = j.at("migrations_skipped");
+  m.interrupted = j.at("migrations_interrupted");
+  m.failures_avoided = j.at("failures_avoided");
+  m.bytes = j.at("bytes");
+  m.seconds = j.at("seconds");
+  for (const json& r : j.at("records")) {
+    MigrationRecord record;
+    record.node = r.at("node");
+    record.true_alarm = r.at("true_alarm");
+    record.alarm = r.at("alarm");
+    record.predicted_failure = r.at("predicted_failure");
+    record.outcome = r.at("outcome");
+    record.safe_point = time_from(r.at("safe_point"));
+    record.transfer_start = time_from(r.at("transfer_start"));
+    record.end = time_from(r.at("end"));
+    record.state_bytes = r.at("state_bytes");
+    record.forwarded_bytes = r.at("forwarded_bytes");
+    record.chunks = r.at("chunks");
+    m.records.push_back(record);
+  }
+  return m;
+}
+
 }  // namespace
 
 json to_json(const RunMetrics& m) {
@@ -142,6 +199,7 @@ json to_json(const RunMetrics& m) {
           {"stall_report", m.stall_report},
           {"events", m.events}};
   if (m.shrink_enabled) result["shrink"] = shrink_json(m);
+  if (m.migration.enabled) result["migration"] = migration_json(m.migration);
   return result;
 }
 
@@ -237,6 +295,7 @@ RunMetrics run_metrics_from_json(const json& j) {
       m.redistributions.push_back(record);
     }
   }
+  if (j.contains("migration")) m.migration = migration_from(j.at("migration"));
   return m;
 }
 

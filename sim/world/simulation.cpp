@@ -65,6 +65,11 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   defers_dispatch_ = backend.ends_instants();
   dispatch_flag_.assign(processes, 0);
   for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
+  if (config.failures.prediction) {
+    MigrationWorld& world = *this;
+    migration_ = std::make_unique<Migration>(*config.failures.prediction, config.failures, graph.node_count(), config.seed,
+                                             world, metrics_.migration);
+  }
   derive_progress_bounds();
 }
 
@@ -95,6 +100,8 @@ void Simulation::derive_progress_bounds() {
   for (const graphs::Transfer& x : graph_.transfers()) held_bytes += double(graph_.bytes(x.handle));
   const double data_seconds = 2.0 * held_bytes / std::max(bandwidth, 1.0);
   progress_span_bound_ = 10.0 * (longest_task + data_seconds + 100.0 * latency) + config_.failures.detection + downtime;
+  // A migration's spawn: no progress on the migrating node meanwhile (migration.hpp).
+  if (config_.failures.prediction) progress_span_bound_ += 10.0 * config_.failures.prediction->spawn;
   // A SimGrid platform file has links the config does not describe: the events bound only.
   if (!config_.platform.xml.empty()) progress_span_bound_ = std::numeric_limits<double>::infinity();
   progress_event_bound_ = 4 * (accesses + std::uint64_t(graph_.handle_count()) * processes +
@@ -148,6 +155,11 @@ std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, 
   return id;
 }
 
+void Simulation::schedule_failure(double time, NodeId node, std::uint64_t token) {
+  const std::uint64_t id = add_timer(time, Timer::Kind::failure, node, token);
+  if (migration_) migration_->failure_scheduled(node, time, id);
+}
+
 void Simulation::start() {
   wall_start_ = last_progress_ = std::chrono::steady_clock::now();
   note_progress();
@@ -159,9 +171,10 @@ void Simulation::start() {
       task_count_failures_.push_back(failure);
     } else {
       // The token of a failure with its own downtime (a log's repair time) is its index + 1.
-      add_timer(failure.time, Timer::Kind::failure, failure.node, failure.downtime >= 0 ? i + 1 : 0);
+      schedule_failure(failure.time, failure.node, failure.downtime >= 0 ? i + 1 : 0);
     }
   }
+  if (migration_) migration_->start();
   if (options_.time_limit > 0) add_timer(options_.time_limit, Timer::Kind::time_limit, 0, 0);
   // As a job starts: every process has its input, then the protocols start, then the initial
   // values are sent, then the tasks are scheduled.
@@ -209,6 +222,7 @@ void Simulation::on_task_finished(NodeId node, TaskId task) {
   if (halted_ || !hosts_[node]) return;
   if (shrinking()) shrink_task_finished(node, task);
   hosts_[node]->on_task_finished(task);
+  if (migration_ && !halted_) migration_->after_task_finished(node);
   if (failure_due_) {
     failure_due_ = false;
     if (!halted_ && hosts_[node]) inject_failure(node, config_.failures.downtime);
@@ -219,7 +233,15 @@ void Simulation::on_task_finished(NodeId node, TaskId task) {
 
 void Simulation::release_sender(const Message& m) {
   NodeHost* sender = hosts_[m.source].get();
-  if (sender && m.source_incarnation == incarnation_[m.source]) sender->released(m);
+  if (!sender || m.source_incarnation != incarnation_[m.source]) return;
+  if (frozen(m.source)) {
+    DeferredEvent event;
+    event.kind = DeferredEvent::Kind::release;
+    event.message = m;
+    migration_->defer(m.source, std::move(event));
+    return;
+  }
+  sender->released(m);
 }
 
 void Simulation::send(Message m) {
@@ -285,6 +307,14 @@ void Simulation::deliver(const Message& m) {
   NodeHost* destination = hosts_[m.destination].get();
   if (!destination) return;
   if (m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination]) return;
+  if (frozen(m.destination)) {
+    // It reached the old host of a migrating rank: kept there, then forwarded (migration.hpp).
+    DeferredEvent event;
+    event.kind = DeferredEvent::Kind::message;
+    event.message = m;
+    migration_->defer(m.destination, std::move(event));
+    return;
+  }
   if (recorder_.active()) {
     Record r{RecordKind::message, now()};
     r.process = m.destination;
@@ -362,6 +392,19 @@ void Simulation::on_storage_done(NodeId, std::uint64_t id) {
   free_storage_operations_.push_back(static_cast<std::uint32_t>(id));
   NodeHost* host = hosts_[op.node].get();
   if (!host || incarnation_[op.node] != op.incarnation) return;  // the requester died meanwhile
+  if (frozen(op.node)) {
+    DeferredEvent event;
+    event.kind = DeferredEvent::Kind::storage;
+    event.token = op.token;
+    if (op.write) {
+      storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
+    } else if (auto it = storage_[op.server].find(op.key); it != storage_[op.server].end()) {
+      event.has_content = true;
+      event.content = it->second.content;
+    }
+    migration_->defer(op.node, std::move(event));
+    return;
+  }
   if (op.write) {
     storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
     host->on_storage_done(op.token, nullptr);
@@ -392,14 +435,28 @@ void Simulation::on_timer(std::uint64_t id) {
   const Timer timer = timers_[id];
   switch (timer.kind) {
     case Timer::Kind::failure:
+      if (migration_ && migration_->absorbs(id, timer.node)) {
+        // It hits the host the rank left: nothing is lost. Renewal models: the rank's next failure.
+        if (auto next = failures_.next_after(timer.node, now())) schedule_failure(*next, timer.node, 0);
+        break;
+      }
       inject_failure(timer.node, timer.token > 0 ? failures_.initial_downtime(timer.token - 1) : config_.failures.downtime);
       break;
     case Timer::Kind::detection: notify_detection(timer.node, static_cast<std::uint32_t>(timer.token)); break;
     case Timer::Kind::replacement: replace(timer.node); break;
     case Timer::Kind::protocol:
       // A timer dies with the process that set it.
-      if (hosts_[timer.node] && incarnation_[timer.node] == timer.incarnation) hosts_[timer.node]->on_timer(timer.token);
+      if (!hosts_[timer.node] || incarnation_[timer.node] != timer.incarnation) break;
+      if (frozen(timer.node)) {
+        DeferredEvent event;
+        event.kind = DeferredEvent::Kind::timer;
+        event.token = timer.token;
+        migration_->defer(timer.node, std::move(event));
+        break;
+      }
+      hosts_[timer.node]->on_timer(timer.token);
       break;
+    case Timer::Kind::migration: migration_->on_timer(timer.node, timer.token); break;
     case Timer::Kind::time_limit:
       report_stall();
       fail_run("time limit reached at " + std::to_string(now()) + " s of simulated time (/run/time_limit)");
@@ -454,6 +511,7 @@ void Simulation::inject_failure(NodeId node, double downtime) {
 }
 
 void Simulation::fail_process(NodeId node, double downtime) {
+  if (migration_) migration_->on_failure(node);  // a migration under way stops: an ordinary failure
   FailureRecord record;
   record.time = now();
   record.node = node;
@@ -511,7 +569,15 @@ void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
     recorder_.record(r);
   }
   for (NodeId n = 0; n < hosts_.size() && !halted_; ++n) {
-    if (hosts_[n]) hosts_[n]->on_failure_notice(notice);
+    if (!hosts_[n]) continue;
+    if (frozen(n)) {
+      DeferredEvent event;
+      event.kind = DeferredEvent::Kind::notice;
+      event.notice = notice;
+      migration_->defer(n, std::move(event));
+      continue;
+    }
+    hosts_[n]->on_failure_notice(notice);
   }
 }
 
@@ -536,7 +602,7 @@ void Simulation::replace(NodeId node) {
   // Renewal failure models: the new incarnation has its own time to failure.
   // (A rank re-hosted by a shrink runs on a machine that has its own failures.)
   if (!(shrinking() && placement_->rehosted(node))) {
-    if (auto next = failures_.next_after(node, now())) add_timer(*next, Timer::Kind::failure, node, 0);
+    if (auto next = failures_.next_after(node, now())) schedule_failure(*next, node, 0);
   }
   hosts_[node] = make_host(node);
   hosts_[node]->restart(RestartInfo{incarnation_[node], detections_});
@@ -546,6 +612,45 @@ void Simulation::replace(NodeId node) {
     if (halted_ || !hosts_[node]) break;
     if (!hosts_[m.source] || m.source_incarnation != incarnation_[m.source]) continue;
     route(std::move(m));
+  }
+}
+
+// ----------------------------------------------------------------------------- migration
+
+void Simulation::set_migration_timer(double time, NodeId node, std::uint64_t token) {
+  add_timer(time, Timer::Kind::migration, node, token);
+}
+
+void Simulation::on_migration_transfer_done(NodeId node, std::uint64_t token) {
+  if (halted_ || !migration_) return;
+  count_event();
+  if (halted_) return;
+  migration_->on_transfer_done(node, token);
+}
+
+bool Simulation::take_spare(NodeId node) {
+  if (!unlimited_spares_ && spares_left_ == 0) return false;
+  if (!backend_.reserve_spare_host(node)) return false;
+  if (!unlimited_spares_) --spares_left_;
+  return true;
+}
+
+void Simulation::switch_host(NodeId node) {
+  backend_.move_to_reserved_host(node);
+  note_progress();  // the rank resumes on its new host
+}
+
+void Simulation::replay(NodeId node, std::vector<DeferredEvent>& events) {
+  for (DeferredEvent& event : events) {
+    if (halted_ || !hosts_[node] || frozen(node)) return;
+    NodeHost& host = *hosts_[node];
+    switch (event.kind) {
+      case DeferredEvent::Kind::message: deliver(event.message); break;
+      case DeferredEvent::Kind::release: host.released(event.message); break;
+      case DeferredEvent::Kind::timer: host.on_timer(event.token); break;
+      case DeferredEvent::Kind::storage: host.on_storage_done(event.token, event.has_content ? &event.content : nullptr); break;
+      case DeferredEvent::Kind::notice: host.on_failure_notice(event.notice); break;
+    }
   }
 }
 
@@ -616,6 +721,7 @@ void Simulation::halt() {
 }
 
 void Simulation::finalize_metrics() {
+  if (migration_) migration_->finish();
   for (auto& host : hosts_) {
     if (host) host->account_peaks();
   }

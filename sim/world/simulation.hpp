@@ -21,6 +21,7 @@
 #include "sim/config/stop_request.hpp"
 #include "sim/world/backend.hpp"
 #include "sim/world/failure_schedule.hpp"
+#include "sim/world/migration.hpp"
 #include "sim/world/node_observer.hpp"
 #include "sim/world/shrink.hpp"
 #include "sim/node/node_host.hpp"
@@ -46,7 +47,7 @@ using ftsim::request_stop;
 using ftsim::stop_requested;
 
 
-class Simulation final : public BackendEvents, private HostEnvironment {
+class Simulation final : public BackendEvents, private HostEnvironment, private MigrationWorld {
 public:
   Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
              ProtocolFactory factory, Backend& backend, SimulationOptions options);
@@ -64,9 +65,24 @@ public:
   void on_message_lost(const Message& message) override;
   void on_storage_done(NodeId node, std::uint64_t token) override;
   void on_timer(std::uint64_t token) override;
+  void on_migration_transfer_done(NodeId node, std::uint64_t token) override;
   void on_end_of_instant() override;
 
 private:
+  // --- MigrationWorld (proactive migration, migration.hpp) ---
+  double migration_now() const override { return backend_.now(); }
+  NodeHost* migration_host(NodeId node) override { return hosts_[node].get(); }
+  void set_migration_timer(double time, NodeId node, std::uint64_t token) override;
+  bool take_spare(NodeId node) override;
+  void return_spare(NodeId) override { ++spares_left_; }
+  void migration_transfer(NodeId node, std::uint64_t bytes, std::uint64_t token) override {
+    backend_.migration_transfer(node, bytes, token);
+  }
+  void switch_host(NodeId node) override;
+  void replay(NodeId node, std::vector<DeferredEvent>& events) override;
+  // Whether events for `node` wait: its rank is frozen for a migration.
+  bool frozen(NodeId node) const { return migration_ && migration_->frozen(node); }
+
   // --- HostEnvironment (what the hosts may ask) ---
   double now() const override { return backend_.now(); }
   void start_task(NodeId node, TaskId task, double seconds) override;
@@ -91,7 +107,7 @@ private:
   void request_dispatch(NodeId node) override;
 
   struct Timer {
-    enum class Kind : std::uint8_t { failure, detection, replacement, protocol, time_limit } kind;
+    enum class Kind : std::uint8_t { failure, detection, replacement, protocol, time_limit, migration } kind;
     NodeId node;
     std::uint32_t incarnation;
     std::uint64_t token;
@@ -122,6 +138,8 @@ private:
   NodeId coordinator() const { return graph_.node_count(); }
   std::unique_ptr<NodeHost> make_host(NodeId node);
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
+  // A timed failure (its timer's id is the failure's id for the predictor).
+  void schedule_failure(double time, NodeId node, std::uint64_t token);
   void inject_failure(NodeId node, double downtime);
   void fail_process(NodeId node, double downtime);  // one process of a failure (fail-stop)
   void notify_detection(NodeId failed, std::uint32_t incarnation);
@@ -191,6 +209,7 @@ private:
   std::vector<std::unordered_map<std::uint64_t, StoredObject>> storage_;  // per server
   std::vector<Timer> timers_;
   FailureSchedule failures_;
+  std::unique_ptr<Migration> migration_;  // with /failures/prediction
   std::uint32_t failures_injected_ = 0;
   static constexpr std::uint32_t kFailuresWithoutProgress = 10000;
   std::uint32_t failures_since_progress_ = 0;

@@ -80,3 +80,18 @@ def test_shrink_is_refused_on_mpi(tmp_path):
     assert proc.returncode == 2, output
     assert "/platform/on_no_spare" in output and "not supported by the MPI backend" in output
     assert elapsed < LIMIT
+
+
+def test_failure_prediction_is_refused_on_mpi(tmp_path):
+    # Proactive migration is simulated only (docs/migration.md): a clear error, exit code 2.
+    config = with_protocol(base_config("cholesky"), "global")
+    config["platform"]["spares"] = 2
+    config["failures"]["prediction"] = {"lead_time": "1s", "recall": 1, "precision": 1}
+    path = tmp_path / "prediction.json"
+    path.write_text(json.dumps(config))
+    proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "/failures/prediction: proactive migration is simulated only" in output
+    assert output.count("proactive migration is simulated only") == 1, output
+    assert elapsed < LIMIT

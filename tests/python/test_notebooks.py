@@ -15,6 +15,7 @@ FIGURES = {"quickstart.ipynb": ["quickstart-protocols.png"],
            "optimal_period.ipynb": ["optimal-period.png"],
            "space_time.ipynb": ["space-time-domino.png", "space-time-smpi.png"],
            "besseron2006.ipynb": ["besseron2006-fig12.png"],
+           "migration.ipynb": ["migration-recall.png"],
            "walkthrough.ipynb": ["walkthrough-timeline.png", "walkthrough-overhead.png", "walkthrough-split.png",
                                  "walkthrough-period.png"]}
 
