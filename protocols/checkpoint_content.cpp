@@ -313,7 +313,8 @@ ImageWriter::Image ImageWriter::write(core::ContentCounters& counters, const cor
   const Settings& s = *settings_;
   Image image;
   image.checkpoint = checkpoint;
-  image.full = last_ == 0 || !s.incremental || since_full_ + 1 >= s.full_every;
+  // (An id at or below the last one means the protocol numbers again: a new chain.)
+  image.full = last_ == 0 || checkpoint <= last_ || !s.incremental || since_full_ + 1 >= s.full_every;
   image.previous = image.full ? 0 : last_;
   image.logical_bytes = snapshot.bytes;
 
@@ -586,9 +587,12 @@ std::uint32_t ChainFetch::add(Bytes image) {
   if (header.checkpoint != want_) {
     throw WireError("checkpoint chain: read image " + std::to_string(header.checkpoint) + " for " + std::to_string(want_));
   }
+  if (!header.full && (header.previous == 0 || header.previous >= header.checkpoint)) {
+    throw WireError("checkpoint chain: incremental image " + std::to_string(header.checkpoint) + " builds on image " +
+                    std::to_string(header.previous));
+  }
   images_.push_back(std::move(image));
   want_ = header.full ? 0 : header.previous;
-  if (!header.full && want_ == 0) throw WireError("checkpoint chain: an incremental image without a previous one");
   return want_;
 }
 

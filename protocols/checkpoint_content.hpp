@@ -41,11 +41,12 @@
 namespace ftsim::protocols::content {
 
 // Throughputs of one core of this machine (a 2-core VM), in bytes per second, measured by
-// bench/content_profile on 8 KiB blocks of the applications' real data (docs/checkpoint-data.md):
-// xxHash XXH3-64 with the zero test, zstd level 3 compression and decompression.
-inline constexpr double kHashThroughput = 9.0e9;
-inline constexpr double kCompressThroughput = 4.0e8;
-inline constexpr double kDecompressThroughput = 1.2e9;
+// bench/content_profile (thread CPU time) on 8 KiB blocks of the applications' real data,
+// bench/profiles/*.json (docs/checkpoint-data.md): xxHash XXH3-64 with the zero test 11.2 GB/s,
+// zstd level 3 compression 0.68 GB/s and decompression 1.38 GB/s.
+inline constexpr double kHashThroughput = 1.12e10;
+inline constexpr double kCompressThroughput = 6.8e8;
+inline constexpr double kDecompressThroughput = 1.38e9;
 
 // What every process of a run shares, read-only: /checkpoint_data and each datum's profile.
 class Settings {

@@ -97,6 +97,12 @@ void BuddyKeeper::store(core::ProtocolContext& ctx, NodeId origin, std::uint32_t
       link.incremental = !header.full;
       link.base = header.base;
     }
+    if (link.incremental && !holds_version(origin, h, link.base)) {
+      // An incremental image whose base this node does not hold: encoded for its predecessor
+      // (this node is a replacement the origin did not know of yet). Useless here, as if lost in
+      // flight: the origin's re-protection sends the data again, and its next saves are full.
+      return;
+    }
     links_[key] = link;
   }
   ctx.checkpoint_store().put(key, saved.encode(), bytes);
@@ -175,6 +181,16 @@ void BuddyKeeper::collect_garbage(core::ProtocolContext& ctx, NodeId origin, std
       return true;
     });
   }
+}
+
+bool BuddyKeeper::holds_version(NodeId origin, HandleId h, graphs::Version v) const {
+  auto stored = stored_.find(origin_handle(origin, h));
+  if (stored == stored_.end()) return false;
+  for (std::uint32_t c : stored->second) {
+    auto link = links_.find(entry_key(origin, c, h));
+    if (link != links_.end() && link->second.version == v) return true;
+  }
+  return false;
 }
 
 std::vector<std::uint32_t> BuddyKeeper::chain_of(NodeId origin, HandleId h, std::uint32_t c) const {

@@ -88,6 +88,7 @@ private:
   // The entries (checkpoints) of (origin, h) that the entry of checkpoint c needs: c and its chain,
   // oldest first; empty if a link is missing.
   std::vector<std::uint32_t> chain_of(core::NodeId origin, graphs::HandleId h, std::uint32_t c) const;
+  bool holds_version(core::NodeId origin, graphs::HandleId h, graphs::Version v) const;
   // Each origin's two newest valid checkpoints (older, newest), from VALIDATE.
   std::unordered_map<core::NodeId, std::pair<std::uint32_t, std::uint32_t>> valid_;
   bool replacement_ = false;  // what it held as a buddy died with its predecessor

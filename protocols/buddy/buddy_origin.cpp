@@ -104,11 +104,8 @@ void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v
       checkpoint.bytes += image.stored_bytes;
       checkpoint.logical_bytes += image.logical_bytes;
       checkpoint.encode_seconds += image.hash_seconds + image.compress_seconds;
-      if (encoding.seconds > 0) {
-        encodes_waiting_.push_back(std::move(encoding));
-      } else {
-        messages::send(ctx, encoding.buddy, encoding.copy, core::Traffic::checkpoint, encoding.bytes);
-      }
+      encoding.done = encoding.seconds <= 0;  // on MPI the encoding ran already
+      encodes_.push_back(std::move(encoding));
       continue;
     }
     if (options_.cow) {
@@ -127,21 +124,25 @@ void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v
 }
 
 void BuddyOrigin::start_encodes(core::ProtocolContext& ctx) {
-  while (!encodes_waiting_.empty()) {
+  // The saves whose encoding is done leave, in order; then those waiting start on the free cores.
+  while (!encodes_.empty() && encodes_.front().done) {
+    const Encoding& e = encodes_.front();
+    messages::send(ctx, e.buddy, e.copy, core::Traffic::checkpoint, e.bytes);
+    encodes_.pop_front();
+  }
+  for (Encoding& e : encodes_) {
+    if (e.done || e.token != 0) continue;
     const std::uint64_t token = kEncodeTokenBit | next_encode_;
-    if (!ctx.run_activity(encodes_waiting_.front().seconds, token)) return;  // no core free: when a task ends
+    if (!ctx.run_activity(e.seconds, token)) return;  // no core free: when a task ends
     ++next_encode_;
-    encoding_[token] = std::move(encodes_waiting_.front());
-    encodes_waiting_.pop_front();
+    e.token = token;
   }
 }
 
 void BuddyOrigin::on_encode_done(core::ProtocolContext& ctx, std::uint64_t token) {
-  auto it = encoding_.find(token);
-  if (it == encoding_.end()) return;
-  const Encoding encoding = std::move(it->second);
-  encoding_.erase(it);
-  messages::send(ctx, encoding.buddy, encoding.copy, core::Traffic::checkpoint, encoding.bytes);
+  for (Encoding& e : encodes_) {
+    if (e.token == token) e.done = true;
+  }
   start_encodes(ctx);
 }
 

@@ -89,6 +89,8 @@ private:
     buddy_messages::SavedCopy copy;
     std::uint64_t bytes = 0;
     double seconds = 0;
+    std::uint64_t token = 0;  // 0: not started
+    bool done = false;
   };
   struct LogEntry {
     std::uint64_t version_key;
@@ -110,8 +112,9 @@ private:
   // /checkpoint_data: the block hashes of what it saved to each buddy, and the encodings waiting
   // for a core and running.
   std::optional<content::DatumWriter> writer_;
-  std::deque<Encoding> encodes_waiting_;
-  std::unordered_map<std::uint64_t, Encoding> encoding_;
+  // In the order of the saves: they leave in that order (an incremental image after the one it
+  // builds on), whichever encoding ends first.
+  std::deque<Encoding> encodes_;
   std::uint64_t next_encode_ = 1;
 };
 

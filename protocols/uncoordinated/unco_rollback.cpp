@@ -28,6 +28,11 @@ void Process::stop(core::ProtocolContext& ctx) {
     } else {
       abandoned_write_ = writing_;  // its completion is then erased
     }
+    if (writer_) {
+      // /checkpoint_data: the abandoned image is no checkpoint: the next one is full.
+      writer_->release_after(checkpoints_);
+      writer_->restart_chain();
+    }
   }
   stage_ = Stage::running;  // a save in progress is abandoned
   writing_ = 0;
