@@ -185,6 +185,7 @@ std::uint64_t ids_overhead(bool full, const std::vector<std::uint32_t>& ids) {
 
 Settings::Settings(const config::Config& config, const graphs::TaskGraph& graph) {
   const config::CheckpointDataConfig& c = config.checkpoint_data;
+  cores = std::max<std::uint32_t>(1, config.platform.cores_per_node);
   zero_blocks = c.zero_blocks;
   incremental = c.incremental;
   block_size = c.block_size;
@@ -426,7 +427,7 @@ ImageWriter::Image ImageWriter::write(core::ContentCounters& counters, const cor
   const double modelled_compress = s.zstd ? modelled_raw / s.compress_throughput : 0;
   image.hash_seconds += modelled_hash;
   image.compress_seconds += modelled_compress;
-  image.charge_seconds = modelled_hash + modelled_compress;
+  image.charge_seconds = (modelled_hash + modelled_compress) / s.cores;  // the node is stopped: all its cores
   // The whole image: header, the snapshot's tasks, the entries, the data section, the extra state.
   WireWriter w(image.content);
   w.u64(kImageMagic);
@@ -572,7 +573,7 @@ Restored read_chain(const Settings& settings, std::span<const Bytes* const> chai
   }
   restored.snapshot.store = std::move(state);
   const double modelled = settings.zstd ? modelled_raw / settings.decompress_throughput : 0;
-  restored.charge_seconds = modelled;
+  restored.charge_seconds = modelled / settings.cores;
   if (counters) {
     ++counters->restores;
     counters->restore_images += restored.images;

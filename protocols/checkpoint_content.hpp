@@ -62,6 +62,9 @@ public:
   std::uint32_t full_every = 1;
   bool zstd = false;
   int level = 3;
+  // A node's cores (/platform/cores_per_node): a stopped node hashes and compresses its snapshot
+  // image on all of them (its blocks are independent), and a replacement decompresses its chain so.
+  std::uint32_t cores = 1;
   double hash_throughput = kHashThroughput;
   double compress_throughput = kCompressThroughput;
   double decompress_throughput = kDecompressThroughput;
@@ -94,8 +97,9 @@ struct Encoded {
   std::uint64_t uncompressed_bytes = 0;  // stored block bytes before compression
   std::uint64_t blocks = 0, zero_blocks = 0, unchanged_blocks = 0, stored_blocks = 0;
   double hash_seconds = 0, compress_seconds = 0;
-  // CPU time the protocol charges to a core of the node before the image may leave (a simulation:
-  // the modelled hashing and compression; 0 on MPI, where they ran for real).
+  // Time the protocol charges to a core of the node before the image may leave (a simulation: the
+  // modelled hashing and compression; a snapshot image's is spread over the node's cores; 0 on
+  // MPI, where they ran for real).
   double charge_seconds = 0;
 };
 

@@ -218,9 +218,10 @@ void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Mess
     ctx.counters().content.decompress_seconds += modelled + measured;
   }
   if (modelled > 0) {
+    // The restoring node runs nothing else: it decompresses on all its cores.
     decoded_ = std::move(folded);
     decode_token_ = kDecodeTokenBit | ++decode_sequence_;
-    content::charge(ctx, modelled, decode_token_);
+    content::charge(ctx, modelled / options_.content->cores, decode_token_);
     return;
   }
   install(ctx, folded);
