@@ -39,9 +39,14 @@ shrink costs more, the machines at the end, and the redistribution (bytes and se
 The `none` failure-free run is the reference of the overhead column; it runs even when --protocols
 leaves `none` out. Runs are sequential (one simulation at a time); progress lines go to stderr.
 
+The rows "<protocol>+data" run the config of <protocol> with /checkpoint_data (zero blocks, incremental
+images of 8 KiB blocks with a full one every 3, zstd: docs/checkpoint-data.md); their checkpoint bytes are
+the stored bytes, with the reduction against what they would have saved without the section.
+
 usage: bench/protocol_comparison.py [--binary PATH] [--apps cholesky,stencil,cg]
                                     [--protocols none,global,lineage,buddy,cck,cck-flush-all,
-                                     uncoordinated,uncoordinated-none,uncoordinated-all] [--shrink] [--json OUT]
+                                     uncoordinated,uncoordinated-none,uncoordinated-all,
+                                     global+data,buddy+data,cck+data,uncoordinated+data] [--shrink] [--json OUT]
 The binary is --binary, else $FTSIM_BINARY, else $FTSIM_BUILD_DIR/ftsim, else build/ftsim.
 """
 import argparse
@@ -59,10 +64,26 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "configs" / "protocols"
 APPS = ["cholesky", "stencil", "cg"]
 PROTOCOLS = ["none", "global", "lineage", "buddy", "cck", "cck-flush-all", "uncoordinated", "uncoordinated-none",
-             "uncoordinated-all"]
+             "uncoordinated-all", "global+data", "buddy+data", "cck+data", "uncoordinated+data"]
 # How a config suffix is named in the tables.
 LABELS = {"cck-flush-all": "cck (flush all)", "uncoordinated": "uncoordinated (send-deterministic)",
-          "uncoordinated-none": "uncoordinated (logging none)", "uncoordinated-all": "uncoordinated (logging all)"}
+          "uncoordinated-none": "uncoordinated (logging none)", "uncoordinated-all": "uncoordinated (logging all)",
+          "global+data": "global + checkpoint data", "buddy+data": "buddy + checkpoint data",
+          "cck+data": "cck + checkpoint data", "uncoordinated+data": "uncoordinated (send-det.) + checkpoint data"}
+# "<protocol>+data": the config of <protocol> with smaller checkpoints (docs/checkpoint-data.md): zero
+# blocks, incremental images of 8 KiB blocks (a full one every 3) and zstd, the sizes from each
+# application's measured data profile and the CPU time charged to the nodes.
+CHECKPOINT_DATA = {"zero_blocks": True, "incremental": {"block_size": "8KiB", "full_every": 3}, "compression": "zstd",
+                   "level": 3}
+
+
+def config_of(app: str, protocol: str) -> dict:
+    base = protocol[:-len("+data")] if protocol.endswith("+data") else protocol
+    document = json.loads((CONFIGS / f"{app}-{base}.json").read_text())
+    if protocol.endswith("+data"):
+        document["checkpoint_data"] = CHECKPOINT_DATA
+        document["name"] = document.get("name", f"{app}-{base}") + "-data"
+    return document
 
 
 def default_binary() -> str:
@@ -120,6 +141,11 @@ def row_of(app: str, protocol: str, failed: dict, free: dict, reference_makespan
             "peak_memory_bytes": max(n["peak_memory_bytes"] for n in rr["nodes"]),
             "application_bytes": rr["bytes_sent"]["application"],
         })
+        data = rr.get("checkpoint_data")
+        if data:
+            row.update({"checkpoint_data_logical_bytes": data["logical_bytes"], "checkpoint_data_stored_bytes": data["stored_bytes"],
+                        "checkpoint_data_reduction": data["reduction"], "checkpoint_data_cpu_seconds":
+                        data["hash_seconds"] + data["compress_seconds"]})
     if rf is not None:
         failed_nodes = {f["node"] for f in rf["failures"]}
         recovery = [f["recovery_time"] for f in rf["failures"]]
@@ -166,6 +192,8 @@ def markdown(app: str, rows: list, reference_memory) -> str:
         if "failure_free_makespan" in r:
             overhead = "—" if r.get("overhead") is None else f"{r['overhead'] * 100:+.1f}%"
             ckpt = f"{size(r['checkpoint_bytes'])} ({size(r['checkpoint_bytes_per_node'])})" if r["checkpoint_bytes"] else "0"
+            if r.get("checkpoint_data_reduction") is not None:
+                ckpt += f", {r['checkpoint_data_reduction'] * -100:+.0f}% by checkpoint data"
             spared = r["checkpoint_bytes_spared"]
             spared = f"{size(spared)} ({spared / (spared + r['checkpoint_bytes']) * 100:.2g}%)" if spared else "0"
             ratio = r["checkpoint_bytes_per_checkpoint_over_data"]
@@ -252,8 +280,9 @@ def main() -> int:
         sys.exit(f"{args.binary} not found: build first, or give --binary / FTSIM_BINARY")
     for app in apps:
         for protocol in set(protocols) | {"none"}:
-            if not (CONFIGS / f"{app}-{protocol}.json").exists():
-                sys.exit(f"no config {CONFIGS / f'{app}-{protocol}.json'}")
+            base = protocol[:-len("+data")] if protocol.endswith("+data") else protocol
+            if not (CONFIGS / f"{app}-{base}.json").exists():
+                sys.exit(f"no config {CONFIGS / f'{app}-{base}.json'}")
 
     work = pathlib.Path(tempfile.mkdtemp(prefix="ftsim-protocol-comparison-"))
     version = subprocess.run([args.binary, "--version"], capture_output=True, text=True).stdout.strip()
@@ -264,7 +293,7 @@ def main() -> int:
         reference_makespan = reference_memory = None
         order = ["none"] + [p for p in protocols if p != "none"]  # the none failure-free run first: the reference
         for protocol in order:
-            document = json.loads((CONFIGS / f"{app}-{protocol}.json").read_text())
+            document = config_of(app, protocol)
             document.pop("$schema", None)
             free_document = {k: v for k, v in document.items() if k != "failures"}
             free = simulate(args.binary, free_document, work, f"{app}-{protocol}-failure-free", args.timeout)

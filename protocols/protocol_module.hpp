@@ -51,6 +51,10 @@ struct ProtocolModule {
   // Whether the protocol draws anything from /seed with these options (e.g. random checkpoint
   // times); null: never. A sweep over seeds of a config that draws nothing at random is warned.
   bool (*draws_at_random)(const config::Config& config);
+  // Why /checkpoint_data does not apply to it (it saves no checkpoint data: the section is then
+  // accepted and ignored, and `ftsim validate`, the summary and results.json say so); null: the
+  // protocol reduces what it saves with protocols/checkpoint_content.hpp.
+  const char* no_checkpoint_data;
 };
 
 // The `check` of a protocol without options: its block has nothing but "type".

@@ -72,6 +72,12 @@ core::ProtocolFactory make_protocol_factory(const config::Config& config, const 
   return module.factory(job, graph);
 }
 
+std::string checkpoint_data_status(const config::Config& config) {
+  if (!config.checkpoint_data.enabled) return {};
+  const ProtocolModule& module = protocol_module(config);
+  return module.no_checkpoint_data ? std::string("ignored: ") + module.no_checkpoint_data : std::string("applied");
+}
+
 std::vector<core::MetricDefinition> protocol_metric_definitions(const config::Config& config) {
   const ProtocolModule& module = protocol_module(config);
   return {module.metrics.begin(), module.metrics.end()};

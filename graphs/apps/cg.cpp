@@ -1,8 +1,10 @@
 // Conjugate gradient (Hestenes-Stiefel) on the 2D Poisson matrix: the 5-point Laplacian of a
-// grid x grid mesh, N = grid^2 unknowns, split in `blocks` block rows of whole mesh rows.
+// grid x grid mesh, N = grid^2 unknowns, split in `blocks` block rows of whole mesh rows; or on the
+// denser (2R+1)^2-point box matrix of the same mesh (/application/matrix, R at most a block row).
 // Block row i of the matrix couples only to vector blocks i-1, i, i+1. The matrix is read-only
 // data that is never sent; dot products are partial dots per block reduced by a task on the
 // owner of block 0, whose scalar result every node then reads (one transfer per node).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,10 +13,31 @@
 
 namespace ftsim::graphs {
 
+namespace {
+
+// Nonzeros of the matrix in one mesh row: the 5-point Laplacian (radius 0) or the (2R+1)^2 box,
+// truncated at the mesh's borders; `row` is the mesh row (its rows above and below count).
+std::uint64_t row_nonzeros(const config::CgConfig& cg, std::uint64_t row) {
+  const std::uint64_t n = cg.grid, R = cg.box_radius;
+  if (R == 0) {
+    std::uint64_t count = 5 * n - 2;  // west/east missing at both ends of the row
+    if (row == 0) count -= n;         // no north neighbour on the first mesh row
+    if (row + 1 == n) count -= n;     // no south neighbour on the last mesh row
+    return count;
+  }
+  auto span = [&](std::uint64_t at) { return std::min(at + R, n - 1) - (at >= R ? at - R : 0) + 1; };
+  std::uint64_t columns = 0;  // sum over the points of the row of their box's columns in the mesh
+  for (std::uint64_t c = 0; c < n; ++c) columns += span(c);
+  return span(row) * columns;
+}
+
+}  // namespace
+
 GraphEstimate estimate_cg(const config::CgConfig& cg, std::uint32_t nodes) {
   const double blocks = cg.blocks, n = cg.grid, iterations = cg.iterations;
   const double element = config::bytes_per_element(cg.precision);
   const double rows = std::ceil(n / blocks) * n;  // unknowns of the largest block row
+  const double per_point = cg.box_radius == 0 ? 5.0 : double(2 * cg.box_radius + 1) * double(2 * cg.box_radius + 1);
   GraphEstimate e;
   // Prologue: COPY and DOT per block and a REDUCE; per iteration: SPMV, DOT, AXPY (2), DOT and
   // XPAY per block and two REDUCEs.
@@ -25,11 +48,13 @@ GraphEstimate estimate_cg(const config::CgConfig& cg, std::uint32_t nodes) {
   // SpMV neighbours, partial dots to the root, scalars back to every node.
   e.transfers = iterations * (4 * blocks + 3 * double(nodes));
   e.cuts = iterations;
-  // CSR of the 5-point Laplacian: a value and a column index per nonzero, a row pointer per row.
-  e.largest_handle = 5 * rows * (element + 4) + (rows + 1) * 4;
-  // 5 n^2 - 4 n nonzeros (no neighbour beyond the mesh's borders); x, r, p, q; partial dots and scalars.
-  e.data_bytes = (5 * n * n - 4 * n) * (element + 4) + (n * n + blocks) * 4 + 4 * n * n * element + (2 * blocks + 3) * element;
-  e.kernels = {{"COPY", rows}, {"SPMV", 2 * 5 * rows}, {"DOT", 2 * rows}, {"REDUCE", blocks}, {"AXPY", 2 * rows}, {"XPAY", 2 * rows}};
+  // CSR: a value and a column index per nonzero, a row pointer per row (at most `per_point`
+  // nonzeros per unknown; the 5-point Laplacian has 5 n^2 - 4 n: no neighbour beyond the borders).
+  e.largest_handle = per_point * rows * (element + 4) + (rows + 1) * 4;
+  // The matrix; x, r, p, q; partial dots and scalars.
+  const double nonzeros = cg.box_radius == 0 ? 5 * n * n - 4 * n : per_point * n * n;
+  e.data_bytes = nonzeros * (element + 4) + (n * n + blocks) * 4 + 4 * n * n * element + (2 * blocks + 3) * element;
+  e.kernels = {{"COPY", rows}, {"SPMV", 2 * per_point * rows}, {"DOT", 2 * rows}, {"REDUCE", blocks}, {"AXPY", 2 * rows}, {"XPAY", 2 * rows}};
   return e;
 }
 
@@ -40,14 +65,10 @@ void submit_cg(const config::CgConfig& cg, const Distribution& distribution, Stf
   // Block i holds mesh rows [first_row(i), first_row(i + 1)).
   auto first_row = [&](std::uint32_t i) { return std::uint64_t(i) * n / blocks; };
   auto rows = [&](std::uint32_t i) { return (first_row(i + 1) - first_row(i)) * n; };
-  // Nonzeros of the 5-point Laplacian in mesh rows [r0, r1): 5 per point minus missing neighbours.
+  // Nonzeros of the matrix in mesh rows [r0, r1).
   auto nonzeros = [&](std::uint32_t i) {
     std::uint64_t r0 = first_row(i), r1 = first_row(i + 1), count = 0;
-    for (std::uint64_t r = r0; r < r1; ++r) {
-      count += 5 * std::uint64_t(n) - 2;           // west/east missing at both ends of the row
-      if (r == 0) count -= n;                      // no north neighbour on the first mesh row
-      if (r + 1 == n) count -= n;                  // no south neighbour on the last mesh row
-    }
+    for (std::uint64_t r = r0; r < r1; ++r) count += row_nonzeros(cg, r);
     return count;
   };
 

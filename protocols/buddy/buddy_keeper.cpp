@@ -83,7 +83,24 @@ void BuddyKeeper::store(core::ProtocolContext& ctx, NodeId origin, std::uint32_t
                         const messages::SavedVersion& saved, bool copy) {
   const std::uint64_t key = entry_key(origin, checkpoint, h);
   if (ctx.checkpoint_store().find(key)) return;  // already held (a duplicate)
-  const std::uint64_t bytes = h == kValueHandle ? options_.value_bytes : ctx.graph().bytes(h);
+  std::uint64_t bytes = h == kValueHandle ? options_.value_bytes : ctx.graph().bytes(h);
+  if (options_.content && h != kValueHandle) {
+    // /checkpoint_data: a datum image holds what it stores (a cached or re-protected copy is raw).
+    Link link{saved.version, false, 0};
+    if (content::is_datum_image(saved.content.get())) {
+      const content::DatumHeader header = content::read_datum_header(*saved.content);
+      bytes = header.stored_bytes;
+      link.incremental = !header.full;
+      link.base = header.base;
+    }
+    if (link.incremental && !holds_version(origin, h, link.base)) {
+      // An incremental image whose base this node does not hold: encoded for its predecessor
+      // (this node is a replacement the origin did not know of yet). Useless here, as if lost in
+      // flight: the origin's re-protection sends the data again, and its next saves are full.
+      return;
+    }
+    links_[key] = link;
+  }
   ctx.checkpoint_store().put(key, saved.encode(), bytes);
   stored_[origin_handle(origin, h)].push_back(checkpoint);
   if (copy && options_.copy_cost > 0) {
@@ -145,11 +162,50 @@ void BuddyKeeper::collect_garbage(core::ProtocolContext& ctx, NodeId origin, std
     for (std::uint32_t c : checkpoints) {
       if (c <= valid) newest = std::max(newest, c);
     }
+    // /checkpoint_data: an entry kept keeps the entries its chain builds on.
+    std::vector<std::uint32_t> needed;
+    if (options_.content && h != kValueHandle) {
+      for (std::uint32_t c : checkpoints) {
+        if (c < newest) continue;
+        for (std::uint32_t link : chain_of(origin, h, c)) needed.push_back(link);
+      }
+    }
     std::erase_if(checkpoints, [&](std::uint32_t c) {
-      if (c >= newest) return false;
+      if (c >= newest || std::find(needed.begin(), needed.end(), c) != needed.end()) return false;
       ctx.checkpoint_store().erase(entry_key(origin, c, h));
+      links_.erase(entry_key(origin, c, h));
       return true;
     });
+  }
+}
+
+bool BuddyKeeper::holds_version(NodeId origin, HandleId h, graphs::Version v) const {
+  auto stored = stored_.find(origin_handle(origin, h));
+  if (stored == stored_.end()) return false;
+  for (std::uint32_t c : stored->second) {
+    auto link = links_.find(entry_key(origin, c, h));
+    if (link != links_.end() && link->second.version == v) return true;
+  }
+  return false;
+}
+
+std::vector<std::uint32_t> BuddyKeeper::chain_of(NodeId origin, HandleId h, std::uint32_t c) const {
+  std::vector<std::uint32_t> chain{c};
+  auto stored = stored_.find(origin_handle(origin, h));
+  for (std::uint32_t at = c;;) {
+    auto link = links_.find(entry_key(origin, at, h));
+    if (link == links_.end() || !link->second.incremental) return chain;
+    // The entry of its base version (the newest checkpoint's, if several hold it).
+    std::uint32_t base = 0;
+    if (stored != stored_.end()) {
+      for (std::uint32_t other : stored->second) {
+        auto l = links_.find(entry_key(origin, other, h));
+        if (other < at && l != links_.end() && l->second.version == link->second.base) base = std::max(base, other);
+      }
+    }
+    if (base == 0) return {};
+    chain.insert(chain.begin(), base);
+    at = base;
   }
 }
 
@@ -239,6 +295,17 @@ void BuddyKeeper::serve_restart(core::ProtocolContext& ctx, NodeId failed, const
     if (!entry) continue;
     if (h == kValueHandle) {
       bytes += options_.value_bytes;  // the application's VALUE entries go back with the data
+      continue;
+    }
+    if (options_.content) {
+      // /checkpoint_data: the datum's chain, its full entry first.
+      const std::vector<std::uint32_t> chain = chain_of(failed, h, newest);
+      if (chain.empty()) throw core::WireError("buddy: the chain of a datum image is broken at its keeper");
+      for (std::uint32_t c : chain) {
+        const auto* link = ctx.checkpoint_store().find(entry_key(failed, c, h));
+        data.add(h, link->content);
+        bytes += link->bytes;
+      }
       continue;
     }
     data.add(h, entry->content);

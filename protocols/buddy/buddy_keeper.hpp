@@ -77,6 +77,18 @@ private:
   // handle) it holds.
   std::unordered_map<std::uint64_t, std::uint32_t> expected_;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> stored_;
+  // /checkpoint_data: each stored entry's version and, for an incremental datum image, the version
+  // it builds on (a restore sends the chain; garbage collection keeps what a kept entry builds on).
+  struct Link {
+    graphs::Version version = 0;
+    bool incremental = false;
+    graphs::Version base = 0;
+  };
+  std::unordered_map<std::uint64_t, Link> links_;  // by store key
+  // The entries (checkpoints) of (origin, h) that the entry of checkpoint c needs: c and its chain,
+  // oldest first; empty if a link is missing.
+  std::vector<std::uint32_t> chain_of(core::NodeId origin, graphs::HandleId h, std::uint32_t c) const;
+  bool holds_version(core::NodeId origin, graphs::HandleId h, graphs::Version v) const;
   // Each origin's two newest valid checkpoints (older, newest), from VALIDATE.
   std::unordered_map<core::NodeId, std::pair<std::uint32_t, std::uint32_t>> valid_;
   bool replacement_ = false;  // what it held as a buddy died with its predecessor

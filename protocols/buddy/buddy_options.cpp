@@ -41,6 +41,7 @@ BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph
   if (auto c = block.find("cow")) cow = c->as_bool();
   if (auto c = block.find("copy_cost")) copy_cost = c->as_seconds();
   if (auto c = block.find("value_bytes")) value_bytes = c->as_bytes();
+  content = content::make_settings(config, graph);
   if (saves.checkpoints() >= kLimit) {
     throw config::ConfigError(config.file, "/checkpoints", "the buddy protocol supports up to 65535 checkpoints");
   }

@@ -7,6 +7,7 @@
 #include "graphs/buddy_mapping.hpp"
 #include "graphs/checkpoint_saves.hpp"
 #include "graphs/task_graph.hpp"
+#include "protocols/checkpoint_content.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
 
@@ -26,6 +27,9 @@ struct BuddyOptions {
   // /protocol/value_bytes: the user VALUE entries of each checkpoint (e.g. the loop index), saved
   // with the checkpoint's submission.
   std::uint64_t value_bytes = 0;
+  // /checkpoint_data: each save is a datum image (protocols/checkpoint_content.hpp), sent from its
+  // encoded copy (as with cow) once its hashing and compression took a core; null: as it is.
+  std::shared_ptr<const content::Settings> content;
 
   // The section of a task: how many checkpoints have their cut at or before it.
   std::uint32_t section_of(graphs::TaskId task) const;

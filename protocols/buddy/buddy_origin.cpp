@@ -18,6 +18,7 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
   const NodeId me = ctx.node();
   const auto& saves = options_.saves;
   checkpoints_.assign(saves.checkpoints(), OwnCheckpoint{});
+  if (options_.content) writer_.emplace(options_.content);
   for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
     auto& waiting = checkpoints_[c - 1].waiting;
     for (std::uint32_t i : saves.from(c, me)) {  // its own saves, not every node's
@@ -61,6 +62,7 @@ void BuddyOrigin::send_values(core::ProtocolContext& ctx, std::uint32_t from_che
       ++ctx.counters().cp_data_normal_count;
       ctx.counters().cp_data_normal_total_size += options_.value_bytes;
       checkpoints_[c - 1].bytes += options_.value_bytes;
+      checkpoints_[c - 1].logical_bytes += writer_ ? options_.value_bytes : 0;
     }
   }
 }
@@ -85,6 +87,24 @@ void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v
       // The buddy receives this version for its own computation: the save costs nothing.
       ++ctx.counters().cp_data_cached_count;
       ctx.counters().cp_data_cached_size += bytes;
+      if (writer_) writer_->forget(save.buddy, h);  // its copy there is not one this node encoded
+      continue;
+    }
+    if (writer_) {
+      // /checkpoint_data: a datum image (zero blocks, the blocks changed since its last save to
+      // that buddy, zstd), sent from the encoded copy once hashing and compressing took a core.
+      const auto& entry = ctx.runtime().versions().at(core::VersionStore::key(h, v));
+      const bool full = content::full_checkpoint(*options_.content, save.checkpoint);
+      const content::DatumWriter::Image image = writer_->write(ctx, save.buddy, h, v, entry.content, full, save.checkpoint);
+      Encoding encoding{save.buddy, messages::SavedCopy{h, {v, entry.digest, image.image}}, image.stored_bytes,
+                        image.charge_seconds};
+      ++ctx.counters().cp_data_normal_count;
+      ctx.counters().cp_data_normal_total_size += image.stored_bytes;
+      checkpoint.bytes += image.stored_bytes;
+      checkpoint.logical_bytes += image.logical_bytes;
+      checkpoint.encode_seconds += image.hash_seconds + image.compress_seconds;
+      encoding.done = encoding.seconds <= 0;  // on MPI the encoding ran already
+      encodes_.push_back(std::move(encoding));
       continue;
     }
     if (options_.cow) {
@@ -99,6 +119,30 @@ void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v
     ctx.counters().cp_data_normal_total_size += bytes;
     checkpoint.bytes += bytes;
   }
+  start_encodes(ctx);
+}
+
+void BuddyOrigin::start_encodes(core::ProtocolContext& ctx) {
+  // The saves whose encoding is done leave, in order; then those waiting start on the free cores.
+  while (!encodes_.empty() && encodes_.front().done) {
+    const Encoding& e = encodes_.front();
+    messages::send(ctx, e.buddy, e.copy, core::Traffic::checkpoint, e.bytes);
+    encodes_.pop_front();
+  }
+  for (Encoding& e : encodes_) {
+    if (e.done || e.token != 0) continue;
+    const std::uint64_t token = kEncodeTokenBit | next_encode_;
+    if (!ctx.run_activity(e.seconds, token)) return;  // no core free: when a task ends
+    ++next_encode_;
+    e.token = token;
+  }
+}
+
+void BuddyOrigin::on_encode_done(core::ProtocolContext& ctx, std::uint64_t token) {
+  for (Encoding& e : encodes_) {
+    if (e.token == token) e.done = true;
+  }
+  start_encodes(ctx);
 }
 
 // ----------------------------------------------------------------------------- validation
@@ -132,6 +176,11 @@ void BuddyOrigin::try_validate(core::ProtocolContext& ctx) {
     record.bytes = checkpoint.bytes;
     record.partial = true;  // this node's share: the world merges the nodes' records
     ctx.record_checkpoint(record);
+    if (writer_ && checkpoint.logical_bytes > 0) {
+      // /checkpoint_data: this node's share of checkpoint c, as one image record.
+      ctx.counters().content.images.push_back({c, content::full_checkpoint(*options_.content, c), checkpoint.logical_bytes,
+                                               checkpoint.bytes, checkpoint.encode_seconds});
+    }
     // Its last validation (e.g. on an ack arriving after the job's last task) may end the run.
     if (next_to_validate_ > saves.checkpoints()) ctx.check_completion();
   }
@@ -171,6 +220,7 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
   const NodeId me = ctx.node();
   for (OwnCheckpoint& checkpoint : checkpoints_) std::erase(checkpoint.waiting, buddy);
   reprotecting_.erase(buddy);
+  if (writer_) writer_->forget(buddy);  // it holds nothing this node encoded: the next saves there are full
   struct Entry {
     std::uint32_t checkpoint;
     const graphs::CheckpointSave* save;

@@ -17,10 +17,13 @@
 //    node validates c, its buddies keep c - 1 and c, so it will never restart before c - 1: it
 //    tells the nodes it receives data from, which drop the entries its tasks before that cut read.
 #include <cstdint>
+#include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/buddy_options.hpp"
 #include "sim/node/protocol_context.hpp"
 
@@ -54,6 +57,17 @@ public:
   // `reader` (any of its incarnations) let this node drop log entries: it cannot restart from the input.
   bool released_by(core::NodeId reader) const { return reader < released_by_.size() && released_by_[reader]; }
 
+  // --- /checkpoint_data ---
+  // Saves waiting for a core to hash and compress them start on the free cores; one finished (its
+  // token) leaves for its buddy.
+  void start_encodes(core::ProtocolContext& ctx);
+  void on_encode_done(core::ProtocolContext& ctx, std::uint64_t token);
+  static constexpr std::uint64_t kEncodeTokenBit = 1ull << 62;
+  // A rollback: what it remembers of its saves describes a state it has left; the next are full.
+  void forget_saves() {
+    if (writer_) writer_->forget_all();
+  }
+
   // What it waits for, for the stall reports (empty: nothing).
   std::string phase(core::ProtocolContext& ctx) const;
 
@@ -67,6 +81,16 @@ private:
     std::vector<core::NodeId> waiting;  // buddies with entries that have not acknowledged yet
     double first_save = -1, last_save = -1;
     std::uint64_t bytes = 0;
+    std::uint64_t logical_bytes = 0;  // /checkpoint_data: what the saves stand for
+    double encode_seconds = 0;
+  };
+  struct Encoding {  // /checkpoint_data: a save waiting for its encoding's CPU time
+    core::NodeId buddy = 0;
+    buddy_messages::SavedCopy copy;
+    std::uint64_t bytes = 0;
+    double seconds = 0;
+    std::uint64_t token = 0;  // 0: not started
+    bool done = false;
   };
   struct LogEntry {
     std::uint64_t version_key;
@@ -85,6 +109,13 @@ private:
   std::unordered_map<core::NodeId, std::vector<LogEntry>> log_;
   std::uint64_t next_log_key_ = 1;
   std::vector<char> released_by_;  // per node: it let this node drop log entries (its incarnations included)
+  // /checkpoint_data: the block hashes of what it saved to each buddy, and the encodings waiting
+  // for a core and running.
+  std::optional<content::DatumWriter> writer_;
+  // In the order of the saves: they leave in that order (an incremental image after the one it
+  // builds on), whichever encoding ends first.
+  std::deque<Encoding> encodes_;
+  std::uint64_t next_encode_ = 1;
 };
 
 }  // namespace ftsim::protocols

@@ -34,6 +34,7 @@ void BuddyProtocol::on_task_completed(core::ProtocolContext& ctx, core::TaskId t
   if (coordinator_) return;
   if (first_execution) origin_.save_outputs(ctx, task);
   keeper_.start_copies(ctx);  // a core is free: copy tasks first
+  origin_.start_encodes(ctx);  // then /checkpoint_data encodings
   origin_.try_validate(ctx);
 }
 
@@ -56,7 +57,21 @@ void BuddyProtocol::on_stored(core::ProtocolContext& ctx, const core::Message& m
   keeper_.on_stored(ctx, m);
 }
 
-void BuddyProtocol::on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) { keeper_.on_copy_done(ctx, token); }
+void BuddyProtocol::on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) {
+  if (token & BuddyOrigin::kEncodeTokenBit) {
+    origin_.on_encode_done(ctx, token);
+  } else if (token & BuddyRecovery::kDecodeTokenBit) {
+    recovery_.on_decoded(ctx, token);
+  } else {
+    keeper_.on_copy_done(ctx, token);
+  }
+  origin_.start_encodes(ctx);  // a core is free
+}
+
+void BuddyProtocol::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+  // /checkpoint_data: a decompression charged as a delay (no core was free).
+  if (token & BuddyRecovery::kDecodeTokenBit) recovery_.on_decoded(ctx, token);
+}
 
 void BuddyProtocol::on_data_released(core::ProtocolContext& ctx, const core::Message& m) {
   recovery_.on_data_released(ctx, m);

@@ -50,6 +50,7 @@ public:
   void on_stored(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
   void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_timer(core::ProtocolContext& ctx, std::uint64_t token) override;
   void on_data_released(core::ProtocolContext& ctx, const core::Message& message) override;
   core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;

@@ -82,6 +82,7 @@ void BuddyRecovery::roll_back(core::ProtocolContext& ctx, std::uint32_t limit, c
   // refers to are replaced by the restored ones, and its re-execution logs its sends again).
   ctx.runtime().abort();
   origin_.drop_log(ctx);
+  origin_.forget_saves();  // /checkpoint_data: its next saves are full ones
   state_ = RecoveryState::collecting_info;
   recovery_.kind = Recovery::Kind::rollback;
   recovery_.limit = limit;
@@ -160,6 +161,7 @@ void BuddyRecovery::choose_checkpoint(core::ProtocolContext& ctx) {
   }
   choice_.checkpoint = chosen;
   choice_.source = source;
+  decode_token_ = 0;  // a restore still decoding for an earlier choice is void
   choice_.source_incarnation = source == ctx.node() ? 0 : round_.answers.at(source).incarnation;
   state_ = RecoveryState::awaiting_checkpoint;
   messages::RestartFrom restart;
@@ -182,6 +184,58 @@ void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   if (choice_.checkpoint > 0 && (m.source != choice_.source || messages::RestoreData::checkpoint_of(m) != choice_.checkpoint)) {
     return;  // from an earlier choice whose source died since
   }
+  std::vector<std::pair<HandleId, messages::SavedVersion>> entries;
+  if (choice_.checkpoint > 0) {
+    const messages::RestoreData data = messages::RestoreData::decode(m);
+    if (data.checkpoint != choice_.checkpoint) throw core::WireError("buddy: restore data of another checkpoint");
+    data.for_each_entry([&](HandleId h, messages::SavedVersion saved) { entries.emplace_back(h, std::move(saved)); });
+  }
+  if (!options_.content) {
+    install(ctx, entries);
+    return;
+  }
+  // /checkpoint_data: each datum comes as its chain (its full entry, then the incrementals in
+  // order): fold each into its version; decompressing takes a core first (a simulation).
+  std::vector<std::pair<HandleId, messages::SavedVersion>> folded;
+  double modelled = 0, measured = 0;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t end = i + 1;
+    while (end < entries.size() && entries[end].first == entries[i].first) ++end;
+    std::vector<const core::Content*> chain;
+    for (std::size_t k = i; k < end; ++k) chain.push_back(entries[k].second.content.get());
+    messages::SavedVersion last = entries[end - 1].second;
+    last.content = content::read_datum_chain(*options_.content, chain, entries[i].first, modelled, measured);
+    folded.emplace_back(entries[i].first, std::move(last));
+    i = end;
+  }
+  if (!folded.empty()) {
+    ++ctx.counters().content.restores;
+    ctx.counters().content.restore_images += entries.size();
+    for (const auto& [h, saved] : entries) {
+      ctx.counters().content.restore_bytes +=
+          content::is_datum_image(saved.content.get()) ? content::read_datum_header(*saved.content).stored_bytes : ctx.graph().bytes(h);
+    }
+    ctx.counters().content.decompress_seconds += modelled + measured;
+  }
+  if (modelled > 0) {
+    // The restoring node runs nothing else: it decompresses on all its cores.
+    decoded_ = std::move(folded);
+    decode_token_ = kDecodeTokenBit | ++decode_sequence_;
+    content::charge(ctx, modelled / options_.content->cores, decode_token_);
+    return;
+  }
+  install(ctx, folded);
+}
+
+void BuddyRecovery::on_decoded(core::ProtocolContext& ctx, std::uint64_t token) {
+  if (token != decode_token_ || state_ != RecoveryState::awaiting_checkpoint) return;
+  decode_token_ = 0;
+  const auto entries = std::move(decoded_);
+  decoded_.clear();
+  install(ctx, entries);
+}
+
+void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::pair<HandleId, messages::SavedVersion>>& entries) {
   const auto& graph = ctx.graph();
   core::ProtocolRuntime runtime = ctx.runtime();
   const std::uint32_t n = choice_.checkpoint;
@@ -194,18 +248,16 @@ void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Mess
     snapshot.done[at_cut - local.begin()] = 1;  // planted: the task at the cut done without running
   }
   if (n > 0) {
-    const messages::RestoreData data = messages::RestoreData::decode(m);
-    if (data.checkpoint != n) throw core::WireError("buddy: restore data of another checkpoint");
-    data.for_each_entry([&](HandleId h, messages::SavedVersion saved) {
+    for (const auto& [h, saved] : entries) {
       core::VersionStore::Entry version;
       version.digest = saved.digest;
-      version.content = std::move(saved.content);
+      version.content = saved.content;
       version.bytes = graph.bytes(h);
       // The restored version replaces the job's input of h (an own version lives until a newer
       // one replaces it: no reader of version 0 is left after a cut that wrote h).
       if (saved.version > 0) snapshot.store.erase(core::VersionStore::key(h, 0));
       snapshot.store[core::VersionStore::key(h, saved.version)] = version;
-    });
+    }
   }
   runtime.restore(snapshot);
   runtime.rebuild();

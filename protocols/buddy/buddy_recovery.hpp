@@ -68,6 +68,9 @@ public:
                        const buddy_messages::RestartFrom& restart);
   // Checkpoint N back from the chosen buddy (decoded only if it is the one awaited).
   void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
+  // /checkpoint_data: the CPU time of decompressing the restored chains is over (its token).
+  void on_decoded(core::ProtocolContext& ctx, std::uint64_t token);
+  static constexpr std::uint64_t kDecodeTokenBit = 1ull << 61;
   void on_replay_request(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
                          buddy_messages::ReplayRequest request);
   void on_data_released(core::ProtocolContext& ctx, const core::Message& m) { replay_.on_released(ctx, m); }
@@ -126,6 +129,11 @@ private:
   BuddyKeeper& keeper_;
   BuddyReplay replay_;
   RecoveryState state_ = RecoveryState::running;
+  // /checkpoint_data: the restored data, decoded, waiting for the CPU time of its decompression.
+  void install(core::ProtocolContext& ctx, const std::vector<std::pair<graphs::HandleId, buddy_messages::SavedVersion>>& entries);
+  std::vector<std::pair<graphs::HandleId, buddy_messages::SavedVersion>> decoded_;
+  std::uint64_t decode_token_ = 0;
+  std::uint32_t decode_sequence_ = 0;
   Recovery recovery_;
   Round round_;
   Choice choice_;

@@ -63,6 +63,7 @@ extern const ProtocolModule buddy_module = {
     unrecoverable_reason_ok,
     invariants,
     nullptr,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

@@ -110,8 +110,10 @@ void CckProtocol::validate(ProtocolContext& ctx) {
                  std::to_string(k.messages) + " control messages)",
              "checkpoint");
   }
-  // Garbage collection: the previous valid checkpoint and the aborted ones, on every server.
-  if (previous > 0) k.aborted.push_back(previous);
+  // Garbage collection: the previous valid checkpoint and the aborted ones, on every server. With
+  // /checkpoint_data the valid checkpoint's chain may need the previous one: each node erases its
+  // own images once no chain needs them (cck_checkpoint.cpp, on INIT).
+  if (previous > 0 && !options_->content) k.aborted.push_back(previous);
   for (std::uint32_t old : k.aborted) {
     for (NodeId n = 0; n < ctx.node_count(); ++n) ctx.storage_erase(n % options_->servers, checkpoint_key(n, old));
   }

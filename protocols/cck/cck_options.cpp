@@ -104,6 +104,7 @@ std::vector<std::int32_t> send_first_priorities(const graphs::TaskGraph& graph) 
 CckOptions::CckOptions(const config::Config& config, const graphs::TaskGraph& graph)
     : CckConfig(read_cck_options(config, config::JsonReader(config.protocol.block, config.file, "/protocol"))),
       transfers(graph) {
+  content = content::make_settings(config, graph);
   if (at_cuts) {
     const graphs::CutSelection cuts(config.checkpoints.front(), graph, config.file);
     for (graphs::CutId cut : cuts.cuts()) cut_positions.push_back(graph.cut_position(cut));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "graphs/task_graph.hpp"
+#include "protocols/checkpoint_content.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
 
@@ -54,6 +55,8 @@ struct CckOptions : CckConfig {
   std::vector<std::vector<HandleId>> final_handles;  // per node: handles whose final version it keeps
   std::uint64_t envelope = 32;          // bytes added to every message (/platform/network/envelope)
   std::uint32_t servers = 1;            // /platform/storage/hosts
+  // /checkpoint_data: checkpoints are images of protocols/checkpoint_content.hpp (null: as they are).
+  std::shared_ptr<const content::Settings> content;
 };
 
 // §3.7.2: a task's priority under local reordering. Levels count the tasks of its own node that

@@ -13,7 +13,9 @@ CckProtocol::CckProtocol(std::shared_ptr<const CckOptions> options, NodeId node,
       self_(node),
       node_(!coordinator_process),
       coordinates_(options_->coordinator_node ? !coordinator_process && node == *options_->coordinator_node
-                                              : coordinator_process) {}
+                                              : coordinator_process) {
+  if (options_->content && node_) writer_.emplace(options_->content);
+}
 
 // ============================================================================ routing
 
@@ -200,6 +202,10 @@ core::ReceiveVerdict CckProtocol::on_receive(ProtocolContext&, const Message&) {
 }
 
 void CckProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
+  if (token & (kEncodeToken | kDecodeToken)) {
+    charged(ctx, token);
+    return;
+  }
   if (!coordinates_ || !coordinator_.timer || token != 0) return;
   coordinator_.timer.reset();
   if (coordinator_.phase == Coordinator::Phase::idle) start_checkpoint(ctx);
@@ -234,12 +240,52 @@ void CckProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, con
                    " is not on its checkpoint server");
       return;
     }
+    if (writer_) {
+      read_image(ctx, *content, checkpoint);
+      return;
+    }
     core::WireReader in(*content);
     restart_.state = core::NodeSnapshot::decode(in);
     finish_restart(ctx);
     return;
   }
   if (checkpoint_.id == static_cast<std::uint32_t>(token) && !checkpoint_.saved) saved(ctx);
+}
+
+void CckProtocol::read_image(ProtocolContext& ctx, const core::Bytes& image, std::uint32_t checkpoint) {
+  // /checkpoint_data: read back from the newest image to the full one, then restored in order.
+  if (fetch_.want() == 0) fetch_.begin(checkpoint);
+  if (!content::is_image(image) || content::read_header(image).checkpoint != fetch_.want()) return;  // an older round's
+  if (const std::uint32_t next = fetch_.add(image)) {
+    ctx.storage_read(self_ % options_->servers, checkpoint_key(self_, next), kReadToken | checkpoint);
+    return;
+  }
+  const auto chain = fetch_.chain();
+  content::Restored restored = content::read_chain(ctx, *options_->content, chain);
+  writer_->adopt(chain);  // its images on the server now: erased once a newer chain is valid
+  fetch_.begin(0);
+  if (restored.charge_seconds > 0) {  // decompression takes a core first (a simulation)
+    pending_restore_ = std::move(restored.snapshot);
+    content::charge(ctx, restored.charge_seconds, kDecodeToken | ++charge_sequence_);
+    return;
+  }
+  restart_.state = std::move(restored.snapshot);
+  finish_restart(ctx);
+}
+
+void CckProtocol::on_activity_done(ProtocolContext& ctx, std::uint64_t token) {
+  if (token & (kEncodeToken | kDecodeToken)) charged(ctx, token);
+}
+
+void CckProtocol::charged(ProtocolContext& ctx, std::uint64_t token) {
+  if ((token & 0xffffffffu) != charge_sequence_) return;  // a stale one (a failure came in between)
+  if (token & kEncodeToken) {
+    write_image(ctx);
+  } else if (pending_restore_ && restart_.active && restart_.restoring && !restart_.state) {
+    restart_.state = std::move(*pending_restore_);
+    pending_restore_.reset();
+    finish_restart(ctx);
+  }
 }
 
 bool CckProtocol::finished(ProtocolContext&) {

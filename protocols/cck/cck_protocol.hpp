@@ -56,6 +56,7 @@ public:
   void on_control(ProtocolContext& ctx, const Message& message) override;
   void on_timer(ProtocolContext& ctx, std::uint64_t token) override;
   void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
+  void on_activity_done(ProtocolContext& ctx, std::uint64_t token) override;
   void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) override;
   void on_restart(ProtocolContext& ctx, const core::RestartInfo& info) override;
   bool finished(ProtocolContext& ctx) override;
@@ -148,6 +149,16 @@ private:
     double began = 0;
   } checkpoint_;
   std::uint32_t last_acked_ = 0;
+  // /checkpoint_data: its images, a chain being read back, a save or restore waiting for the CPU
+  // time of its encoding or decoding (tokens carry a sequence number: a stale one is ignored).
+  std::optional<content::ImageWriter> writer_;
+  content::ChainFetch fetch_;
+  std::optional<std::pair<std::uint32_t, core::Bytes>> pending_write_;  // (checkpoint, image)
+  std::optional<core::NodeSnapshot> pending_restore_;
+  std::uint32_t charge_sequence_ = 0;
+  void write_image(ProtocolContext& ctx);
+  void charged(ProtocolContext& ctx, std::uint64_t token);
+  void read_image(ProtocolContext& ctx, const core::Bytes& image, std::uint32_t checkpoint);
   std::map<std::pair<std::uint64_t, std::uint32_t>, NodeSet> early_pings_;  // (round, c)
 
   struct RestartSession {
@@ -205,5 +216,8 @@ inline constexpr std::uint64_t kCoordinatorRecordKey = 0xffffffff00000000ull;
 inline constexpr std::uint64_t kReadToken = 1ull << 62;
 inline constexpr std::uint64_t kRecordToken = 1ull << 61;
 inline constexpr std::uint64_t kRecordReadToken = kRecordToken | kReadToken;
+// /checkpoint_data: the CPU time of encoding an image / decoding a chain (+ a sequence number).
+inline constexpr std::uint64_t kEncodeToken = 1ull << 60;
+inline constexpr std::uint64_t kDecodeToken = 1ull << 59;
 
 }  // namespace ftsim::protocols::cck

@@ -26,6 +26,13 @@ void CckProtocol::on_restart_order(ProtocolContext& ctx, const Control& c) {
   done_sent_ = true;  // a DONE owed for an older round is superseded by this round's
   core::ProtocolRuntime runtime = ctx.runtime();
   runtime.pause();
+  if (writer_) {
+    // /checkpoint_data: its next image is a full one (a replacement lost its hashes; a survivor
+    // re-executes from its copy of K, and its later images were never validated).
+    writer_->restart_chain();
+    pending_restore_.reset();
+    fetch_.begin(0);
+  }
   if (restart_.restoring) {
     if (c.checkpoint == 0) {
       restart_.state = runtime.initial_snapshot();

@@ -101,6 +101,7 @@ extern const ProtocolModule cck_module = {
     nullptr,
     invariants,
     nullptr,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

@@ -101,6 +101,9 @@ std::uint32_t checkpoint_of(std::uint64_t key) { return static_cast<std::uint32_
 
 constexpr std::uint64_t kRestartDelayToken = 1;
 constexpr std::uint64_t kReadTokenBit = 1ull << 62;
+// /checkpoint_data: the CPU time of encoding a checkpoint image / decoding a chain (+ a sequence).
+constexpr std::uint64_t kEncodeTokenBit = 1ull << 61;
+constexpr std::uint64_t kDecodeTokenBit = 1ull << 60;
 
 }  // namespace
 
@@ -132,6 +135,7 @@ std::shared_ptr<const GlobalOptions> make_global_options(const config::Config& c
                                                              const graphs::TaskGraph& graph) {
   auto options = std::make_shared<GlobalOptions>();
   static_cast<GlobalConfig&>(*options) = read_global_options(config, block);
+  options->content = content::make_settings(config, graph);
   if (options->at_cuts || !options->stable_storage) {
     const config::CheckpointConfig placement =
         config.checkpoints.empty() ? config::CheckpointConfig{} : config.checkpoints.front();
@@ -215,10 +219,19 @@ void GlobalProtocol::maybe_save(ProtocolContext& ctx) {
 
 void GlobalProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
   core::NodeSnapshot snapshot = ctx.runtime().snapshot();
-  const std::uint64_t bytes = snapshot.bytes;
+  std::uint64_t bytes = snapshot.bytes;
   Bytes content;
-  WireWriter out(content);
-  snapshot.encode(out);
+  double charge = 0;
+  if (writer_) {
+    // /checkpoint_data: a full or incremental image, smaller (zero blocks, changed blocks, zstd).
+    content::ImageWriter::Image image = writer_->write(ctx, snapshot, checkpoint);
+    bytes = image.stored_bytes;
+    charge = image.charge_seconds;
+    content = std::move(image.content);
+  } else {
+    WireWriter out(content);
+    snapshot.encode(out);
+  }
   local_[checkpoint] = std::move(snapshot);
   ctx.record_local_checkpoint(checkpoint);
   saving_ = checkpoint;
@@ -229,17 +242,79 @@ void GlobalProtocol::save(ProtocolContext& ctx, std::uint32_t checkpoint) {
   }
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
+  pending_save_ = PendingSave{checkpoint, std::move(content), bytes};
+  if (charge > 0) {
+    // Hashing and compressing take a core of the node first (a simulation; on MPI they ran).
+    content::charge(ctx, charge, kEncodeTokenBit | ++charge_sequence_);
+    return;
+  }
+  send_saved(ctx);
+}
+
+void GlobalProtocol::send_saved(ProtocolContext& ctx) {
+  if (!pending_save_) return;
+  PendingSave save = std::move(*pending_save_);
+  pending_save_.reset();
+  if (save.checkpoint != saving_) return;  // a failure interrupted it
   if (options_->stable_storage) {
-    ctx.storage_write(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), checkpoint),
-                      std::move(content), bytes, checkpoint);
+    ctx.storage_write(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), save.checkpoint),
+                      std::move(save.content), save.bytes, save.checkpoint);
   } else {
     // Every buddy keeps a copy (several buddies replicate it); saved once all acknowledged.
-    Control data = with(checkpoint, ctx.epoch());
-    data.count = bytes;
-    data.snapshot = std::move(content);
+    Control data = with(save.checkpoint, ctx.epoch());
+    data.count = save.bytes;
+    data.snapshot = std::move(save.content);
     const auto buddies = options_->buddies->buddies(ctx.node());
     acks_missing_ = static_cast<std::uint32_t>(buddies.size());
-    for (NodeId buddy : buddies) send(ctx, buddy, kCheckpointData, data, core::Traffic::checkpoint, bytes);
+    for (NodeId buddy : buddies) send(ctx, buddy, kCheckpointData, data, core::Traffic::checkpoint, save.bytes);
+  }
+}
+
+void GlobalProtocol::restore_chain(ProtocolContext& ctx, std::span<const Bytes* const> chain) {
+  content::Restored restored = content::read_chain(ctx, *options_->content, chain);
+  writer_->adopt(chain);  // its images on storage now: erased once a newer chain is committed
+  local_[restoring_] = restored.snapshot;
+  if (restored.charge_seconds > 0) {  // decompression takes a core first (a simulation)
+    pending_restore_ = std::move(restored.snapshot);
+    content::charge(ctx, restored.charge_seconds, kDecodeTokenBit | ++charge_sequence_);
+    return;
+  }
+  restore(ctx, restored.snapshot);
+}
+
+void GlobalProtocol::charged(ProtocolContext& ctx, std::uint64_t token) {
+  if ((token & 0xffffffffu) != charge_sequence_) return;  // a stale one (a failure came in between)
+  if (token & kEncodeTokenBit) {
+    send_saved(ctx);
+  } else if (pending_restore_ && restoring_ != 0) {
+    const core::NodeSnapshot snapshot = std::move(*pending_restore_);
+    pending_restore_.reset();
+    restore(ctx, snapshot);
+  }
+}
+
+void GlobalProtocol::on_activity_done(ProtocolContext& ctx, std::uint64_t token) {
+  if (token & (kEncodeTokenBit | kDecodeTokenBit)) charged(ctx, token);
+}
+
+void GlobalProtocol::collect_chains(ProtocolContext& ctx) {
+  // /checkpoint_data: what the committed checkpoint's chain needs stays (its full image and the
+  // incrementals after it), here as a buddy for each origin, and on stable storage for itself.
+  std::map<NodeId, std::uint32_t> first;  // per origin held here: the first image to keep
+  for (const auto& [key, entry] : ctx.checkpoint_store().entries()) first.emplace(static_cast<NodeId>(key >> 32), 0);
+  for (auto& [origin, keep] : first) {
+    const auto find = [&](std::uint32_t id) -> const Bytes* {
+      const core::ProtocolStore::Entry* e = ctx.checkpoint_store().find(checkpoint_key(origin, id));
+      return e ? &e->content : nullptr;
+    };
+    const auto chain = content::collect_chain(find, committed_);
+    keep = chain.empty() ? committed_ : content::read_header(*chain.front()).checkpoint;
+  }
+  ctx.checkpoint_store().erase_if([&](std::uint64_t key) { return checkpoint_of(key) < first[static_cast<NodeId>(key >> 32)]; });
+  if (options_->stable_storage) {
+    for (std::uint32_t id : writer_->release_before(committed_)) {
+      ctx.storage_erase(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), id));
+    }
   }
 }
 
@@ -271,6 +346,18 @@ void GlobalProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, 
                  " is not on stable storage");
     return;
   }
+  if (writer_) {
+    // A chain of images: read back from the newest to the full one, then restored in order.
+    if (!content::is_image(*content) || content::read_header(*content).checkpoint != fetch_.want()) return;
+    if (const std::uint32_t next = fetch_.add(*content)) {
+      ctx.storage_read(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), next),
+                       kReadTokenBit | epoch);
+      return;
+    }
+    const auto chain = fetch_.chain();
+    restore_chain(ctx, chain);
+    return;
+  }
   WireReader in(*content);
   core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
   local_[restoring_] = snapshot;
@@ -283,6 +370,10 @@ void GlobalProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
       period_timer_.reset();
       start_checkpoint(ctx);
     }
+    return;
+  }
+  if (token & (kEncodeTokenBit | kDecodeTokenBit)) {
+    charged(ctx, token);
     return;
   }
   if (token == kRestartDelayToken && restarting_) {
@@ -334,6 +425,8 @@ void GlobalProtocol::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
   runtime.abort();
   runtime.pause();
   ready_for_ = save_for_ = saving_ = restoring_ = 0;
+  pending_save_.reset();
+  pending_restore_.reset();
   restored_from_ = checkpoint;
   if (checkpoint == 0) {
     if (ctx.recording()) ctx.note("epoch " + std::to_string(epoch) + ": restart from the initial state");
@@ -353,6 +446,7 @@ void GlobalProtocol::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
   restoring_ = checkpoint;
   asked_buddy_ = 0;
   if (options_->stable_storage) {
+    fetch_.begin(checkpoint);
     ctx.storage_read(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), checkpoint),
                      kReadTokenBit | epoch);
   } else {
@@ -375,6 +469,8 @@ void GlobalProtocol::restore(ProtocolContext& ctx, const core::NodeSnapshot& sna
   }
   ctx.record_failure_effect(cause_, effect);
   runtime.restore(snapshot);
+  // Its next image is a full one: the hashes it kept describe a state it has left.
+  if (writer_) writer_->restart_chain();
   restoring_ = 0;
   unrestored_ = false;
   sent_.clear();
@@ -418,9 +514,13 @@ void GlobalProtocol::on_control(ProtocolContext& ctx, const Message& m) {
       committed_ = c.checkpoint;
       // Garbage collection: older copies, here, at the buddy (below) and on storage.
       for (auto it = local_.begin(); it != local_.end();) it = it->first < committed_ ? local_.erase(it) : std::next(it);
-      ctx.checkpoint_store().erase_if([&](std::uint64_t key) { return checkpoint_of(key) < committed_; });
-      if (options_->stable_storage && committed_ > 1) {
-        ctx.storage_erase(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), committed_ - 1));
+      if (writer_) {
+        collect_chains(ctx);
+      } else {
+        ctx.checkpoint_store().erase_if([&](std::uint64_t key) { return checkpoint_of(key) < committed_; });
+        if (options_->stable_storage && committed_ > 1) {
+          ctx.storage_erase(ctx.node() % std::max(1u, ctx.storage_servers()), checkpoint_key(ctx.node(), committed_ - 1));
+        }
       }
       ctx.runtime().resume();
       apply_task_limit(ctx);
@@ -453,6 +553,24 @@ void GlobalProtocol::on_control(ProtocolContext& ctx, const Message& m) {
       if (c.checkpoint == saving_ && c.epoch == ctx.epoch() && --acks_missing_ == 0) saved(ctx);
       break;
     case kRestoreRequest: {
+      if (writer_) {
+        // /checkpoint_data: the chain of that checkpoint (its full image and the incrementals after it).
+        std::uint64_t bytes = 0;
+        const auto find = [&](std::uint32_t id) -> const Bytes* {
+          const core::ProtocolStore::Entry* e = ctx.checkpoint_store().find(checkpoint_key(m.source, id));
+          if (e) bytes += e->bytes;
+          return e ? &e->content : nullptr;
+        };
+        const auto chain = content::collect_chain(find, c.checkpoint);
+        if (chain.empty()) {
+          send(ctx, m.source, kNotHeld, with(c.checkpoint, c.epoch));
+          break;
+        }
+        Control data = with(c.checkpoint, c.epoch);
+        data.snapshot = content::pack(chain);
+        send(ctx, m.source, kRestoreData, data, core::Traffic::restore, bytes);
+        break;
+      }
       const core::ProtocolStore::Entry* copy = ctx.checkpoint_store().find(checkpoint_key(m.source, c.checkpoint));
       if (!copy) {
         send(ctx, m.source, kNotHeld, with(c.checkpoint, c.epoch));
@@ -465,6 +583,13 @@ void GlobalProtocol::on_control(ProtocolContext& ctx, const Message& m) {
     }
     case kRestoreData: {
       if (c.epoch != ctx.epoch() || c.checkpoint != restoring_) return;  // an older recovery's
+      if (writer_) {
+        const std::vector<Bytes> images = content::unpack(c.snapshot);
+        std::vector<const Bytes*> chain;
+        for (const Bytes& image : images) chain.push_back(&image);
+        restore_chain(ctx, chain);
+        break;
+      }
       WireReader in(c.snapshot);
       core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
       local_[restoring_] = snapshot;

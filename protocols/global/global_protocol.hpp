@@ -18,9 +18,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "graphs/buddy_mapping.hpp"
+#include "protocols/checkpoint_content.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
@@ -47,6 +49,8 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
 struct GlobalOptions : GlobalConfig {
   std::vector<TaskId> cut_positions;  // at_cuts: position of checkpoint k at [k - 1]
   std::optional<graphs::BuddyMapping> buddies;
+  // /checkpoint_data: the images of protocols/checkpoint_content.hpp (null: the snapshot as it is).
+  std::shared_ptr<const content::Settings> content;
 };
 
 std::shared_ptr<const GlobalOptions> make_global_options(const config::Config& config, config::JsonReader block,
@@ -55,7 +59,9 @@ std::shared_ptr<const GlobalOptions> make_global_options(const config::Config& c
 class GlobalProtocol final : public core::Protocol {
 public:
   GlobalProtocol(std::shared_ptr<const GlobalOptions> options, bool coordinator)
-      : options_(std::move(options)), coordinator_(coordinator) {}
+      : options_(std::move(options)), coordinator_(coordinator) {
+    if (options_->content && !coordinator_) writer_.emplace(options_->content);
+  }
 
   void on_start(ProtocolContext& ctx) override;
   void on_task_completed(ProtocolContext& ctx, TaskId task, bool first_execution) override;
@@ -66,6 +72,7 @@ public:
   void on_control(ProtocolContext& ctx, const Message& message) override;
   void on_timer(ProtocolContext& ctx, std::uint64_t token) override;
   void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
+  void on_activity_done(ProtocolContext& ctx, std::uint64_t token) override;
   void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) override;
   void on_restart(ProtocolContext& ctx, const core::RestartInfo& info) override;
   std::string phase(ProtocolContext& ctx) override;
@@ -75,7 +82,12 @@ private:
   void try_ready(ProtocolContext& ctx);
   void maybe_save(ProtocolContext& ctx);
   void save(ProtocolContext& ctx, std::uint32_t checkpoint);
+  void send_saved(ProtocolContext& ctx);
   void saved(ProtocolContext& ctx);
+  // /checkpoint_data: a restore from a chain of images; a charged CPU time (encode or decode) over.
+  void restore_chain(ProtocolContext& ctx, std::span<const core::Bytes* const> chain);
+  void charged(ProtocolContext& ctx, std::uint64_t token);
+  void collect_chains(ProtocolContext& ctx);
   std::string buddy_list(NodeId node) const;
   void recover(ProtocolContext& ctx, std::uint32_t epoch, std::uint32_t checkpoint, const FailureNotice& cause);
   void restore(ProtocolContext& ctx, const core::NodeSnapshot& snapshot);
@@ -107,6 +119,18 @@ private:
   bool restarting_ = false;                           // a replacement paying its restart cost
   bool unrestored_ = false;                           // a replacement that has restored nothing yet
   std::optional<Message> deferred_recover_;           // RECOVER received while restarting
+  // /checkpoint_data: its images, a chain being read back, a save or restore waiting for the CPU
+  // time of its encoding or decoding (tokens carry a sequence number: a stale one is ignored).
+  std::optional<content::ImageWriter> writer_;
+  content::ChainFetch fetch_;
+  struct PendingSave {
+    std::uint32_t checkpoint = 0;
+    core::Bytes content;
+    std::uint64_t bytes = 0;
+  };
+  std::optional<PendingSave> pending_save_;
+  std::optional<core::NodeSnapshot> pending_restore_;
+  std::uint32_t charge_sequence_ = 0;
   double checkpoint_began_ = -1;                      // for the trace spans
   double recovery_began_ = -1;
   // --- coordinator side ---

@@ -38,6 +38,7 @@ extern const ProtocolModule global_module = {
     nullptr,
     nullptr,
     nullptr,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

@@ -24,6 +24,7 @@ extern const ProtocolModule lineage_module = {
     nullptr,
     nullptr,
     nullptr,
+    "the lineage protocol saves no checkpoint data (it recomputes lost data from the task graph)",
 };
 
 }  // namespace ftsim::protocols

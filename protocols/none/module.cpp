@@ -24,6 +24,7 @@ extern const ProtocolModule none_module = {
     nullptr,
     nullptr,
     nullptr,
+    "the none protocol saves no checkpoint data (a failure restarts the job from its input)",
 };
 
 }  // namespace ftsim::protocols

@@ -85,6 +85,7 @@ extern const ProtocolModule uncoordinated_module = {
     nullptr,
     invariants,
     draws_at_random,
+    nullptr,
 };
 
 }  // namespace ftsim::protocols

@@ -13,6 +13,9 @@ namespace {
 constexpr std::uint64_t kTimerBit = 1ull << 62;
 constexpr std::uint64_t kWriteBit = 1ull << 61;
 constexpr std::uint64_t kReadBit = 1ull << 60;
+// /checkpoint_data: the CPU time of encoding an image / decoding a chain (+ a sequence number).
+constexpr std::uint64_t kEncodeBit = 1ull << 59;
+constexpr std::uint64_t kDecodeBit = 1ull << 58;
 }  // namespace
 
 void Process::arm_checkpoint_timer(core::ProtocolContext& ctx) {
@@ -34,6 +37,10 @@ void Process::arm_checkpoint_timer(core::ProtocolContext& ctx) {
 }
 
 void Process::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+  if (token & (kEncodeBit | kDecodeBit)) {
+    charged(ctx, token);
+    return;
+  }
   if (token != (kTimerBit | timer_token_)) return;
   timer_.reset();
   if (ctx.runtime().remaining_tasks() == 0) return;  // nothing left to protect
@@ -68,7 +75,7 @@ void Process::try_checkpoint(core::ProtocolContext& ctx) {
   save(ctx);
 }
 
-core::Bytes Process::encode_saved(core::ProtocolContext& ctx, std::uint64_t& bytes) const {
+core::NodeSnapshot Process::saved_snapshot(core::ProtocolContext& ctx) const {
   core::ProtocolRuntime runtime = ctx.runtime();
   core::NodeSnapshot snapshot = runtime.snapshot();
   // The logged versions that later writes have replaced are kept alive by their pins: the
@@ -81,9 +88,10 @@ core::Bytes Process::encode_saved(core::ProtocolContext& ctx, std::uint64_t& byt
     snapshot.store.emplace(k, it->second);
     snapshot.bytes += it->second.bytes;
   }
-  core::Bytes out;
-  core::WireWriter w(out);
-  snapshot.encode(w);
+  return snapshot;
+}
+
+void Process::write_tables(core::WireWriter& w) const {
   // The values it restarts with: after the save, the epoch and phase go up (l. 43-45).
   const std::uint32_t phase = options_.logging == Logging::send_deterministic ? phase_ + 1 : phase_;
   w.u32(epoch_ + 1);
@@ -118,14 +126,29 @@ core::Bytes Process::encode_saved(core::ProtocolContext& ctx, std::uint64_t& byt
     w.u32(key.second);
     w.u32(value);
   }
+}
+
+core::Bytes Process::encode_saved(core::ProtocolContext& ctx, std::uint64_t& bytes, double& charge) {
+  const core::NodeSnapshot snapshot = saved_snapshot(ctx);
+  core::Bytes out;
+  core::WireWriter w(out);
+  if (writer_) {
+    // /checkpoint_data: the state as a full or incremental image, the tables as they are.
+    core::Bytes tables;
+    core::WireWriter t(tables);
+    write_tables(t);
+    content::ImageWriter::Image image = writer_->write(ctx, snapshot, writing_, tables);
+    bytes = image.stored_bytes + tables.encoded_size();
+    charge = image.charge_seconds;
+    return std::move(image.content);
+  }
+  snapshot.encode(w);
+  write_tables(w);
   bytes = snapshot.bytes + out.encoded_size();
   return out;
 }
 
-Process::Saved Process::decode_saved(const core::Bytes& content) const {
-  core::WireReader r(content);
-  Saved s;
-  s.snapshot = core::NodeSnapshot::decode(r);
+void Process::read_tables(Saved& s, core::WireReader& r) {
   s.epoch = r.u32();
   s.phase = r.u32();
   s.date = r.u32();
@@ -157,7 +180,59 @@ Process::Saved Process::decode_saved(const core::Bytes& content) const {
     s.spe.push_back({{epoch, node}, value});
   }
   r.expect_done();
+}
+
+Process::Saved Process::decode_saved(const core::Bytes& content) const {
+  core::WireReader r(content);
+  Saved s;
+  s.snapshot = core::NodeSnapshot::decode(r);
+  read_tables(s, r);
   return s;
+}
+
+void Process::read_checkpoint(core::ProtocolContext& ctx) {
+  fetch_.begin(0);  // a new read: a chain read for an earlier one is void
+  pending_install_.reset();
+  ctx.storage_read(server(ctx), storage_key(restoring_), kReadBit | ++read_token_);
+}
+
+void Process::read_image(core::ProtocolContext& ctx, const core::Bytes& image) {
+  // /checkpoint_data: read back from the newest image to the full one, then restored in order.
+  if (fetch_.want() == 0) fetch_.begin(restoring_);
+  if (const std::uint32_t next = fetch_.add(image)) {
+    ctx.storage_read(server(ctx), storage_key(next), kReadBit | ++read_token_);
+    return;
+  }
+  const auto chain = fetch_.chain();
+  content::Restored restored = content::read_chain(ctx, *options_.content, chain);
+  writer_->adopt(chain);  // its images on storage now
+  fetch_.begin(0);
+  Saved saved;
+  saved.snapshot = std::move(restored.snapshot);
+  core::WireReader r(restored.extra);
+  read_tables(saved, r);
+  if (restored.charge_seconds > 0) {  // decompression takes a core first (a simulation)
+    pending_install_ = std::move(saved);
+    content::charge(ctx, restored.charge_seconds, kDecodeBit | ++charge_sequence_);
+    return;
+  }
+  install(ctx, std::move(saved), !replacement_);
+}
+
+void Process::charged(core::ProtocolContext& ctx, std::uint64_t token) {
+  if (!(token & (kEncodeBit | kDecodeBit)) || (token & 0xffffffffu) != charge_sequence_) return;  // stale
+  if (token & kEncodeBit) {
+    if (!pending_write_) return;
+    auto [checkpoint, content] = std::move(*pending_write_);
+    pending_write_.reset();
+    if (stage_ != Stage::writing || checkpoint != writing_ || abandoned_write_ != 0) return;  // abandoned since
+    ctx.storage_write(server(ctx), storage_key(checkpoint), std::move(content), save_bytes_, kWriteBit | checkpoint);
+    return;
+  }
+  if (!pending_install_ || recovery_ != Recovery::restoring) return;
+  Saved saved = std::move(*pending_install_);
+  pending_install_.reset();
+  install(ctx, std::move(saved), !replacement_);
 }
 
 void Process::save(core::ProtocolContext& ctx) {
@@ -165,11 +240,18 @@ void Process::save(core::ProtocolContext& ctx) {
   writing_ = checkpoints_ + 1;
   progress_ = 0;
   std::uint64_t bytes = 0;
-  core::Bytes content = encode_saved(ctx, bytes);
+  double charge = 0;
+  core::Bytes content = encode_saved(ctx, bytes, charge);
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
   save_bytes_ = bytes;
   if (ctx.recording()) ctx.note("checkpoint " + std::to_string(writing_) + " (epoch " + std::to_string(epoch_) + "): " + std::to_string(bytes) + " B to stable storage", "checkpoint");
+  if (charge > 0) {
+    // /checkpoint_data: hashing and compressing take a core first (a simulation; on MPI they ran).
+    pending_write_.emplace(writing_, std::move(content));
+    content::charge(ctx, charge, kEncodeBit | ++charge_sequence_);
+    return;
+  }
   ctx.storage_write(server(ctx), storage_key(writing_), std::move(content), bytes, kWriteBit | writing_);
 }
 
@@ -228,7 +310,7 @@ void Process::on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, c
         return;
       }
       restoring_ = probe_fallback_;
-      ctx.storage_read(server(ctx), storage_key(restoring_), kReadBit | ++read_token_);
+      read_checkpoint(ctx);
       return;
     }
     ctx.fail_run("uncoordinated: checkpoint " + std::to_string(restoring_) + " of node " + std::to_string(node_) +
@@ -236,6 +318,10 @@ void Process::on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, c
     return;
   }
   probing_ = false;
+  if (writer_) {
+    read_image(ctx, *content);
+    return;
+  }
   install(ctx, decode_saved(*content), !replacement_);
 }
 
@@ -301,6 +387,12 @@ void Process::install(core::ProtocolContext& ctx, Saved saved, bool keep_memory)
   for (const Receipt& r : receipts_) received_.insert({r.source, r.version});
   // Checkpoints after this one belong to an execution that no longer exists.
   for (std::uint32_t c = checkpoint + 1; c <= checkpoints_; ++c) ctx.storage_erase(server(ctx), storage_key(c));
+  if (writer_) {
+    // /checkpoint_data: its next image is a full one (the hashes it kept describe a state it left).
+    writer_->release_after(checkpoint);
+    writer_->restart_chain();
+    pending_write_.reset();
+  }
   checkpoints_ = checkpoint;
   writing_ = 0;
   epoch_ = restart;

@@ -105,6 +105,7 @@ std::shared_ptr<const Options> make_options(const config::Config& config, const 
   options->schedule = b.schedule;
   options->period = b.period;
   options->seed = config.seed;
+  options->content = content::make_settings(config, graph);
   options->cluster.assign(nodes, 0);
   if (b.schedule == Schedule::clusters) {
     if (!b.lists.empty()) {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "protocols/checkpoint_content.hpp"
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
@@ -44,6 +45,8 @@ struct Options {
   // Per node: for each version it receives, the node that sends it (the transfer plan), by
   // version key (handle << 32 | version). A restarted node asks these nodes for what it lacks.
   std::vector<std::vector<std::pair<std::uint64_t, graphs::NodeId>>> sources;
+  // /checkpoint_data: checkpoints are images of protocols/checkpoint_content.hpp (null: as they are).
+  std::shared_ptr<const content::Settings> content;
 
   bool send_rule() const { return logging != Logging::none; }
   // Header words piggybacked on each data message: date, epoch and phase (send-deterministic);

@@ -15,6 +15,7 @@ Process::Process(const Options& options, core::NodeId node)
     : options_(options), node_(node), random_(options.seed * 0x9e3779b97f4a7c15ull + node * 1315423911ull + 7) {
   epoch_ = options_.first_epoch[node_];
   epoch_dates_ = {date_};
+  if (options_.content) writer_.emplace(options_.content);
 }
 
 void Process::on_start(core::ProtocolContext& ctx) { arm_checkpoint_timer(ctx); }
@@ -178,8 +179,16 @@ void Process::on_floor(core::ProtocolContext& ctx, std::uint32_t floor) {
   // of the checkpoint, which a replay since may have changed: they stay.
   if (floor <= floor_ || options_.logging == Logging::none || recovery_ != Recovery::none) return;
   const std::uint32_t first = options_.first_epoch[node_];
-  for (std::uint32_t c = std::max<std::uint32_t>(1, floor_ > first ? floor_ - first : 1); first + c < floor && c <= checkpoints_; ++c) {
-    ctx.storage_erase(server(ctx), storage_key(c));
+  if (writer_) {
+    // /checkpoint_data: the oldest checkpoint a restart may use keeps its chain (its full image
+    // and the incrementals after it); the images before that chain go.
+    if (floor > first && floor - first <= checkpoints_) {
+      for (std::uint32_t c : writer_->release_before(floor - first)) ctx.storage_erase(server(ctx), storage_key(c));
+    }
+  } else {
+    for (std::uint32_t c = std::max<std::uint32_t>(1, floor_ > first ? floor_ - first : 1); first + c < floor && c <= checkpoints_; ++c) {
+      ctx.storage_erase(server(ctx), storage_key(c));
+    }
   }
   floor_ = floor;
   for (auto it = sent_.begin(); it != sent_.end();) {

@@ -39,6 +39,7 @@ public:
   // --- checkpoints (unco_checkpoint.cpp) ---
   void on_timer(core::ProtocolContext& ctx, std::uint64_t token);
   void on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content);
+  void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) { charged(ctx, token); }
   void try_checkpoint(core::ProtocolContext& ctx);  // a task ended, a message left, an ack came
   void on_task_completed(core::ProtocolContext& ctx) {
     ++progress_;
@@ -93,8 +94,15 @@ private:
   void arm_checkpoint_timer(core::ProtocolContext& ctx);
   void save(core::ProtocolContext& ctx);
   void saved(core::ProtocolContext& ctx);
-  core::Bytes encode_saved(core::ProtocolContext& ctx, std::uint64_t& bytes) const;
+  core::Bytes encode_saved(core::ProtocolContext& ctx, std::uint64_t& bytes, double& charge);
+  core::NodeSnapshot saved_snapshot(core::ProtocolContext& ctx) const;
+  void write_tables(core::WireWriter& w) const;  // what it restarts with besides its state
+  static void read_tables(Saved& saved, core::WireReader& r);
   Saved decode_saved(const core::Bytes& content) const;
+  // /checkpoint_data: reads the chain of restoring_ from storage; an image read; a charge over.
+  void read_checkpoint(core::ProtocolContext& ctx);
+  void read_image(core::ProtocolContext& ctx, const core::Bytes& image);
+  void charged(core::ProtocolContext& ctx, std::uint64_t token);
   std::uint64_t storage_key(std::uint32_t checkpoint) const { return (std::uint64_t(node_) << 32) | checkpoint; }
   std::uint32_t server(core::ProtocolContext& ctx) const { return node_ % std::max(1u, ctx.storage_servers()); }
   void install(core::ProtocolContext& ctx, Saved saved, bool keep_memory);
@@ -126,6 +134,12 @@ private:
   std::map<std::pair<std::uint32_t, core::NodeId>, std::uint32_t> spe_;  // (send epoch, destination) -> receive epoch
   std::uint64_t next_store_key_ = 1;
   std::uint32_t floor_ = 0;
+  // --- /checkpoint_data ---
+  std::optional<content::ImageWriter> writer_;
+  content::ChainFetch fetch_;
+  std::optional<std::pair<std::uint32_t, core::Bytes>> pending_write_;  // (checkpoint, image)
+  std::optional<Saved> pending_install_;
+  std::uint32_t charge_sequence_ = 0;
   // --- checkpoints ---
   Stage stage_ = Stage::running;
   std::uint32_t checkpoints_ = 0;  // taken in this execution (its number: epoch_ - first epoch)

@@ -47,6 +47,10 @@ void UncoordinatedProtocol::on_timer(core::ProtocolContext& ctx, std::uint64_t t
   if (process_) process_->on_timer(ctx, token);
 }
 
+void UncoordinatedProtocol::on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) {
+  if (process_) process_->on_activity_done(ctx, token);
+}
+
 void UncoordinatedProtocol::on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
   if (process_) process_->on_storage_done(ctx, token, content);
 }

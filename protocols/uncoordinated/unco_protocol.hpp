@@ -29,6 +29,7 @@ public:
   void on_data_released(core::ProtocolContext& ctx, const core::Message& m) override;
   void on_control(core::ProtocolContext& ctx, const core::Message& m) override;
   void on_timer(core::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) override;
   void on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
   void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override;
   void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;

@@ -22,7 +22,18 @@ void Process::on_failure_notice(core::ProtocolContext& ctx, const core::FailureN
 void Process::stop(core::ProtocolContext& ctx) {
   // l. 55: blocked. What runs now is thrown away (it may be rolled back); data waits.
   if (recovery_ == Recovery::none) recovery_began_ = ctx.now();
-  if (stage_ == Stage::writing) abandoned_write_ = writing_;  // its completion is then erased
+  if (stage_ == Stage::writing) {
+    if (pending_write_) {
+      pending_write_.reset();  // /checkpoint_data: still encoding, nothing written: nothing to erase
+    } else {
+      abandoned_write_ = writing_;  // its completion is then erased
+    }
+    if (writer_) {
+      // /checkpoint_data: the abandoned image is no checkpoint: the next one is full.
+      writer_->release_after(checkpoints_);
+      writer_->restart_chain();
+    }
+  }
   stage_ = Stage::running;  // a save in progress is abandoned
   writing_ = 0;
   core::ProtocolRuntime runtime = ctx.runtime();
@@ -75,7 +86,7 @@ void Process::on_control(core::ProtocolContext& ctx, const core::Message& m) {
         probing_ = true;
         probe_fallback_ = round.latest;
         restoring_ = round.latest + 1;
-        ctx.storage_read(server(ctx), storage_key(restoring_), kReadBit | ++read_token_);
+        read_checkpoint(ctx);
         break;
       }
       report(ctx);
@@ -196,7 +207,7 @@ void Process::apply_line(core::ProtocolContext& ctx) {
   recovery_ = Recovery::restoring;
   restoring_ = restart - first;
   probing_ = false;
-  ctx.storage_read(server(ctx), storage_key(restoring_), kReadBit | ++read_token_);
+  read_checkpoint(ctx);
 }
 
 void Process::restored(core::ProtocolContext& ctx) {

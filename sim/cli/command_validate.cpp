@@ -7,6 +7,7 @@
 #include "graphs/cut_selection.hpp"
 #include "graphs/graph_stats.hpp"
 #include "graphs/size_check.hpp"
+#include "protocols/checkpoint_content.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/sweep/sweep_plan.hpp"
@@ -71,6 +72,22 @@ void print_resolved(const config::Config& cfg, std::ostream& out) {
         << fmt::format(" of work: at least {} over the run (its failure-free makespan is at least {}: critical path and "
                        "work per core)\n",
                        static_cast<std::uint64_t>(bound / period), config::format_seconds(bound));
+  }
+  if (cfg.checkpoint_data.enabled) {
+    const config::CheckpointDataConfig& c = cfg.checkpoint_data;
+    std::vector<std::string> parts;
+    if (c.zero_blocks) parts.push_back("zero blocks");
+    if (c.incremental) parts.push_back(fmt::format("incremental (a full checkpoint every {})", c.full_every));
+    if (c.zstd) parts.push_back(fmt::format("zstd level {}", c.level));
+    std::string line;
+    for (const auto& part : parts) line += (line.empty() ? "" : ", ") + part;
+    out << "  checkpoint data  " << line << ", blocks of " << config::format_bytes(double(c.block_size)) << ": "
+        << protocols::checkpoint_data_status(cfg) << "\n";
+    if (!c.profile_families.empty()) {
+      // The families a profile names must be the graph's (an error names the JSON path).
+      const graphs::TaskGraph graph = graphs::build_application(cfg);
+      protocols::content::Settings settings(cfg, graph);
+    }
   }
   out << "  failures     " << failures_line(cfg) << "\n";
   if (const auto& p = cfg.failures.prediction) {

@@ -142,6 +142,25 @@ ApplicationConfig read_application(JsonReader reader, const std::string& config_
     }
     c.iterations = read_count(reader.at("iterations"));
     c.precision = read_precision(reader);
+    if (auto matrix = reader.find("matrix")) {
+      if (matrix->is_string()) {
+        matrix->as_choice({"poisson"});
+      } else {
+        matrix->expect_object();
+        matrix->at("type").as_choice({"box"});
+        auto radius = matrix->at("radius");
+        c.box_radius = static_cast<std::uint32_t>(radius.as_int(1, 1000));
+        // SPMV of block row i reads the vector blocks i - 1, i and i + 1 only: the box must not
+        // reach further than the shortest block row.
+        const std::uint32_t shortest = c.grid / c.blocks;
+        if (c.box_radius > shortest) {
+          radius.fail("the box reaches " + std::to_string(c.box_radius) + " mesh rows, more than the shortest block row (" +
+                      std::to_string(shortest) + " rows of a " + std::to_string(c.grid) + " grid in " +
+                      std::to_string(c.blocks) + " blocks): use fewer blocks or a smaller radius");
+        }
+        matrix->finish();
+      }
+    }
   } else if (type == "spmd") {
     app.type = ApplicationType::spmd;
     auto& s = app.spmd;
@@ -510,6 +529,85 @@ ReferenceConfig read_reference(JsonReader reader) {
   return r;
 }
 
+CheckpointDataConfig::ProfileOverride read_profile_override(JsonReader& reader) {
+  CheckpointDataConfig::ProfileOverride o;
+  if (auto zero = reader.find("zero_fraction")) o.zero_fraction = zero->as_number(0, 1);
+  if (auto changed = reader.find("changed_fraction")) o.changed_fraction = changed->as_number(0, 1);
+  if (auto ratio = reader.find("compression_ratio")) o.compression_ratio = ratio->as_number(1, 1e6);
+  return o;
+}
+
+// /checkpoint_data (docs/configs.md#checkpoint_data): zero-block exclusion, incremental
+// checkpoints and zstd compression of what the protocols save (Cores 2015, Ch. 2).
+CheckpointDataConfig read_checkpoint_data(JsonReader reader) {
+  CheckpointDataConfig c;
+  reader.expect_object();
+  c.enabled = true;
+  if (auto zero = reader.find("zero_blocks")) c.zero_blocks = zero->as_bool();
+  std::optional<std::uint64_t> block_size;
+  auto check_block_size = [](JsonReader& at) {
+    const std::uint64_t size = at.as_bytes();
+    if (size < 64 || size > (std::uint64_t(1) << 30) || size % 8 != 0) {
+      at.fail_expected("a block size from 64 B to 1 GiB, a multiple of 8 bytes");
+    }
+    return size;
+  };
+  if (auto size = reader.find("block_size")) block_size = check_block_size(*size);
+  if (auto incremental = reader.find("incremental")) {
+    if (incremental->is_object()) {
+      c.incremental = true;
+      if (auto size = incremental->find("block_size")) {
+        const std::uint64_t inner = check_block_size(*size);
+        if (block_size && *block_size != inner) {
+          size->fail("differs from /checkpoint_data/block_size (" + std::to_string(*block_size) +
+                     " B): give the block size once");
+        }
+        block_size = inner;
+      }
+      if (auto every = incremental->find("full_every")) c.full_every = static_cast<std::uint32_t>(every->as_int(1, 1000000));
+      else c.full_every = 3;
+      incremental->finish();
+    } else {
+      c.incremental = incremental->as_bool();
+      if (c.incremental) c.full_every = 3;
+    }
+  }
+  if (block_size) c.block_size = *block_size;
+  if (auto compression = reader.find("compression")) c.zstd = compression->as_choice({"none", "zstd"}) == "zstd";
+  if (auto level = reader.find("level")) {
+    if (!c.zstd) level->fail("a compression level needs \"compression\": \"zstd\"");
+    c.level = static_cast<int>(level->as_int(1, 22));
+  }
+  if (auto profile = reader.find("profile")) {
+    profile->expect_object();
+    c.profile_pointer = profile->pointer();
+    c.profile_all = read_profile_override(*profile);
+    if (auto families = profile->find("families")) {
+      families->expect_object();
+      for (const auto& [name, value] : families->json().items()) {
+        JsonReader family = families->at(name);
+        family.expect_object();
+        c.profile_families[name] = read_profile_override(family);
+        family.finish();
+      }
+      families->finish();
+    }
+    profile->finish();
+  }
+  if (auto throughput = reader.find("throughput")) {
+    throughput->expect_object();
+    if (auto hash = throughput->find("hash")) c.hash_throughput = hash->as_bandwidth();
+    if (auto compress = throughput->find("compress")) c.compress_throughput = compress->as_bandwidth();
+    if (auto decompress = throughput->find("decompress")) c.decompress_throughput = decompress->as_bandwidth();
+    throughput->finish();
+  }
+  if (!c.zero_blocks && !c.incremental && !c.zstd) {
+    reader.fail("nothing to do: set \"zero_blocks\": true, \"incremental\" or \"compression\": \"zstd\" (or remove the section)");
+  }
+  reader.finish();
+  return c;
+}
+
 }  // namespace
 
 Config load_config_json(const Json& document, const std::string& origin) {
@@ -565,6 +663,7 @@ Config load_config_json(const Json& document, const std::string& origin) {
   if (auto protocol = root.find("protocol")) {
     config.protocol = read_protocol(*protocol);
   }
+  if (auto data = root.find("checkpoint_data")) config.checkpoint_data = read_checkpoint_data(*data);
   if (auto run = root.find("run")) config.run = read_run(*run);
   config.document = document;
   root.finish();

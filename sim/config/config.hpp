@@ -40,6 +40,10 @@ struct CgConfig {
   std::uint32_t blocks = 0;      // block rows of the matrix (and of every vector)
   std::uint32_t iterations = 0;
   Precision precision = Precision::double_precision;
+  // /application/matrix: 0 for the 5-point Laplacian ("poisson"); R >= 1 for the (2R+1)^2-point
+  // box matrix ({"type": "box", "radius": R}): (2R+1)^2 on the diagonal, -1 for every mesh
+  // neighbour within R rows and R columns (denser rows, as NPB CG's; Cores 2015 Table 2).
+  std::uint32_t box_radius = 0;
 };
 
 // The NAS kernels' patterns (nas_*) are those of Guermouche 2011 §V-E (graphs/apps/spmd.cpp says
@@ -163,6 +167,39 @@ struct ReferenceConfig {
   std::optional<double> makespan;  // seconds, failure-free
 };
 
+// --- Checkpoint content (/checkpoint_data): smaller checkpoints (Cores 2015, Ch. 2) ------
+
+// What an application's data looks like to a block-based checkpoint (blocks of
+// /checkpoint_data/block_size bytes), for the simulation: the share of its blocks that are all
+// zeros, the share of its blocks one write changes, and how much zstd shrinks the blocks that are
+// stored. The MPI backend measures all three on the real buffers instead.
+struct DataProfile {
+  double zero_fraction = 0;       // blocks that are all zeros, 0 to 1
+  double changed_fraction = 1;    // blocks a write changes, 0 to 1
+  double compression_ratio = 1;   // stored bytes / compressed bytes, >= 1
+};
+
+struct CheckpointDataConfig {
+  bool enabled = false;             // the section is present
+  bool zero_blocks = false;         // an all-zero block is stored as a marker
+  bool incremental = false;         // only the blocks changed since the previous checkpoint
+  std::uint64_t block_size = 8192;  // bytes
+  std::uint32_t full_every = 1;     // a full checkpoint every this many (incremental)
+  bool zstd = false;
+  int level = 3;                    // zstd level
+  // /checkpoint_data/profile: overrides of the application's measured defaults, for every family
+  // of data (its top-level keys) or per family (/profile/families/<name>, a handle family such as
+  // "A" or "x" of cg); a key not given keeps the default.
+  struct ProfileOverride {
+    std::optional<double> zero_fraction, changed_fraction, compression_ratio;
+  };
+  ProfileOverride profile_all;
+  std::map<std::string, ProfileOverride> profile_families;
+  std::string profile_pointer;      // for errors found once the graph is built (an unknown family)
+  // /checkpoint_data/throughput: bytes per second of one core (0: the measured default).
+  double hash_throughput = 0, compress_throughput = 0, decompress_throughput = 0;
+};
+
 // --- The whole experiment ---------------------------------------------------------------
 
 struct Config {
@@ -178,6 +215,7 @@ struct Config {
   std::optional<ReferenceConfig> reference;
   FailureConfig failures;
   ProtocolConfig protocol;
+  CheckpointDataConfig checkpoint_data;
   RunConfig run;
   Json document;  // the config as written, echoed in results.json
 };

@@ -78,6 +78,24 @@ void encode_metrics(WireWriter& out, const core::NodeMetrics& m) {
   out.u64(m.counters.cp_data_cached_count);
   out.u64(m.counters.cp_data_cached_size);
   for (std::uint64_t v : m.counters.named) out.u64(v);  // the protocol's named metrics
+  const core::ContentCounters& c = m.counters.content;  // /checkpoint_data
+  for (std::uint64_t v : {c.full_images, c.incremental_images, c.full_logical_bytes, c.full_stored_bytes,
+                          c.incremental_logical_bytes, c.incremental_stored_bytes, c.uncompressed_bytes, c.blocks,
+                          c.zero_blocks, c.unchanged_blocks, c.stored_blocks, c.restores, c.restore_images,
+                          c.restore_bytes}) {
+    out.u64(v);
+  }
+  out.f64(c.hash_seconds);
+  out.f64(c.compress_seconds);
+  out.f64(c.decompress_seconds);
+  out.u64(c.images.size());
+  for (const core::ContentImageRecord& image : c.images) {
+    out.u32(image.checkpoint);
+    out.u8(image.full ? 1 : 0);
+    out.u64(image.logical_bytes);
+    out.u64(image.stored_bytes);
+    out.f64(image.seconds);
+  }
 }
 
 core::NodeMetrics decode_metrics(WireReader& in) {
@@ -106,6 +124,24 @@ core::NodeMetrics decode_metrics(WireReader& in) {
   m.counters.cp_data_cached_count = in.u64();
   m.counters.cp_data_cached_size = in.u64();
   for (std::uint64_t& v : m.counters.named) v = in.u64();
+  core::ContentCounters& c = m.counters.content;
+  for (std::uint64_t* v : {&c.full_images, &c.incremental_images, &c.full_logical_bytes, &c.full_stored_bytes,
+                           &c.incremental_logical_bytes, &c.incremental_stored_bytes, &c.uncompressed_bytes, &c.blocks,
+                           &c.zero_blocks, &c.unchanged_blocks, &c.stored_blocks, &c.restores, &c.restore_images,
+                           &c.restore_bytes}) {
+    *v = in.u64();
+  }
+  c.hash_seconds = in.f64();
+  c.compress_seconds = in.f64();
+  c.decompress_seconds = in.f64();
+  c.images.resize(in.count(29));
+  for (core::ContentImageRecord& image : c.images) {
+    image.checkpoint = in.u32();
+    image.full = in.u8() != 0;
+    image.logical_bytes = in.u64();
+    image.stored_bytes = in.u64();
+    image.seconds = in.f64();
+  }
   return m;
 }
 

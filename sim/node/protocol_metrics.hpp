@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace ftsim::core {
 
@@ -26,6 +27,28 @@ struct MetricDefinition {
 // How many named metrics a protocol may declare.
 inline constexpr std::size_t kMaxProtocolMetrics = 24;
 
+// One checkpoint image a process wrote with /checkpoint_data (protocols/checkpoint_content.hpp):
+// a process's share of checkpoint `checkpoint`, full or incremental, the bytes it stands for
+// (`logical`, what it would have saved without the section) and those it stored.
+struct ContentImageRecord {
+  std::uint32_t checkpoint = 0;
+  bool full = true;
+  std::uint64_t logical_bytes = 0, stored_bytes = 0;
+  double seconds = 0;  // hashing and compressing it (modelled in a simulation, measured on MPI)
+};
+
+// What /checkpoint_data did on one process (results.json "checkpoint_data", docs/results.md).
+struct ContentCounters {
+  std::uint64_t full_images = 0, incremental_images = 0;
+  std::uint64_t full_logical_bytes = 0, full_stored_bytes = 0;
+  std::uint64_t incremental_logical_bytes = 0, incremental_stored_bytes = 0;
+  std::uint64_t uncompressed_bytes = 0;  // stored bytes before compression
+  std::uint64_t blocks = 0, zero_blocks = 0, unchanged_blocks = 0, stored_blocks = 0;
+  double hash_seconds = 0, compress_seconds = 0, decompress_seconds = 0;
+  std::uint64_t restores = 0, restore_images = 0, restore_bytes = 0;  // images read back to restore
+  std::vector<ContentImageRecord> images;
+};
+
 // What a protocol counts on its own process.
 struct ProtocolCounters {
   // StarPU-MPI's starpu_mpi_ft_stats, for the protocols that save data (global, buddy, ...).
@@ -33,6 +56,8 @@ struct ProtocolCounters {
   std::uint64_t cp_data_cached_count = 0, cp_data_cached_size = 0;
   // The protocol's own named metrics, by index in its module's table.
   std::array<std::uint64_t, kMaxProtocolMetrics> named{};
+  // /checkpoint_data: counted by the shared content code of protocols/checkpoint_content.hpp.
+  ContentCounters content;
 
   void add(std::size_t metric, std::uint64_t amount = 1) { named[metric] += amount; }
   void raise_to(std::size_t metric, std::uint64_t value) {

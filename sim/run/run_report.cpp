@@ -1,15 +1,115 @@
 #include "sim/run/run_report.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "protocols/registry.hpp"
 #include "sim/run/table.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/units.hpp"
 #include "sim/world/run_metrics_json.hpp"
 
 namespace ftsim::cli {
+
+nlohmann::json checkpoint_data_json(const config::Config& cfg, const core::RunMetrics& m) {
+  if (!cfg.checkpoint_data.enabled) return nullptr;
+  const config::CheckpointDataConfig& c = cfg.checkpoint_data;
+  core::ContentCounters total;
+  nlohmann::json images = nlohmann::json::array();
+  // Per checkpoint id (and process, for uncoordinated checkpoints numbered per process): its
+  // full and incremental shares.
+  struct Share {
+    std::uint64_t full_images = 0, incremental_images = 0;
+    std::uint64_t logical = 0, full_stored = 0, incremental_stored = 0;
+  };
+  std::map<std::uint32_t, Share> shares;
+  const bool per_process = std::any_of(m.checkpoints.begin(), m.checkpoints.end(), [](const auto& r) { return r.process >= 0; });
+  std::map<std::pair<std::size_t, std::uint32_t>, Share> process_shares;
+  for (std::size_t n = 0; n < m.nodes.size(); ++n) {
+    const core::ContentCounters& x = m.nodes[n].counters.content;
+    total.full_images += x.full_images;
+    total.incremental_images += x.incremental_images;
+    total.full_logical_bytes += x.full_logical_bytes;
+    total.full_stored_bytes += x.full_stored_bytes;
+    total.incremental_logical_bytes += x.incremental_logical_bytes;
+    total.incremental_stored_bytes += x.incremental_stored_bytes;
+    total.uncompressed_bytes += x.uncompressed_bytes;
+    total.blocks += x.blocks;
+    total.zero_blocks += x.zero_blocks;
+    total.unchanged_blocks += x.unchanged_blocks;
+    total.stored_blocks += x.stored_blocks;
+    total.hash_seconds += x.hash_seconds;
+    total.compress_seconds += x.compress_seconds;
+    total.decompress_seconds += x.decompress_seconds;
+    total.restores += x.restores;
+    total.restore_images += x.restore_images;
+    total.restore_bytes += x.restore_bytes;
+    for (const core::ContentImageRecord& image : x.images) {
+      images.push_back({{"process", n},
+                        {"checkpoint", image.checkpoint},
+                        {"kind", image.full ? "full" : "incremental"},
+                        {"logical_bytes", image.logical_bytes},
+                        {"stored_bytes", image.stored_bytes},
+                        {"seconds", image.seconds}});
+      Share& share = per_process ? process_shares[{n, image.checkpoint}] : shares[image.checkpoint];
+      (image.full ? share.full_images : share.incremental_images) += 1;
+      share.logical += image.logical_bytes;
+      (image.full ? share.full_stored : share.incremental_stored) += image.stored_bytes;
+    }
+  }
+  const auto share_json = [](const Share& s) {
+    return nlohmann::json{{"full_images", s.full_images},
+                          {"incremental_images", s.incremental_images},
+                          {"logical_bytes", s.logical},
+                          {"stored_bytes", s.full_stored + s.incremental_stored},
+                          {"full_stored_bytes", s.full_stored},
+                          {"incremental_stored_bytes", s.incremental_stored}};
+  };
+  nlohmann::json checkpoints = nlohmann::json::array();
+  for (const auto& [id, share] : shares) {
+    nlohmann::json row = share_json(share);
+    row["id"] = id;
+    checkpoints.push_back(row);
+  }
+  for (const auto& [key, share] : process_shares) {
+    nlohmann::json row = share_json(share);
+    row["id"] = key.second;
+    row["process"] = key.first;
+    checkpoints.push_back(row);
+  }
+  const std::uint64_t logical = total.full_logical_bytes + total.incremental_logical_bytes;
+  const std::uint64_t stored = total.full_stored_bytes + total.incremental_stored_bytes;
+  const nlohmann::json settings = {{"zero_blocks", c.zero_blocks},
+                                   {"incremental", c.incremental},
+                                   {"block_size", c.block_size},
+                                   {"full_every", c.incremental ? c.full_every : 1},
+                                   {"compression", c.zstd ? "zstd" : "none"},
+                                   {"level", c.zstd ? nlohmann::json(c.level) : nlohmann::json(nullptr)}};
+  return {{"status", protocols::checkpoint_data_status(cfg)},
+          {"settings", settings},
+          {"logical_bytes", logical},
+          {"stored_bytes", stored},
+          {"reduction", logical == 0 ? nlohmann::json(nullptr) : nlohmann::json(1.0 - double(stored) / double(logical))},
+          {"full", {{"images", total.full_images}, {"logical_bytes", total.full_logical_bytes}, {"stored_bytes", total.full_stored_bytes}}},
+          {"incremental",
+           {{"images", total.incremental_images}, {"logical_bytes", total.incremental_logical_bytes}, {"stored_bytes", total.incremental_stored_bytes}}},
+          {"uncompressed_bytes", total.uncompressed_bytes},
+          {"blocks", total.blocks},
+          {"zero_blocks", total.zero_blocks},
+          {"unchanged_blocks", total.unchanged_blocks},
+          {"stored_blocks", total.stored_blocks},
+          {"hash_seconds", total.hash_seconds},
+          {"compress_seconds", total.compress_seconds},
+          {"decompress_seconds", total.decompress_seconds},
+          {"restores", total.restores},
+          {"restore_images", total.restore_images},
+          {"restore_bytes", total.restore_bytes},
+          {"checkpoints", checkpoints},
+          {"images", images}};
+}
 
 OverheadSplit overhead_split(double makespan, double none_makespan, double protocol_makespan) {
   OverheadSplit split;
@@ -30,6 +130,7 @@ nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& 
   results["config"] = cfg.document;
   results["seed"] = cfg.seed;
   results["protocol"] = cfg.protocol.type;
+  results["checkpoint_data"] = checkpoint_data_json(cfg, metrics);
   results["graph"] = {{"tasks", graph.task_count()},
                       {"edges", graph.edge_count()},
                       {"handles", graph.handle_count()},
@@ -117,6 +218,24 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
                               : named.unit == "us"  ? config::format_seconds(double(named.value) * 1e-6)
                                                     : fmt::format("{} {}", named.value, named.unit);
     summary.add_row({cfg.protocol.type + ": " + named.name, value});
+  }
+  if (cfg.checkpoint_data.enabled) {
+    const std::string status = protocols::checkpoint_data_status(cfg);
+    if (status != "applied") {
+      summary.add_row({"checkpoint data", status});
+    } else {
+      std::uint64_t logical = 0, stored = 0, full = 0, incremental = 0;
+      for (const auto& n : m.nodes) {
+        const core::ContentCounters& x = n.counters.content;
+        logical += x.full_logical_bytes + x.incremental_logical_bytes;
+        stored += x.full_stored_bytes + x.incremental_stored_bytes;
+        full += x.full_images;
+        incremental += x.incremental_images;
+      }
+      summary.add_row({"checkpoint data: stored / without", config::format_bytes(double(stored)) + " / " + config::format_bytes(double(logical)) +
+                                                            (logical > 0 ? " (" + percent(double(stored) / double(logical) - 1.0) + ")" : "")});
+      summary.add_row({"checkpoint data: images", fmt::format("{} full, {} incremental", full, incremental)});
+    }
   }
   summary.add_row({"failures", std::to_string(m.failures.size())});
   if (m.migration.enabled) {  // docs/migration.md

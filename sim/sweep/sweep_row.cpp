@@ -87,6 +87,10 @@ const std::vector<MetricColumn>& metrics() {
     direct("log.bytes");
     direct("log.peak_bytes");
     direct("log.copies_peak_bytes");
+    // /checkpoint_data (empty without it): what the checkpoints hold, what was stored, 1 - stored / held.
+    t.push_back({"checkpoint_data_logical_bytes", field("/checkpoint_data/logical_bytes")});
+    t.push_back({"checkpoint_data_stored_bytes", field("/checkpoint_data/stored_bytes")});
+    t.push_back({"checkpoint_data_reduction", field("/checkpoint_data/reduction")});
     // checkpoints[] and failures[] ("checkpoints" and "failures" are config keys too).
     t.push_back({"checkpoint_count", count_of("checkpoints", [](const Json& c) { return c.value("committed", Json()).is_number(); })});
     t.push_back({"checkpoint_aborted_count", count_of("checkpoints", [](const Json& c) { return c.value("aborted", false); })});

@@ -111,6 +111,58 @@ MigrationMetrics migration_from(const json& j) {
   return m;
 }
 
+// What /checkpoint_data did on a node (ContentCounters; results.md: nodes[].checkpoint_data).
+json content_json(const ContentCounters& c) {
+  json images = json::array();
+  for (const ContentImageRecord& i : c.images) {
+    images.push_back({{"checkpoint", i.checkpoint}, {"full", i.full}, {"logical_bytes", i.logical_bytes},
+                      {"stored_bytes", i.stored_bytes}, {"seconds", i.seconds}});
+  }
+  return {{"full_images", c.full_images},
+          {"incremental_images", c.incremental_images},
+          {"full_logical_bytes", c.full_logical_bytes},
+          {"full_stored_bytes", c.full_stored_bytes},
+          {"incremental_logical_bytes", c.incremental_logical_bytes},
+          {"incremental_stored_bytes", c.incremental_stored_bytes},
+          {"uncompressed_bytes", c.uncompressed_bytes},
+          {"blocks", c.blocks},
+          {"zero_blocks", c.zero_blocks},
+          {"unchanged_blocks", c.unchanged_blocks},
+          {"stored_blocks", c.stored_blocks},
+          {"hash_seconds", c.hash_seconds},
+          {"compress_seconds", c.compress_seconds},
+          {"decompress_seconds", c.decompress_seconds},
+          {"restores", c.restores},
+          {"restore_images", c.restore_images},
+          {"restore_bytes", c.restore_bytes},
+          {"images", images}};
+}
+
+ContentCounters content_from(const json& j) {
+  ContentCounters c;
+  c.full_images = j.at("full_images");
+  c.incremental_images = j.at("incremental_images");
+  c.full_logical_bytes = j.at("full_logical_bytes");
+  c.full_stored_bytes = j.at("full_stored_bytes");
+  c.incremental_logical_bytes = j.at("incremental_logical_bytes");
+  c.incremental_stored_bytes = j.at("incremental_stored_bytes");
+  c.uncompressed_bytes = j.at("uncompressed_bytes");
+  c.blocks = j.at("blocks");
+  c.zero_blocks = j.at("zero_blocks");
+  c.unchanged_blocks = j.at("unchanged_blocks");
+  c.stored_blocks = j.at("stored_blocks");
+  c.hash_seconds = j.at("hash_seconds");
+  c.compress_seconds = j.at("compress_seconds");
+  c.decompress_seconds = j.at("decompress_seconds");
+  c.restores = j.at("restores");
+  c.restore_images = j.at("restore_images");
+  c.restore_bytes = j.at("restore_bytes");
+  for (const json& i : j.at("images")) {
+    c.images.push_back({i.at("checkpoint"), i.at("full"), i.at("logical_bytes"), i.at("stored_bytes"), i.at("seconds")});
+  }
+  return c;
+}
+
 }  // namespace
 
 json to_json(const RunMetrics& m) {
@@ -134,6 +186,10 @@ json to_json(const RunMetrics& m) {
                      {"peak_memory_bytes", n.peak_memory_bytes},
                      {"restarts", n.restarts},
                      {"protocol_metrics", named_json(m.protocol_metrics, n)}});
+    const ContentCounters& c = n.counters.content;
+    if (c.full_images + c.incremental_images + c.restores > 0 || !c.images.empty()) {
+      nodes.back()["checkpoint_data"] = content_json(c);  // only with /checkpoint_data
+    }
     for (std::size_t k = 0; k < kTrafficKinds; ++k) {
       bytes[k] += n.bytes_sent[k];
       messages[k] += n.messages_sent[k];
@@ -272,6 +328,7 @@ RunMetrics run_metrics_from_json(const json& j) {
     for (std::size_t i = 0; i < m.protocol_metrics.size(); ++i) {
       r.counters.named[i] = n.at("protocol_metrics").at(m.protocol_metrics[i].name);
     }
+    if (n.contains("checkpoint_data")) r.counters.content = content_from(n.at("checkpoint_data"));
     m.nodes.push_back(r);
   }
   m.oracle_ok = j.at("oracle").at("ok");

@@ -154,6 +154,72 @@ TEST_CASE("campaign: every protocol", "[.][campaign-protocols]") {
   }
 }
 
+// /checkpoint_data (protocols/checkpoint_content.hpp) on every protocol that saves data: the same
+// seeded scenarios with zero-block exclusion, incremental checkpoints (a full one every 3, small
+// blocks) and zstd, under a data profile that makes every technique act (a fifth of the blocks
+// zero, 40% of them changed per write, ratio 1.5). A restart then reads a chain of images back and
+// folds it; the digest oracle checks what it restored, and a chain that misses a link or comes out
+// of order stops the run. A fifth of the scenarios per case of the campaign above (at least 20).
+TEST_CASE("campaign: checkpoint data on every protocol that saves data", "[campaign][checkpoint-data]") {
+  const config::Json data = {{"zero_blocks", true},
+                             {"incremental", {{"block_size", "4KiB"}, {"full_every", 3}}},
+                             {"compression", "zstd"},
+                             {"profile", {{"zero_fraction", 0.2}, {"changed_fraction", 0.4}, {"compression_ratio", 1.5}}}};
+  for (const protocols::ProtocolModule* m : protocols::protocol_modules()) {
+    if (m->no_checkpoint_data) continue;
+    std::size_t protocol_restores = 0;
+    for (const char* app : {"cholesky", "stencil", "cg"}) {
+      // Failures spread over the protocol's own failure-free run with checkpoint data (a drawn
+      // schedule; checkpointing may double the makespan), so that many restart from a chain.
+      double makespan = failure_free_makespan(app);
+      {
+        bool unused = false;
+        config::Json free = scenario(*m, app, 0, makespan, unused);
+        free.erase("failures");
+        free["checkpoint_data"] = data;
+        const core::RunMetrics r = run(free, std::string(m->id) + "/" + app + "/checkpoint data/failure-free");
+        REQUIRE(r.complete);
+        makespan = std::max(makespan, r.makespan);
+      }
+      std::size_t completed = 0, failures = 0, restores = 0, from_checkpoint = 0, images = 0;
+      const std::size_t scenarios = std::max<std::size_t>(20, scenarios_per_case() / 5);
+      for (std::uint64_t seed = 1; seed <= scenarios; ++seed) {
+        bool may_be_unrecoverable = false;
+        config::Json document = scenario(*m, app, seed, makespan, may_be_unrecoverable);
+        document["checkpoint_data"] = data;
+        const std::string origin = std::string(m->id) + "/" + app + "/checkpoint data/seed " + std::to_string(seed);
+        INFO(origin << ": " << document.dump());
+        const core::RunMetrics r = run(document, origin);
+        INFO("failure reason: " << r.failure_reason);
+        failures += r.failures.size();
+        for (const auto& f : r.failures) from_checkpoint += f.restart_point.rfind("checkpoint", 0) == 0;
+        for (const auto& n : r.nodes) {
+          restores += n.counters.content.restores;
+          images += n.counters.content.full_images + n.counters.content.incremental_images;
+        }
+        if (r.complete) {
+          ++completed;
+          CHECK(r.oracle_ok);
+          CHECK(inputs_missing(r) == 0);
+          if (m->invariants) CHECK(m->invariants(r).empty());
+        } else {
+          CHECK(may_be_unrecoverable);
+          CHECK((m->unrecoverable_reason_ok ? m->unrecoverable_reason_ok(r.failure_reason)
+                                            : r.failure_reason.find("unrecoverable") != std::string::npos));
+        }
+      }
+      CHECK(completed > scenarios / 2);
+      CHECK(failures > scenarios / 3);
+      CHECK(images > 0);
+      protocol_restores += restores;
+      WARN(m->id << " on " << app << " with checkpoint data: " << completed << " of " << scenarios << " completed, "
+                 << failures << " failures (" << from_checkpoint << " restarting from a checkpoint), " << restores
+                 << " restores from images");
+    }
+    CHECK(protocol_restores > 0);  // replacements did read chains back
+  }
+}
+
 // The seeds where a prototype value oracle found wrong results that the old existence check
 // passed (issue: lineage fed tasks versions not in memory; global restored a checkpoint that a
 // node and its buddy had both lost). Kept whatever the number of scenarios per case.

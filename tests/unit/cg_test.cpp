@@ -163,3 +163,37 @@ TEST_CASE("CG: dependencies of the alpha reduction (RAW, WAR and WAW on scalars)
     }
   }
 }
+
+// /application/matrix {"type": "box", "radius": R}: the (2R+1)^2-point box matrix of the same mesh,
+// stored as CSR handles like the 5-point one: a point's box truncated at the mesh's borders.
+TEST_CASE("cg: the box matrix stores (2R+1)^2 nonzeros per interior point", "[graph][cg]") {
+  config::CgConfig c;
+  c.grid = 12;
+  c.blocks = 3;
+  c.iterations = 1;
+  c.box_radius = 2;
+  config::DistributionConfig d;
+  d.type = config::DistributionType::block;
+  const Distribution distribution(d, 3);
+  StfBuilder builder(3);
+  submit_cg(c, distribution, builder);
+  const TaskGraph g = builder.finish();
+  // Per mesh row r of a 12-wide mesh: (rows of the box in the mesh) x (sum over columns of the
+  // columns of the box in the mesh) = span(r) x (3 + 4 + 5 x 8 + 4 + 3) = span(r) x 54.
+  auto span = [](int r) { return std::min(r + 2, 11) - std::max(r - 2, 0) + 1; };
+  std::uint64_t total = 0;
+  for (HandleId h = 0; h < g.handle_count(); ++h) {
+    if (g.handle_family(h) != "A") continue;
+    const int i = g.handle_label(h).a;
+    std::uint64_t nonzeros = 0;
+    for (int r = 4 * i; r < 4 * i + 4; ++r) nonzeros += std::uint64_t(span(r)) * 54;
+    CHECK(g.bytes(h) == nonzeros * 12 + (4 * 12 + 1) * 4);
+    total += nonzeros;
+  }
+  std::uint64_t expected = 0;
+  for (int r = 0; r < 12; ++r) expected += std::uint64_t(span(r)) * 54;
+  CHECK(total == expected);
+  // The estimate bounds it (25 nonzeros per unknown).
+  const GraphEstimate e = estimate_cg(c, 3);
+  CHECK(e.data_bytes >= double(total * 12));
+}

@@ -83,14 +83,11 @@ public:
   }
 
 private:
-  // Mesh neighbours in column order: north, west, self, east, south.
+  // The rows of block i in CSR, columns in increasing order (CgProblem::row).
   void write_csr(std::uint64_t i, std::span<std::uint8_t> out) const {
-    const std::uint64_t n = problem_.grid, first = problem_.start(i), rows = problem_.rows(i);
+    const std::uint64_t first = problem_.start(i), rows = problem_.rows(i);
     std::uint64_t nonzeros = 0;
-    for (std::uint64_t g = first; g < first + rows; ++g) {
-      const std::uint64_t row = g / n, column = g % n;
-      nonzeros += 1 + (row > 0) + (column > 0) + (column + 1 < n) + (row + 1 < n);
-    }
+    for (std::uint64_t g = first; g < first + rows; ++g) problem_.row(g, [&](std::uint64_t, double) { ++nonzeros; });
     if (out.size() != nonzeros * 12 + (rows + 1) * 4) {
       throw KernelError("cg: A(" + std::to_string(i) + ") has " + std::to_string(out.size()) +
                         " bytes, its CSR needs " + std::to_string(nonzeros * 12 + (rows + 1) * 4));
@@ -99,18 +96,12 @@ private:
     const auto columns = view<std::uint32_t>(out.subspan(nonzeros * 8), nonzeros, "A");
     const auto pointers = view<std::uint32_t>(out.subspan(nonzeros * 12), rows + 1, "A");
     std::uint64_t k = 0;
-    auto put = [&](std::uint64_t column, double value) {
-      columns[k] = static_cast<std::uint32_t>(column);
-      values[k++] = value;
-    };
     for (std::uint64_t g = first; g < first + rows; ++g) {
       pointers[g - first] = static_cast<std::uint32_t>(k);
-      const std::uint64_t row = g / n, column = g % n;
-      if (row > 0) put(g - n, -1.0);
-      if (column > 0) put(g - 1, -1.0);
-      put(g, 4.0);
-      if (column + 1 < n) put(g + 1, -1.0);
-      if (row + 1 < n) put(g + n, -1.0);
+      problem_.row(g, [&](std::uint64_t column, double value) {
+        columns[k] = static_cast<std::uint32_t>(column);
+        values[k++] = value;
+      });
     }
     pointers[rows] = static_cast<std::uint32_t>(k);
   }
