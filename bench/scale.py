@@ -25,7 +25,6 @@ crash or a wrong result (an incomplete run, an oracle that fails) stops the benc
 """
 import argparse
 import json
-import math
 import sys
 import tempfile
 from pathlib import Path
@@ -33,27 +32,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run_harness import FTSIM, HANG, OK, RUN_FAILED, run_ftsim  # noqa: E402
 
-TILES_PER_NODE_SIDE = 2
+import contention  # noqa: E402  (the weak-scaling stencil of the contention bench)
 
 
-def stencil(nodes: int, contention: str, seed: int) -> dict:
-    side = math.isqrt(nodes)
-    if side * side != nodes:
-        raise SystemExit(f"--nodes {nodes}: a square number of nodes, so that each holds 2 x 2 tiles")
-    return {
-        "name": f"scale-{nodes}-{contention}",
-        "seed": seed,
-        # Default distribution: each node a contiguous 2 x 2 sub-grid of tiles.
-        "application": {"type": "stencil", "tiles": TILES_PER_NODE_SIDE * side, "tile_size": 256, "iterations": 20},
-        "platform": {
-            "nodes": nodes,
-            "cores_per_node": 4,
-            "core_gflops": {"default": 10},
-            "network": {"topology": "star", "contention": contention},
-        },
-        "protocol": {"type": "none"},
-        "run": {"wall_limit": 0},
-    }
+def stencil(nodes: int, model: str, seed: int) -> dict:
+    config = contention.stencil(nodes, model, seed)
+    config["name"] = f"scale-{nodes}-{model}"
+    return config
 
 
 def with_protocol(config: dict, protocol: str, nodes: int) -> dict:
