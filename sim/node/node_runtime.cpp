@@ -63,7 +63,7 @@ NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGra
       graph_(graph),
       index_(index),
       services_(services),
-      tasks_(index.tasks_of(node).size()) {}
+      tasks_(index.tasks_of(node).size(), TaskState{}) {}
 
 NodeSnapshot NodeRuntime::initial_snapshot() const {
   NodeSnapshot s;
@@ -81,8 +81,8 @@ NodeSnapshot NodeRuntime::initial_snapshot() const {
 
 NodeSnapshot NodeRuntime::snapshot() const {
   NodeSnapshot s;
-  s.done.assign(tasks_.status.size(), 0);
-  for (std::size_t i = 0; i < s.done.size(); ++i) s.done[i] = tasks_.status[i] == TaskStatus::done;
+  s.done.assign(tasks_.size(), 0);
+  for (std::size_t i = 0; i < s.done.size(); ++i) s.done[i] = tasks_[i].status == TaskStatus::done;
   for (const auto& [key, entry] : store_.entries()) {
     if (entry.superseded) continue;
     s.store.emplace(key, entry);
@@ -93,12 +93,13 @@ NodeSnapshot NodeRuntime::snapshot() const {
 
 void NodeRuntime::restore(const NodeSnapshot& snapshot) {
   remaining_ = 0;
-  for (std::size_t i = 0; i < tasks_.status.size(); ++i) {
-    if (tasks_.status[i] != TaskStatus::running) {  // a running task runs on (abort() first to stop it)
-      tasks_.status[i] = snapshot.done[i] ? TaskStatus::done : TaskStatus::waiting;
-      tasks_.executed_once[i] = snapshot.done[i];
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    TaskState& task = tasks_[i];
+    if (task.status != TaskStatus::running) {  // a running task runs on (abort() first to stop it)
+      task.status = snapshot.done[i] ? TaskStatus::done : TaskStatus::waiting;
+      task.executed_once = snapshot.done[i];
     }
-    if (tasks_.status[i] != TaskStatus::done) ++remaining_;
+    if (task.status != TaskStatus::done) ++remaining_;
   }
   store_.assign(snapshot.store);
   subscriptions_.clear();
@@ -137,16 +138,16 @@ void NodeRuntime::forget_schedule() {
 
 void NodeRuntime::wipe() {
   // The backend already killed what was running.
-  for (TaskId t : running_) status_of(t) = TaskStatus::waiting;
+  for (const RunningTask& r : running_) status_of(r.task) = TaskStatus::waiting;
   forget_schedule();
   store_.clear();
   paused_ = false;
 }
 
 void NodeRuntime::abort() {
-  for (TaskId t : running_) {
-    services_.cancel_task(t);
-    status_of(t) = TaskStatus::waiting;
+  for (const RunningTask& r : running_) {
+    services_.cancel_task(r.task);
+    status_of(r.task) = TaskStatus::waiting;
   }
   forget_schedule();
 }
@@ -179,7 +180,7 @@ void NodeRuntime::rebuild() {
     for (const Access& a : graph_.accesses(t)) {
       if (graphs::reads(a.mode) && input_missing(t, a)) ++pending;
     }
-    tasks_.pending[slot(t)] = pending;
+    tasks_[slot(t)].pending = pending;
     s = TaskStatus::waiting;
     if (pending == 0) make_ready(t);
   }
@@ -269,7 +270,7 @@ void NodeRuntime::make_ready(TaskId task) {
 bool NodeRuntime::write_held(TaskId task) const {
   // In place: a first execution may not overwrite data that is still being sent (StarPU holds a
   // read access on data under transfer). Re-executions produce old versions beside the new ones.
-  if (tasks_.executed_once[slot(task)] || sending_.empty()) return false;
+  if (tasks_[slot(task)].executed_once || sending_.empty()) return false;
   for (const Access& a : graph_.accesses(task)) {
     if (!graphs::writes(a.mode)) continue;
     auto it = sending_.find(a.handle);
@@ -308,33 +309,33 @@ void NodeRuntime::dispatch_now() {
       set_aside_.push_back(t);
       continue;
     }
+    // The task reads its inputs now: their digests make its outputs' (see produce_outputs).
+    Digest inputs = task_seed(graph_.kernel(t), t);
+    bool missing = false;
     for (const Access& a : graph_.accesses(t)) {
-      if (graphs::reads(a.mode) && !store_.holds(a.handle, version_read(a))) {
-        ++inputs_missing_at_start_;
-        break;
-      }
+      if (!graphs::reads(a.mode)) continue;
+      const Digest* held = store_.find_digest(a.handle, version_read(a));
+      missing = missing || held == nullptr;
+      inputs = combine_digest(inputs, held ? *held : store_.read_digest(a.handle, version_read(a)));
     }
+    if (missing) ++inputs_missing_at_start_;
     status_of(t) = TaskStatus::running;
-    running_.push_back(t);
+    running_.push_back({t, inputs});
     services_.start_task(t);
   }
 }
 
 std::uint32_t NodeRuntime::local_readers_not_done(HandleId h, Version v) const {
   std::uint32_t count = 0;
-  for (TaskId r : index_.readers(h, v)) {
-    if (graph_.node(r) == node_ && status(r) != TaskStatus::done) ++count;
+  for (TaskId r : index_.readers_on(graph_, h, v, node_)) {
+    if (status(r) != TaskStatus::done) ++count;
   }
   return count;
 }
 
-void NodeRuntime::produce_outputs(TaskId task, bool first_execution) {
-  // The digest of what the task computed: its identity and the content it read, as found in
-  // memory now (a wrong or missing input changes it).
-  Digest digest = task_seed(graph_.kernel(task), task);
-  for (const Access& a : graph_.accesses(task)) {
-    if (graphs::reads(a.mode)) digest = combine_digest(digest, store_.read_digest(a.handle, version_read(a)));
-  }
+void NodeRuntime::produce_outputs(TaskId task, Digest digest, bool first_execution) {
+  // `digest`: what the task computed, its identity and the content it read as it found it in
+  // memory when it started (a wrong or missing input changes it).
   for (const Access& a : graph_.accesses(task)) {
     if (graphs::reads(a.mode)) store_.reader_done(a.handle, version_read(a));
   }
@@ -354,21 +355,23 @@ void NodeRuntime::produce_outputs(TaskId task, bool first_execution) {
 // ----------------------------------------------------------------------------- events
 
 void NodeRuntime::on_task_finished(TaskId task) {
-  auto it = std::find(running_.begin(), running_.end(), task);
+  auto it = std::find_if(running_.begin(), running_.end(), [task](const RunningTask& r) { return r.task == task; });
   if (it == running_.end()) return;  // cancelled meanwhile
+  const Digest inputs = it->inputs;
   *it = running_.back();
   running_.pop_back();
 
-  const std::uint32_t s = slot(task);
-  const bool first_execution = !tasks_.executed_once[s];
-  tasks_.status[s] = TaskStatus::done;
-  tasks_.executed_once[s] = 1;
-  ++tasks_.executions[s];
+  TaskState& state = tasks_[slot(task)];
+  const bool first_execution = !state.executed_once;
+  state.status = TaskStatus::done;
+  state.executed_once = 1;
+  ++state.executions;
   --remaining_;
-  produce_outputs(task, first_execution);
+  produce_outputs(task, inputs, first_execution);
   for (TaskId succ : graph_.successors(task)) {
-    if (graph_.node(succ) != node_ || status(succ) != TaskStatus::waiting) continue;
-    if (--tasks_.pending[slot(succ)] == 0) make_ready(succ);
+    if (graph_.node(succ) != node_) continue;
+    TaskState& next = tasks_[slot(succ)];
+    if (next.status == TaskStatus::waiting && --next.pending == 0) make_ready(succ);
   }
   services_.task_completed(task, first_execution);
   dispatch();
@@ -405,9 +408,9 @@ void NodeRuntime::on_data(HandleId h, Version v, Digest digest, ContentRef conte
   const bool produced_here_later =
       writer != graphs::kNone && graph_.node(writer) == node_ && status(writer) != TaskStatus::done;
   if (!produced_here_later) {
-    for (TaskId r : index_.readers(h, v)) {
-      if (graph_.node(r) != node_ || status(r) != TaskStatus::waiting) continue;
-      if (--tasks_.pending[slot(r)] == 0) make_ready(r);
+    for (TaskId r : index_.readers_on(graph_, h, v, node_)) {
+      TaskState& reader = tasks_[slot(r)];
+      if (reader.status == TaskStatus::waiting && --reader.pending == 0) make_ready(r);
     }
   }
   send_subscribers(h, v);
@@ -467,7 +470,7 @@ NodeInventory NodeRuntime::inventory() const {
 bool NodeRuntime::done_before(TaskId limit) const {
   // Tasks before the cursor are known done (reset whenever tasks may become undone).
   const auto local = index_.tasks_of(node_);
-  while (done_cursor_ < local.size() && tasks_.status[done_cursor_] == TaskStatus::done) ++done_cursor_;
+  while (done_cursor_ < local.size() && tasks_[done_cursor_].status == TaskStatus::done) ++done_cursor_;
   return done_cursor_ == local.size() || local[done_cursor_] >= limit;
 }
 

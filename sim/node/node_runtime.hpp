@@ -133,9 +133,9 @@ public:
   ContentRef input_content(const graphs::Access& access) const;
 
   // --- task state (this node's tasks only) ---
-  TaskStatus status(TaskId task) const { return tasks_.status[slot(task)]; }
-  std::uint16_t executions(TaskId task) const { return tasks_.executions[slot(task)]; }
-  bool executed_once(TaskId task) const { return tasks_.executed_once[slot(task)] != 0; }
+  TaskStatus status(TaskId task) const { return tasks_[slot(task)].status; }
+  std::uint16_t executions(TaskId task) const { return tasks_[slot(task)].executions; }
+  bool executed_once(TaskId task) const { return tasks_[slot(task)].executed_once != 0; }
   // Tasks started while an input version was not in memory (a protocol bug the oracle sees).
   std::uint64_t inputs_missing_at_start() const { return inputs_missing_at_start_; }
 
@@ -173,10 +173,10 @@ private:
   void dispatch();
   void dispatch_now();
   bool write_held(TaskId task) const;
-  void produce_outputs(TaskId task, bool first_execution);
+  void produce_outputs(TaskId task, Digest inputs, bool first_execution);
   std::uint32_t local_readers_not_done(HandleId h, Version v) const;
   std::uint32_t slot(TaskId t) const { return index_.local_slot(t); }
-  TaskStatus& status_of(TaskId t) { return tasks_.status[slot(t)]; }
+  TaskStatus& status_of(TaskId t) { return tasks_[slot(t)].status; }
 
   NodeId node_;
   std::uint32_t cores_;
@@ -187,7 +187,13 @@ private:
 
   VersionStore store_;
   std::priority_queue<ReadyEntry> ready_;
-  std::vector<TaskId> running_;
+  // Tasks on a core, with the digest of the inputs they read when they started (a task reads
+  // its inputs as it starts; its outputs' digests are derived from them as it ends).
+  struct RunningTask {
+    TaskId task;
+    Digest inputs;
+  };
+  std::vector<RunningTask> running_;
   std::vector<TaskId> set_aside_;                            // vetoed or write hold: retried often
   std::vector<TaskId> beyond_limit_;                         // after the task limit: retried when it moves
   FlatMap64<std::uint32_t> sending_;                         // in-flight sends and protocol write holds per handle

@@ -25,7 +25,10 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
   for (HandleId h = 0; h < handles; ++h) version_slot_[h + 1] = version_slot_[h] + graph.final_version(h) + 1;
   const std::size_t slots = version_slot_[handles];
 
-  // Readers of each version: count, prefix, fill (tasks in submission order).
+  fill_csr(graph.node_count(), graph.task_count(), [&](std::size_t t) { return graph.node(static_cast<TaskId>(t)); },
+           node_task_offset_, node_tasks_);
+
+  // Readers of each version: count, prefix, fill.
   reader_offset_.assign(slots + 1, 0);
   auto read_slot = [&](const graphs::Access& a) {
     const Version read = a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version;
@@ -41,8 +44,11 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
   for (std::size_t s = 0; s < slots; ++s) reader_offset_[s + 1] += reader_offset_[s];
   readers_.resize(reader_offset_[slots]);
   {
+    // Node by node, each node's tasks in submission order: every version's readers come grouped
+    // by node, so that a node finds its own with a binary search (readers_on) instead of a
+    // lookup of every reader's node.
     std::vector<std::uint32_t> cursor(reader_offset_.begin(), reader_offset_.end() - 1);
-    for (TaskId t = 0; t < graph.task_count(); ++t) {
+    for (TaskId t : node_tasks_) {
       for (const auto& a : graph.accesses(t)) {
         if (graphs::reads(a.mode)) readers_[cursor[read_slot(a)]++] = t;
       }
@@ -68,8 +74,6 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
            [&](std::size_t i) { return plan[initial_items[i]].source; }, initial_offset_, initial_send_ids_);
   for (auto& id : initial_send_ids_) id = initial_items[id];
 
-  fill_csr(graph.node_count(), tasks, [&](std::size_t t) { return graph.node(static_cast<TaskId>(t)); },
-           node_task_offset_, node_tasks_);
   fill_csr(graph.node_count(), handles, [&](std::size_t h) { return graph.owner(static_cast<HandleId>(h)); },
            owned_offset_, owned_handles_);
   local_slot_.resize(tasks);

@@ -4,6 +4,7 @@
 //   - the tasks of each node and each task's position among them;
 //   - the application sends each task triggers when it completes (the transfer plan grouped by
 //     producer), and the sends of initial values grouped by owner.
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -21,10 +22,18 @@ class RuntimeIndex {
 public:
   explicit RuntimeIndex(const TaskGraph& graph);
 
-  // Tasks that read version v of h (R of v, or RW writing v + 1), in submission order.
+  // Tasks that read version v of h (R of v, or RW writing v + 1), grouped by node in node order,
+  // in submission order within a node.
   std::span<const TaskId> readers(HandleId h, Version v) const {
     const std::size_t slot = version_slot_[h] + v;
     return {readers_.data() + reader_offset_[slot], readers_.data() + reader_offset_[slot + 1]};
+  }
+  // The readers of (h, v) that run on `node`, in submission order.
+  std::span<const TaskId> readers_on(const TaskGraph& graph, HandleId h, Version v, NodeId node) const {
+    const std::span<const TaskId> all = readers(h, v);
+    const auto first = std::partition_point(all.begin(), all.end(), [&](TaskId r) { return graph.node(r) < node; });
+    const auto last = std::partition_point(first, all.end(), [&](TaskId r) { return graph.node(r) == node; });
+    return {first, last};
   }
   // Transfer-plan entries whose version task t produces.
   std::span<const std::uint32_t> sends_after(TaskId t) const {

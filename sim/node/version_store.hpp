@@ -53,6 +53,12 @@ public:
   // the node's buffer of h holds (its newest version), or kMissingDigest. The oracle then sees
   // the wrong input in the final digests.
   Digest read_digest(HandleId h, Version v) const;
+  // The digest of (h, v) if the node holds it, else null (one lookup: a task start asks it of
+  // every input).
+  const Digest* find_digest(HandleId h, Version v) const {
+    auto it = entries_.find(key(h, v));
+    return it != entries_.end() ? &it->second.digest : nullptr;
+  }
   // The same for the real content (null when there is none to read).
   ContentRef read_content(HandleId h, Version v) const;
   // Test only (see test_faults.hpp): the content held for (h, v) is not that version's.
