@@ -63,7 +63,9 @@ HandleId StfBuilder::data(std::uint64_t bytes, NodeId owner, std::string_view fa
   graph_.handle_owner_.push_back(owner);
   graph_.handle_family_.push_back(found->second);
   graph_.handle_label_.push_back(label);
-  state_.emplace_back();
+  HandleState state;
+  state.version_node = owner;
+  state_.push_back(state);
   return static_cast<HandleId>(graph_.handle_bytes_.size() - 1);
 }
 
@@ -136,7 +138,7 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
       // RAW: after the last writer.
       if (h.last_writer != kNone) add_edge(h.last_writer);
       // Cache rule: a node receives a given version once.
-      NodeId source = h.version == 0 ? graph_.handle_owner_[spec.handle] : graph_.task_node_[h.last_writer];
+      const NodeId source = h.version_node;
       if (source != node) {
         bool cached = false;
         for (std::uint32_t i = h.holders_head; i != kNone; i = holder_next_[i]) {
@@ -164,6 +166,7 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
       h.readers_head = kNone;
       h.holders_head = kNone;  // a new write invalidates the remote copies
       h.last_writer = task_id;
+      h.version_node = node;
       ++h.version;
       if (h.dirty_stamp != segment_) {
         h.dirty_stamp = segment_;

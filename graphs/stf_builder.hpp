@@ -71,6 +71,9 @@ private:
     std::uint32_t readers_head = kNone;   // readers since the last write (list through reader_next_)
     std::uint32_t holders_head = kNone;   // nodes holding a cached copy of the current version
     std::uint32_t dirty_stamp = 0;        // last cut segment in which it was written (+1)
+    // Where the current version lives: the owner, then the last writer's node. Kept here since
+    // looking it up in task_node_ (tens of MB, an old task) missed the caches on every read.
+    NodeId version_node = 0;
   };
 
   void add_edge(TaskId from);  // an in-edge of the task being submitted
