@@ -140,20 +140,29 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
       // Cache rule: a node receives a given version once.
       const NodeId source = h.version_node;
       if (source != node) {
+        constexpr NodeId kBitNodes = 64;
         bool cached = false;
-        for (std::uint32_t i = h.holders_head; i != kNone; i = holder_next_[i]) {
-          if (holder_node_[i] == node) {
-            cached = true;
-            break;
+        if (node < kBitNodes) {
+          cached = (h.holder_bits >> node) & 1;
+        } else {
+          for (std::uint32_t i = h.holders_head; i != kNone; i = holder_next_[i]) {
+            if (holder_node_[i] == node) {
+              cached = true;
+              break;
+            }
           }
         }
         if (cached) {
           ++plan.cache_hits_;
         } else {
           plan.transfers_.push_back({spec.handle, h.version, source, node, task_id});
-          holder_node_.push_back(node);
-          holder_next_.push_back(h.holders_head);
-          h.holders_head = static_cast<std::uint32_t>(holder_node_.size() - 1);
+          if (node < kBitNodes) {
+            h.holder_bits |= std::uint64_t{1} << node;
+          } else {
+            holder_node_.push_back(node);
+            holder_next_.push_back(h.holders_head);
+            h.holders_head = static_cast<std::uint32_t>(holder_node_.size() - 1);
+          }
         }
       }
     }
@@ -164,7 +173,8 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
         if (reader_task_[i] != task_id) add_edge(reader_task_[i]);
       }
       h.readers_head = kNone;
-      h.holders_head = kNone;  // a new write invalidates the remote copies
+      h.holder_bits = 0;  // a new write invalidates the remote copies
+      h.holders_head = kNone;
       h.last_writer = task_id;
       h.version_node = node;
       ++h.version;

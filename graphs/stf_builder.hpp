@@ -69,7 +69,10 @@ private:
     TaskId last_writer = kNone;
     Version version = 0;
     std::uint32_t readers_head = kNone;   // readers since the last write (list through reader_next_)
-    std::uint32_t holders_head = kNone;   // nodes holding a cached copy of the current version
+    // Nodes holding a cached copy of the current version: nodes 0..63 as bits (walking a pooled
+    // list missed the caches at every read), larger ids in a list through holder_next_.
+    std::uint64_t holder_bits = 0;
+    std::uint32_t holders_head = kNone;
     std::uint32_t dirty_stamp = 0;        // last cut segment in which it was written (+1)
     // Where the current version lives: the owner, then the last writer's node. Kept here since
     // looking it up in task_node_ (tens of MB, an old task) missed the caches on every read.
@@ -87,7 +90,7 @@ private:
   std::vector<std::uint32_t> holder_next_;
   std::vector<HandleId> dirty_handles_;   // written since the last cut
   std::uint32_t segment_ = 1;
-  // Edges grouped by target (tasks come in id order), each group sorted by source: these two
+  // Edges grouped by target (tasks come in id order), each group sorted by source: these
   // arrays are already the in-edge half of the CSR dag; finish() moves them into it.
   std::vector<TaskId> edge_source_;
   std::vector<std::uint32_t> in_edge_offset_;  // task_count + 1: task t's in-edges start here
