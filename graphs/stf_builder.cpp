@@ -1,37 +1,10 @@
 #include "graphs/stf_builder.hpp"
 
 #include <algorithm>
-#include <iterator>
 
 #include "sim/config/stop_request.hpp"
 
 namespace ftsim::graphs {
-
-namespace {
-// Walks the (source, target) edge arrays as pairs, for Boost's CSR constructor.
-struct EdgeIterator {
-  using iterator_category = std::forward_iterator_tag;
-  using value_type = std::pair<TaskId, TaskId>;
-  using difference_type = std::ptrdiff_t;
-  using pointer = void;
-  using reference = value_type;
-  const TaskId* source;
-  const TaskId* target;
-  value_type operator*() const { return {*source, *target}; }
-  EdgeIterator& operator++() {
-    ++source;
-    ++target;
-    return *this;
-  }
-  EdgeIterator operator++(int) {
-    EdgeIterator copy = *this;
-    ++*this;
-    return copy;
-  }
-  bool operator==(const EdgeIterator& other) const { return source == other.source; }
-  bool operator!=(const EdgeIterator& other) const { return source != other.source; }
-};
-}  // namespace
 
 std::uint64_t checked_product(std::uint64_t a, std::uint64_t b) {
   std::uint64_t product = 0;
@@ -54,6 +27,7 @@ StfBuilder::StfBuilder(NodeId node_count) {
   if (node_count == 0) throw GraphError("a task graph needs at least one node");
   graph_.node_count_ = node_count;
   graph_.access_offset_.push_back(0);
+  in_edge_offset_.push_back(0);
   graph_.family_names_.push_back("data");
   family_index_.emplace("data", 0);
 }
@@ -89,11 +63,13 @@ HandleId StfBuilder::data(std::uint64_t bytes, NodeId owner, std::string_view fa
   graph_.handle_owner_.push_back(owner);
   graph_.handle_family_.push_back(found->second);
   graph_.handle_label_.push_back(label);
-  state_.emplace_back();
+  HandleState state;
+  state.version_node = owner;
+  state_.push_back(state);
   return static_cast<HandleId>(graph_.handle_bytes_.size() - 1);
 }
 
-void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t edges) {
+void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t edges, std::size_t transfers) {
   graph_.task_kernel_.reserve(tasks);
   graph_.task_node_.reserve(tasks);
   graph_.task_priority_.reserve(tasks);
@@ -104,18 +80,22 @@ void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t ed
   reader_task_.reserve(accesses);
   reader_next_.reserve(accesses);
   edge_source_.reserve(edges);
-  edge_target_.reserve(edges);
+  in_edge_offset_.reserve(tasks + 1);
+  graph_.transfers_.transfers_.reserve(transfers);
+  holder_node_.reserve(transfers);
+  holder_next_.reserve(transfers);
 }
 
-void StfBuilder::add_edge(TaskId from, TaskId to) {
-  // Dependencies of one task are few: a linear scan removes duplicates.
-  for (std::size_t e = task_edge_begin_; e < edge_source_.size(); ++e) {
-    if (edge_source_[e] == from) return;
-  }
+void StfBuilder::add_edge(TaskId from) {
+  // Dependencies of one task are few: an insertion into its sorted group, which also removes
+  // duplicates. Sorted by source, the group is the task's in-edge list as Boost orders it.
+  const std::size_t begin = in_edge_offset_.back();
+  std::size_t e = edge_source_.size();
+  while (e > begin && edge_source_[e - 1] > from) --e;
+  if (e > begin && edge_source_[e - 1] == from) return;
   // The dependency graph indexes its edges with 32 bits.
   if (edge_source_.size() >= kNone - 1) throw GraphError("too many dependencies (4294967294 at most)");
-  edge_source_.push_back(from);
-  edge_target_.push_back(to);
+  edge_source_.insert(edge_source_.begin() + static_cast<std::ptrdiff_t>(e), from);
 }
 
 TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, NodeId node,
@@ -151,42 +131,52 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
 
   // Access offsets and the reader lists are 32-bit.
   if (graph_.accesses_.size() + merged_.size() >= kNone - 1) throw GraphError("too many data accesses (4294967294 at most)");
-  task_edge_begin_ = edge_source_.size();
   auto& plan = graph_.transfers_;
   for (const AccessSpec& spec : merged_) {
     HandleState& h = state_[spec.handle];
     if (reads(spec.mode)) {
       // RAW: after the last writer.
-      if (h.last_writer != kNone) add_edge(h.last_writer, task_id);
+      if (h.last_writer != kNone) add_edge(h.last_writer);
       // Cache rule: a node receives a given version once.
-      NodeId source = h.version == 0 ? graph_.handle_owner_[spec.handle] : graph_.task_node_[h.last_writer];
+      const NodeId source = h.version_node;
       if (source != node) {
+        constexpr NodeId kBitNodes = 64;
         bool cached = false;
-        for (std::uint32_t i = h.holders_head; i != kNone; i = holder_next_[i]) {
-          if (holder_node_[i] == node) {
-            cached = true;
-            break;
+        if (node < kBitNodes) {
+          cached = (h.holder_bits >> node) & 1;
+        } else {
+          for (std::uint32_t i = h.holders_head; i != kNone; i = holder_next_[i]) {
+            if (holder_node_[i] == node) {
+              cached = true;
+              break;
+            }
           }
         }
         if (cached) {
           ++plan.cache_hits_;
         } else {
           plan.transfers_.push_back({spec.handle, h.version, source, node, task_id});
-          holder_node_.push_back(node);
-          holder_next_.push_back(h.holders_head);
-          h.holders_head = static_cast<std::uint32_t>(holder_node_.size() - 1);
+          if (node < kBitNodes) {
+            h.holder_bits |= std::uint64_t{1} << node;
+          } else {
+            holder_node_.push_back(node);
+            holder_next_.push_back(h.holders_head);
+            h.holders_head = static_cast<std::uint32_t>(holder_node_.size() - 1);
+          }
         }
       }
     }
     if (writes(spec.mode)) {
       // WAW: after the last writer; WAR: after every reader since then.
-      if (h.last_writer != kNone) add_edge(h.last_writer, task_id);
+      if (h.last_writer != kNone) add_edge(h.last_writer);
       for (std::uint32_t i = h.readers_head; i != kNone; i = reader_next_[i]) {
-        if (reader_task_[i] != task_id) add_edge(reader_task_[i], task_id);
+        if (reader_task_[i] != task_id) add_edge(reader_task_[i]);
       }
       h.readers_head = kNone;
-      h.holders_head = kNone;  // a new write invalidates the remote copies
+      h.holder_bits = 0;  // a new write invalidates the remote copies
+      h.holders_head = kNone;
       h.last_writer = task_id;
+      h.version_node = node;
       ++h.version;
       if (h.dirty_stamp != segment_) {
         h.dirty_stamp = segment_;
@@ -207,6 +197,7 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
   graph_.task_flops_.push_back(task_flops);
   graph_.task_label_.push_back(label);
   graph_.access_offset_.push_back(static_cast<std::uint32_t>(graph_.accesses_.size()));
+  in_edge_offset_.push_back(static_cast<std::uint32_t>(edge_source_.size()));
   return task_id;
 }
 
@@ -235,11 +226,38 @@ TaskGraph StfBuilder::finish() {
     }
   }
 
-  // The dependency DAG. Boost's bidirectional CSR sorts the edges by source itself.
-  EdgeIterator first{edge_source_.data(), edge_target_.data()};
-  EdgeIterator last{edge_source_.data() + edge_source_.size(), edge_target_.data() + edge_target_.size()};
-  g.dag_ = TaskGraph::Dag(boost::edges_are_unsorted_multi_pass, first, last,
-                          static_cast<TaskId>(g.task_kernel_.size()));
+  // The dependency DAG, a bidirectional Boost CSR graph filled directly (its arrays are public
+  // members): Boost's edge-list constructor sorts the edges twice through temporary copies,
+  // while ours are already its in-edge half. Same layout as that constructor makes: out-edges
+  // of a task in edge order (so by target), in-edges by source; an in-edge stores the index
+  // of its out-edge.
+  const std::size_t tasks = g.task_kernel_.size();
+  const std::size_t edges = edge_source_.size();
+  TaskGraph::Dag& dag = g.dag_;
+  dag.m_vertex_properties.resize(tasks);
+  std::vector<std::uint32_t>& out_start = dag.m_forward.m_rowstart;
+  out_start.assign(tasks + 1, 0);
+  for (TaskId source : edge_source_) ++out_start[source];
+  std::uint32_t first = 0;
+  for (std::size_t t = 0; t <= tasks; ++t) {
+    const std::uint32_t degree = out_start[t];
+    out_start[t] = first;
+    first += degree;
+  }
+  // out_start[s] is now the first out-edge of s; used as a cursor it ends at the next one's.
+  dag.m_forward.m_column.resize(edges);
+  dag.m_backward.m_edge_properties.resize(edges);
+  for (TaskId t = 0; t < tasks; ++t) {
+    for (std::uint32_t e = in_edge_offset_[t]; e < in_edge_offset_[t + 1]; ++e) {
+      const std::uint32_t position = out_start[edge_source_[e]]++;
+      dag.m_forward.m_column[position] = t;
+      dag.m_backward.m_edge_properties[e] = position;
+    }
+  }
+  std::copy_backward(out_start.begin(), out_start.end() - 1, out_start.end());
+  out_start[0] = 0;
+  dag.m_backward.m_rowstart = std::move(in_edge_offset_);
+  dag.m_backward.m_column = std::move(edge_source_);
 
   // Release the builder's scratch state.
   std::vector<HandleState>().swap(state_);
@@ -247,8 +265,6 @@ TaskGraph StfBuilder::finish() {
   std::vector<std::uint32_t>().swap(reader_next_);
   std::vector<NodeId>().swap(holder_node_);
   std::vector<std::uint32_t>().swap(holder_next_);
-  std::vector<TaskId>().swap(edge_source_);
-  std::vector<TaskId>().swap(edge_target_);
   g.accesses_.shrink_to_fit();
   return std::move(graph_);
 }

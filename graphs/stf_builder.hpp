@@ -56,8 +56,10 @@ public:
   std::size_t task_count() const { return graph_.task_kernel_.size(); }
   std::size_t handle_count() const { return graph_.handle_bytes_.size(); }
 
-  // Reserves memory when the application knows its sizes (optional, for speed).
-  void reserve(std::size_t tasks, std::size_t accesses, std::size_t edges);
+  // Reserves memory when the application knows its sizes (optional, for speed): exact counts or
+  // upper bounds (untouched reserved memory costs address space only). `transfers` bounds the
+  // transfers, which is also the number of cached copies recorded.
+  void reserve(std::size_t tasks, std::size_t accesses, std::size_t edges, std::size_t transfers = 0);
 
   // Freezes the graph. The builder must not be used afterwards.
   TaskGraph finish();
@@ -67,11 +69,17 @@ private:
     TaskId last_writer = kNone;
     Version version = 0;
     std::uint32_t readers_head = kNone;   // readers since the last write (list through reader_next_)
-    std::uint32_t holders_head = kNone;   // nodes holding a cached copy of the current version
+    // Nodes holding a cached copy of the current version: nodes 0..63 as bits (walking a pooled
+    // list missed the caches at every read), larger ids in a list through holder_next_.
+    std::uint64_t holder_bits = 0;
+    std::uint32_t holders_head = kNone;
     std::uint32_t dirty_stamp = 0;        // last cut segment in which it was written (+1)
+    // Where the current version lives: the owner, then the last writer's node. Kept here since
+    // looking it up in task_node_ (tens of MB, an old task) missed the caches on every read.
+    NodeId version_node = 0;
   };
 
-  void add_edge(TaskId from, TaskId to);
+  void add_edge(TaskId from);  // an in-edge of the task being submitted
 
   TaskGraph graph_;
   std::vector<HandleState> state_;
@@ -82,10 +90,10 @@ private:
   std::vector<std::uint32_t> holder_next_;
   std::vector<HandleId> dirty_handles_;   // written since the last cut
   std::uint32_t segment_ = 1;
-  // Edges as (source, target) in two arrays, appended per task.
+  // Edges grouped by target (tasks come in id order), each group sorted by source: these
+  // arrays are already the in-edge half of the CSR dag; finish() moves them into it.
   std::vector<TaskId> edge_source_;
-  std::vector<TaskId> edge_target_;
-  std::size_t task_edge_begin_ = 0;
+  std::vector<std::uint32_t> in_edge_offset_;  // task_count + 1: task t's in-edges start here
   std::vector<AccessSpec> merged_;        // scratch for one task's accesses
   std::unordered_map<std::string, std::uint32_t> family_index_;
 };

@@ -47,9 +47,14 @@ void submit_cholesky(const config::CholeskyConfig& cholesky, const Distribution&
   const KernelId syrk = builder.kernel("SYRK", flops.syrk);
   const KernelId gemm = builder.kernel("GEMM", flops.gemm);
 
+  // Exact task and access counts (POTRF 1 access, TRSM and SYRK 2, GEMM 3), so that no array
+  // grows and the accesses need no shrinking copy; about one dependency per access; the
+  // estimate's bound on transfers.
   const std::uint64_t n64 = nt;
-  const std::uint64_t tasks = n64 + n64 * (n64 - 1) + n64 * (n64 - 1) * (n64 > 1 ? n64 - 2 : 0) / 6;
-  builder.reserve(tasks, 3 * tasks, 3 * tasks);
+  const std::uint64_t pairs = n64 * (n64 - 1) / 2, triples = n64 * (n64 - 1) * (n64 > 1 ? n64 - 2 : 0) / 6;
+  const std::uint64_t accesses = n64 + 4 * pairs + 3 * triples;
+  builder.reserve(n64 + 2 * pairs + triples, accesses, accesses,
+                  static_cast<std::size_t>(estimate_cholesky(cholesky, distribution.nodes()).transfers));
 
   // Lower-triangle tiles, handle of A[m][n] at tile[m * nt + n] (m >= n).
   std::vector<HandleId> tile(std::size_t(nt) * nt, kNone);

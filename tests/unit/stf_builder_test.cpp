@@ -256,6 +256,29 @@ TEST_CASE("transfer plan: the StarPU-MPI cache rule", "[graphs][stf][transfers]"
   CHECK(g.version_node(h, 3) == 2u);
 }
 
+TEST_CASE("transfer plan: the cache rule on more than 64 nodes", "[graphs][stf][transfers]") {
+  // The builder keeps nodes 0..63 holding a copy as bits and larger ids in a list: both sides.
+  StfBuilder b(100);
+  const KernelId k = b.kernel("k", 1);
+  const HandleId h = b.data(8, 0);
+  const TaskId t0 = b.task(k, {R(h)}, 63, 0);   // v0 from 0 to 63
+  const TaskId t1 = b.task(k, {R(h)}, 64, 0);   // v0 from 0 to 64
+  const TaskId t2 = b.task(k, {R(h)}, 99, 0);   // v0 from 0 to 99
+  b.task(k, {R(h)}, 63, 0);                     // hit
+  b.task(k, {R(h)}, 64, 0);                     // hit
+  b.task(k, {R(h)}, 99, 0);                     // hit
+  b.task(k, {RW(h)}, 70, 0);                    // reads v0 on 70: a transfer; v1 on 70 invalidates
+  const TaskId t7 = b.task(k, {R(h)}, 64, 0);   // v1 from 70 to 64 again
+  const TaskId t8 = b.task(k, {R(h)}, 63, 0);   // v1 from 70 to 63 again
+  b.task(k, {R(h)}, 70, 0);                     // local
+  b.task(k, {R(h)}, 64, 0);                     // hit
+  const TaskGraph g = b.finish();
+  const std::vector<TransferTuple> expected{{h, 0, 0, 63, t0}, {h, 0, 0, 64, t1}, {h, 0, 0, 99, t2},
+                                            {h, 0, 0, 70, 6},  {h, 1, 70, 64, t7}, {h, 1, 70, 63, t8}};
+  CHECK(transfer_tuples(g) == expected);
+  CHECK(g.transfers().cache_hits() == 4u);
+}
+
 TEST_CASE("transfer plan: one consumer task can receive several handles", "[graphs][stf][transfers]") {
   StfBuilder b(2);
   const KernelId k = b.kernel("k", 1);
