@@ -53,7 +53,7 @@ Command add_run_command(CLI::App& app) {
                     "mpi: skip the failure-free reference run and the bit-exact and numeric checks");
   command->add_option("--log", options->log,
                       "Also write events.log: one line per event of these categories, comma-separated: task, message, "
-                      "failure, protocol, run, or all");
+                      "failure, protocol, run, migration, or all");
   command->add_option("--checkpoint-trace", options->checkpoint_trace,
                       "Also write the run's checkpoints and messages, up to the first failure, in the ftsim-trace format "
                       "of `ftsim analyze` (docs/trace-format.md)");
@@ -78,7 +78,7 @@ Command add_run_command(CLI::App& app) {
       std::uint32_t categories = 0;
       std::string unknown;
       if (!core::parse_log_categories(options->log, categories, unknown)) {
-        std::cerr << "error: --log: unknown category \"" << unknown << "\" (task, message, failure, protocol, run or all)\n";
+        std::cerr << "error: --log: unknown category \"" << unknown << "\" (task, message, failure, protocol, run, migration or all)\n";
         return 2;
       }
       job_options.log_file = (dir / "events.log").string();

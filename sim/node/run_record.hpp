@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/node/message.hpp"
+#include "sim/node/migration_metrics.hpp"
 
 namespace ftsim::core {
 
@@ -19,10 +20,19 @@ enum class RecordKind : std::uint8_t {
   message,      // *message delivered to its destination at `time` (sent at message->sent_at)
   failure,      // node `peer` failed (its incarnation)
   notice,       // failure notice `sequence` about node `peer`
-  replacement,  // a spare took node `peer` (its new incarnation)
+  replacement,  // a spare took node `peer` (its new incarnation; with shrink, `machine`: the spare machine)
+  rehost,       // shrink, no spare left: node `peer` (its new incarnation) restarts on surviving machine
+                // `machine`, which runs `machine_ranks` ranks now (`text`: their numbers), `machines_up`
   span,         // a protocol phase on `process` from `start` to `time`: `text`, `category`
   note,         // a protocol decision on `process`: `text`
   run_end,      // the run is over: `text`
+  // Proactive migration (sim/world/migration.hpp); `process` is the node, *migration its alarm's record:
+  alarm,             // the predictor raised an alarm (true or false) for the node
+  migration_start,   // a spare is taken: the node starts no new task, waits for the running ones
+  migration_frozen,  // the node reached its safe point: frozen, its process spawns on the spare
+  migration_transfer,  // the spare is up: the node's state (migration->state_bytes) starts to move
+  migration_end,     // the alarm's migration ended or none started: migration->outcome says how
+  failure_avoided,   // the alarm's failure came and hit the host the rank had left
   // The events of a checkpoint trace (docs/trace-format.md), in each process's local order:
   data_sent,         // process `process` sent *message (its `id` is unique in the run)
   data_received,     // process `process` accepted *message (its runtime stores it now)
@@ -46,7 +56,11 @@ struct Record {
   std::uint32_t incarnation = 0;
   std::uint32_t sequence = 0;
   std::uint32_t checkpoint = 0;
+  std::uint32_t machine = 0;        // rehost, replacement under shrink
+  std::uint32_t machine_ranks = 0;  // rehost
+  std::uint32_t machines_up = 0;    // rehost, replacement under shrink (0: not a shrinking run)
   const Message* message = nullptr;
+  const MigrationRecord* migration = nullptr;
   std::string_view text;
   const char* category = "";
 };

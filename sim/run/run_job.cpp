@@ -23,7 +23,7 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
   if (!options.log_file.empty()) {
     std::string unknown;
     if (!core::parse_log_categories(options.log_categories, sim_options.log_categories, unknown)) {
-      throw config::ConfigError("--log", "", "unknown category \"" + unknown + "\" (task, message, failure, protocol, run or all)");
+      throw config::ConfigError("--log", "", "unknown category \"" + unknown + "\" (task, message, failure, protocol, run, migration or all)");
     }
     sim_options.log_file = options.log_file;
   }

@@ -1,5 +1,6 @@
 #include "sim/world/event_log.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 namespace ftsim::core {
@@ -11,6 +12,7 @@ const char* to_string(LogCategory category) {
     case LogCategory::failure: return "failure";
     case LogCategory::protocol: return "protocol";
     case LogCategory::run: return "run";
+    case LogCategory::migration: return "migration";
   }
   return "?";
 }
@@ -71,7 +73,28 @@ void EventLog::record(const Record& r) {
       }
       break;
     case RecordKind::replacement:
-      if (enabled(LogCategory::failure)) write(r.time, LogCategory::failure, -1, "a spare takes node " + number(r.peer) + " (incarnation " + number(r.incarnation) + ")");
+      if (enabled(LogCategory::failure)) {
+        write(r.time, LogCategory::failure, -1,
+              "a spare takes node " + number(r.peer) + " (incarnation " + number(r.incarnation) + ")" +
+                  (r.machines_up > 0 ? " on spare machine " + number(r.machine) : ""));
+      }
+      break;
+    case RecordKind::rehost:
+      if (enabled(LogCategory::failure)) {
+        write(r.time, LogCategory::failure, -1,
+              "shrink: no spare left, node " + number(r.peer) + " (incarnation " + number(r.incarnation) +
+                  ") restarts on surviving machine " + number(r.machine) + ", which now runs " + number(r.machine_ranks) +
+                  (r.machine_ranks == 1 ? " rank" : " ranks") + " (nodes " + std::string(r.text) + "); " +
+                  number(r.machines_up) + (r.machines_up == 1 ? " machine" : " machines") + " up");
+      }
+      break;
+    case RecordKind::alarm:
+    case RecordKind::migration_start:
+    case RecordKind::migration_frozen:
+    case RecordKind::migration_transfer:
+    case RecordKind::migration_end:
+    case RecordKind::failure_avoided:
+      if (enabled(LogCategory::migration)) migration(r);
       break;
     case RecordKind::span:
       if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, std::string(r.text) + " ends (began at " + std::to_string(r.start) + " s)");
@@ -89,6 +112,42 @@ void EventLog::record(const Record& r) {
     case RecordKind::data_sent:      // the "message" record says it, at delivery
     case RecordKind::data_received: break;
   }
+}
+
+void EventLog::migration(const Record& r) {
+  const MigrationRecord& m = *r.migration;
+  const auto number = [](std::uint64_t n) { return std::to_string(n); };
+  const auto seconds = [](double t) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.9f", t);
+    return std::string(buffer);
+  };
+  std::string text;
+  switch (r.kind) {
+    case RecordKind::alarm:
+      text = std::string(m.true_alarm ? "true" : "false") + " alarm: failure predicted at " + seconds(m.predicted_failure) + " s";
+      break;
+    case RecordKind::migration_start: text = "migration to a spare starts: no new task, waits for the running ones"; break;
+    case RecordKind::migration_frozen: text = "migration: safe point, frozen while the process spawns on the spare"; break;
+    case RecordKind::migration_transfer: text = "migration: the spare is up, " + number(m.state_bytes) + " B of state start to move"; break;
+    case RecordKind::migration_end:
+      if (m.outcome == "done") {
+        text = "migration: switch, runs on the spare (" + number(m.state_bytes) + " B of state + " + number(m.forwarded_bytes) +
+               " B forwarded, " + number(m.chunks) + (m.chunks == 1 ? " chunk, " : " chunks, ") + seconds(m.end - m.alarm) + " s since the alarm)";
+      } else if (m.outcome == "failed") {
+        text = "migration interrupted: the node fails before the switch (" + number(m.chunks) + (m.chunks == 1 ? " chunk" : " chunks") + " sent)";
+      } else if (m.outcome == "run ended") {
+        text = "migration under way when the run ended";
+      } else {
+        text = "alarm skipped: " + (m.outcome == "no spare" ? std::string("no spare left") : m.outcome == "node down" ? std::string("the node is down") : "already migrating");
+      }
+      break;
+    case RecordKind::failure_avoided:
+      text = "failure avoided: it hits the host the rank left at " + seconds(m.end) + " s (alarm at " + seconds(m.alarm) + " s)";
+      break;
+    default: return;
+  }
+  write(r.time, LogCategory::migration, r.process, text);
 }
 
 void EventLog::write(double time, LogCategory category, long process, std::string_view text) {

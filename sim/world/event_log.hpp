@@ -16,11 +16,12 @@ namespace ftsim::core {
 enum class LogCategory : std::uint32_t {
   task = 1,        // task starts and ends
   message = 2,     // data and control messages delivered
-  failure = 4,     // failures, notices, replacements
+  failure = 4,     // failures, notices, replacements by a spare, shrinks (a rank re-hosted on a survivor)
   protocol = 8,    // protocol phases and decisions (checkpoints, recoveries, plans)
   run = 16,        // the end of the run
+  migration = 32,  // proactive migration: alarms, migrations and their phases, failures avoided
 };
-inline constexpr std::uint32_t kAllLogCategories = 31;
+inline constexpr std::uint32_t kAllLogCategories = 63;
 
 // Parses "all" or a comma-separated list of category names; false on an unknown name.
 bool parse_log_categories(std::string_view text, std::uint32_t& mask, std::string& unknown);
@@ -35,6 +36,7 @@ public:
 private:
   bool enabled(LogCategory category) const { return (mask_ & static_cast<std::uint32_t>(category)) != 0; }
   void write(double time, LogCategory category, long process, std::string_view text);
+  void migration(const Record& record);
 
   std::uint32_t mask_;
   const graphs::TaskGraph& graph_;

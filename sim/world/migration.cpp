@@ -20,6 +20,16 @@ std::uint64_t Migration::token(TokenKind kind, std::uint32_t generation, std::ui
   return (std::uint64_t(kind) << 56) | (std::uint64_t(generation & 0xffffffu) << 32) | (index & 0xffffffffu);
 }
 
+void Migration::record(RecordKind kind, NodeId node, std::size_t index) {
+  Recorder& recorder = world_.migration_recorder();
+  if (!recorder.active()) return;
+  Record r{kind, world_.migration_now()};
+  r.process = node;
+  r.peer = node;
+  r.migration = &metrics_.records[index];
+  recorder.record(r);
+}
+
 void Migration::failure_scheduled(NodeId node, double time, std::uint64_t failure) {
   const double now = world_.migration_now();
   horizon_ = std::max(horizon_, time);
@@ -65,6 +75,7 @@ void Migration::on_timer(NodeId node, std::uint64_t value) {
   record.state_bytes = host ? host->memory_bytes() : 1;
   move.phase = Phase::transferring;
   move.to_send = record.state_bytes;
+  this->record(RecordKind::migration_transfer, node, move.record);
   send_chunks(node);
 }
 
@@ -84,7 +95,10 @@ void Migration::raise(std::size_t index) {
   record.predicted_failure = alarms_[index].predicted_failure;
   record.outcome = "in progress";
   metrics_.records.push_back(record);
+  const std::size_t added_index = metrics_.records.size() - 1;
+  alarms_[index].record = added_index;
   MigrationRecord& added = metrics_.records.back();
+  this->record(RecordKind::alarm, node, added_index);
   // Renewal models: false alarms come as a Poisson process, one after the other.
   if (!true_alarm && renewal_) {
     if (auto next = predictor_.next_false_alarm(now)) {
@@ -94,15 +108,18 @@ void Migration::raise(std::size_t index) {
   NodeHost* host = world_.migration_host(node);
   if (!host) {
     added.outcome = "node down";
+    this->record(RecordKind::migration_end, node, added_index);
     return;
   }
   if (move.phase != Phase::idle) {
     added.outcome = "already migrating";
+    this->record(RecordKind::migration_end, node, added_index);
     return;
   }
   if (!world_.take_spare(node)) {
     added.outcome = "no spare";
     ++metrics_.skipped_no_spare;
+    this->record(RecordKind::migration_end, node, added_index);
     return;
   }
   ++move.generation;
@@ -113,6 +130,7 @@ void Migration::raise(std::size_t index) {
   move.unforwarded = 0;
   move.deferred.clear();
   host->hold_for_migration(true);
+  this->record(RecordKind::migration_start, node, move.record);
   check_safe_point(node);
 }
 
@@ -127,6 +145,7 @@ void Migration::check_safe_point(NodeId node) {
   const double now = world_.migration_now();
   metrics_.records[move.record].safe_point = now;
   move.phase = Phase::spawning;  // frozen from here
+  record(RecordKind::migration_frozen, node, move.record);
   world_.set_migration_timer(now + prediction_.spawn, node, token(TokenKind::spawned, move.generation, 0));
 }
 
@@ -176,6 +195,7 @@ void Migration::complete(NodeId node) {
   metrics_.seconds += now - record.alarm;
   ++move.placement;
   move.phase = Phase::idle;
+  this->record(RecordKind::migration_end, node, move.record);
   world_.switch_host(node);
   std::vector<DeferredEvent> events = std::move(move.deferred);
   move.deferred.clear();
@@ -196,6 +216,7 @@ bool Migration::absorbs(std::uint64_t failure, NodeId node) {
   alarm_of_failure_.erase(it);
   if (!alarm.raised || node >= moves_.size() || moves_[node].placement == alarm.placement) return false;
   ++metrics_.failures_avoided;
+  record(RecordKind::failure_avoided, node, alarm.record);
   return true;
 }
 
@@ -204,6 +225,7 @@ void Migration::on_failure(NodeId node) {
   Move& move = moves_[node];
   metrics_.records[move.record].outcome = "failed";
   ++metrics_.interrupted;
+  record(RecordKind::migration_end, node, move.record);
   move.phase = Phase::idle;
   ++move.generation;  // its timers and transfers still pending are stale
   move.deferred.clear();  // lost with the process's memory
@@ -212,8 +234,11 @@ void Migration::on_failure(NodeId node) {
 }
 
 void Migration::finish() {
-  for (Move& move : moves_) {
-    if (move.phase != Phase::idle) metrics_.records[move.record].outcome = "run ended";
+  for (NodeId node = 0; node < moves_.size(); ++node) {
+    Move& move = moves_[node];
+    if (move.phase == Phase::idle) continue;
+    metrics_.records[move.record].outcome = "run ended";
+    record(RecordKind::migration_end, node, move.record);
   }
 }
 

@@ -33,6 +33,7 @@
 #include "sim/config/run_config.hpp"
 #include "sim/node/migration_metrics.hpp"
 #include "sim/node/node_host.hpp"
+#include "sim/node/run_record.hpp"
 #include "sim/world/failure_prediction.hpp"
 
 namespace ftsim::core {
@@ -64,6 +65,8 @@ public:
   virtual void switch_host(NodeId node) = 0;
   // Handles, in order, the events that waited while `node` was frozen.
   virtual void replay(NodeId node, std::vector<DeferredEvent>& events) = 0;
+  // The exporters of the run's records (trace, event log): alarms and migrations are recorded.
+  virtual Recorder& migration_recorder() = 0;
 };
 
 class Migration {
@@ -99,6 +102,7 @@ private:
     double predicted_failure = 0;
     std::uint32_t placement = 0;  // the rank's placement when the alarm was raised
     bool raised = false;
+    std::size_t record = 0;       // its MigrationRecord, once raised
   };
   struct Move {
     Phase phase = Phase::idle;
@@ -117,6 +121,8 @@ private:
   void check_safe_point(NodeId node);
   void send_chunks(NodeId node);
   void complete(NodeId node);
+  // Tells the exporters, if any (nothing is built when none is on), about the alarm `record`.
+  void record(RecordKind kind, NodeId node, std::size_t record);
 
   config::PredictionConfig prediction_;
   FailurePredictor predictor_;

@@ -53,7 +53,8 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
     metrics_.machines_at_start = graph.node_count();
   }
   if (!options_.trace_file.empty()) {
-    recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator"));
+    recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator",
+                                                config.failures.prediction.has_value()));
   }
   if (!options_.checkpoint_trace_file.empty()) {
     recorder_.add(std::make_unique<CheckpointTraceWriter>(options_.checkpoint_trace_file, graph.node_count(), config.name,
@@ -585,7 +586,8 @@ void Simulation::replace(NodeId node) {
   if (hosts_[node] || halted_) return;
   replacement_scheduled_[node] = false;
   note_progress();  // the protocol gets its full span to recover the new process
-  if (shrinking() && rehost_pending_[node]) {
+  const bool rehosted = shrinking() && rehost_pending_[node];
+  if (rehosted) {
     if (!shrink_rehost(node)) return;
   } else {
     if (shrinking()) placement_->take_spare(node);
@@ -594,9 +596,19 @@ void Simulation::replace(NodeId node) {
   ++process_metrics_[node].restarts;
   if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
   if (recorder_.active()) {
-    Record r{RecordKind::replacement, now()};
+    // A spare, or (shrink, no spare left) a surviving machine that now runs one rank more.
+    Record r{rehosted ? RecordKind::rehost : RecordKind::replacement, now()};
     r.peer = node;
     r.incarnation = incarnation_[node];
+    std::string ranks;
+    if (shrinking()) {
+      r.machine = placement_->machine_of(node);
+      r.machines_up = placement_->machines_up();
+      const std::vector<NodeId>& on_machine = placement_->ranks_on(r.machine);
+      r.machine_ranks = static_cast<std::uint32_t>(on_machine.size());
+      for (NodeId rank : on_machine) ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
+      r.text = ranks;
+    }
     recorder_.record(r);
   }
   // Renewal failure models: the new incarnation has its own time to failure.

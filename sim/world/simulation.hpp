@@ -80,6 +80,7 @@ private:
   }
   void switch_host(NodeId node) override;
   void replay(NodeId node, std::vector<DeferredEvent>& events) override;
+  Recorder& migration_recorder() override { return recorder_; }
   // Whether events for `node` wait: its rank is frozen for a migration.
   bool frozen(NodeId node) const { return migration_ && migration_->frozen(node); }
 

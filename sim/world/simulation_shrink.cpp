@@ -66,15 +66,7 @@ bool Simulation::shrink_rehost(NodeId node) {
   record.machine_rank = host_rank;
   open_redistribution_[node] = metrics_.redistributions.size();
   metrics_.redistributions.push_back(record);
-  if (recorder_.active()) {
-    const std::string text = "shrink: node " + std::to_string(node) + " restarts on the machine of node " +
-                             std::to_string(host_rank) + " (" + std::to_string(placement_->machines_up()) + " machines up)";
-    Record r{RecordKind::note, now()};
-    r.process = node;
-    r.text = text;
-    recorder_.record(r);
-  }
-  return true;
+  return true;  // replace() records it (RecordKind::rehost)
 }
 
 void Simulation::shrink_count_delivery(NodeId node, Traffic traffic, std::uint64_t bytes) {

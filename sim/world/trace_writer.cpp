@@ -29,7 +29,7 @@ constexpr double kReceiveSlice = 1e-9;
 }  // namespace
 
 TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph, std::uint32_t cores,
-                         const std::string& coordinator_name)
+                         const std::string& coordinator_name, bool migration_lane)
     : graph_(graph), out_(path) {
   if (!out_) throw std::runtime_error("cannot write the trace file " + path);
   const std::uint32_t nodes = graph.node_count();
@@ -48,6 +48,7 @@ TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph
     lane(n, kSendLane, "sends");
     lane(n, kReceiveLane, "receives");
     lane(n, kProtocolLane, "protocol");
+    if (migration_lane && n < nodes) lane(n, kMigrationLane, "migration");
   }
 }
 
@@ -88,9 +89,55 @@ void TraceWriter::span(std::uint32_t node, const std::string& name, const char* 
         ",\"tid\":" + std::to_string(kProtocolLane) + "," + times(start, end) + "}");
 }
 
-void TraceWriter::marker(std::uint32_t node, const std::string& name, double time, const std::string& args) {
-  event("{\"ph\":\"i\",\"s\":\"g\",\"name\":" + quote(name) + ",\"pid\":" + std::to_string(node) + ",\"tid\":" +
-        std::to_string(kProtocolLane) + ",\"ts\":" + micros(nanos(time)) + ",\"args\":" + args + "}");
+void TraceWriter::marker(std::uint32_t node, const std::string& name, double time, const std::string& args,
+                         std::uint32_t lane, const char* scope) {
+  event("{\"ph\":\"i\",\"s\":\"" + std::string(scope) + "\",\"name\":" + quote(name) + ",\"pid\":" + std::to_string(node) +
+        ",\"tid\":" + std::to_string(lane) + ",\"ts\":" + micros(nanos(time)) + ",\"args\":" + args + "}");
+}
+
+namespace {
+std::string seconds_or_null(double t) {
+  if (t < 0) return "null";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.9f", t);
+  return buffer;
+}
+}  // namespace
+
+void TraceWriter::migration(const Record& r) {
+  const MigrationRecord& m = *r.migration;
+  const auto node = static_cast<std::uint32_t>(r.process);
+  const std::string n = std::to_string(node);
+  switch (r.kind) {
+    case RecordKind::alarm:
+      marker(node, m.true_alarm ? "alarm (true)" : "alarm (false)", r.time,
+             "{\"node\":" + n + ",\"true_alarm\":" + (m.true_alarm ? "true" : "false") +
+                 ",\"predicted_failure\":" + seconds_or_null(m.predicted_failure) + "}",
+             kMigrationLane, "t");
+      break;
+    case RecordKind::failure_avoided:
+      marker(node, "failure avoided", r.time,
+             "{\"node\":" + n + ",\"alarm\":" + seconds_or_null(m.alarm) + ",\"switch\":" + seconds_or_null(m.end) + "}",
+             kMigrationLane, "t");
+      break;
+    case RecordKind::migration_end: {
+      // A span from the safe point (the node freezes) to the switch, or to what ended it; an alarm
+      // that started nothing (no spare, node down, already migrating) is a span of no duration.
+      const bool done = m.outcome == "done", interrupted = m.outcome == "failed", ended = m.outcome == "run ended";
+      const bool skipped = !done && !interrupted && !ended;
+      const std::string outcome = done ? "done" : interrupted ? "interrupted" : ended ? "run ended" : "skipped";
+      const double start = skipped ? r.time : m.safe_point >= 0 ? m.safe_point : m.alarm;
+      event("{\"ph\":\"X\",\"name\":\"migration\",\"cat\":\"migration\",\"pid\":" + n + ",\"tid\":" +
+            std::to_string(kMigrationLane) + "," + times(start, r.time) + ",\"args\":{\"outcome\":" + quote(outcome) +
+            (skipped ? ",\"reason\":" + quote(m.outcome) : std::string()) + ",\"true_alarm\":" + (m.true_alarm ? "true" : "false") +
+            ",\"bytes\":" + std::to_string(m.state_bytes + m.forwarded_bytes) + ",\"state_bytes\":" +
+            std::to_string(m.state_bytes) + ",\"forwarded_bytes\":" + std::to_string(m.forwarded_bytes) + ",\"chunks\":" +
+            std::to_string(m.chunks) + ",\"alarm\":" + seconds_or_null(m.alarm) + ",\"safe_point\":" +
+            seconds_or_null(m.safe_point) + ",\"transfer_start\":" + seconds_or_null(m.transfer_start) + "}}");
+      break;
+    }
+    default: break;  // start, safe point, transfer: the span and its args say them
+  }
 }
 
 void TraceWriter::record(const Record& r) {
@@ -116,6 +163,18 @@ void TraceWriter::record(const Record& r) {
       marker(r.peer, "replacement", r.time,
              "{\"node\":" + std::to_string(r.peer) + ",\"incarnation\":" + std::to_string(r.incarnation) + "}");
       break;
+    case RecordKind::rehost:  // shrink: no spare, the rank restarts on a surviving machine
+      marker(r.peer, "shrink", r.time,
+             "{\"node\":" + std::to_string(r.peer) + ",\"incarnation\":" + std::to_string(r.incarnation) +
+                 ",\"machine\":" + std::to_string(r.machine) + ",\"machine_ranks\":[" + std::string(r.text) +
+                 "],\"machines_up\":" + std::to_string(r.machines_up) + "}");
+      break;
+    case RecordKind::alarm:
+    case RecordKind::migration_start:
+    case RecordKind::migration_frozen:
+    case RecordKind::migration_transfer:
+    case RecordKind::migration_end:
+    case RecordKind::failure_avoided: migration(r); break;
     case RecordKind::span: span(process, std::string(r.text), r.category, r.start, r.time); break;
     case RecordKind::note:  // a decision meant for the trace: named by its category, told in args
       if (r.category[0] != '\0') marker(process, r.category, r.time, "{\"text\":" + quote(std::string(r.text)) + "}");

@@ -198,3 +198,113 @@ def test_bad_prediction_input(ftsim, tmp_path, prediction, spares, path, message
     proc = ftsim("validate", file)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"{file}: {path}" in proc.stderr and message in proc.stderr, proc.stderr
+
+
+# --- what the trace and the event log say of migrations (issue 26) ---------------------------
+
+def run_recorded(ftsim, tmp_path, document, tag, log="migration,failure"):
+    path = tmp_path / f"{tag}.json"
+    path.write_text(json.dumps(document))
+    out = tmp_path / f"out-{tag}"
+    proc = ftsim("run", path, "-o", out, "--trace", "--log", log)
+    results = json.loads((out / "results.json").read_text())
+    trace = json.loads((out / "trace.json").read_text())["traceEvents"]
+    log_lines = (out / "events.log").read_text().splitlines()
+    return proc, results, trace, log_lines
+
+
+def migration_lane(trace, node):
+    return [e for e in trace if e.get("pid") == node and e.get("tid") == 10003 and e["ph"] != "M"]
+
+
+def test_an_avoided_failure_is_in_the_trace_and_the_log(ftsim, tmp_path):
+    document = protocol_config("global", {"lead_time": LEAD, "recall": 1, "precision": 1})
+    proc, r, trace, lines = run_recorded(ftsim, tmp_path, document, "avoided")
+    assert proc.returncode == 0, proc.stderr
+    record = r["migration"]["records"][0]
+    # A lane "migration" on every node; node 1's holds the alarm, the span and the avoided failure.
+    names = {(e["pid"], e["args"]["name"]) for e in trace if e["ph"] == "M" and e.get("tid") == 10003}
+    assert names == {(n, "migration") for n in range(4)}
+    events = migration_lane(trace, 1)
+    [alarm] = [e for e in events if e["ph"] == "i" and e["name"].startswith("alarm")]
+    assert alarm["name"] == "alarm (true)" and alarm["args"]["true_alarm"] is True
+    assert alarm["ts"] == pytest.approx(record["alarm"] * 1e6, abs=1e-3)
+    assert alarm["args"]["predicted_failure"] == pytest.approx(FAILURE_TIME)
+    [span] = [e for e in events if e["ph"] == "X"]
+    assert span["name"] == "migration" and span["cat"] == "migration"
+    # From the safe point to the switch, with what moved.
+    assert span["ts"] == pytest.approx(record["safe_point"] * 1e6, abs=1e-3)
+    assert span["ts"] + span["dur"] == pytest.approx(record["end"] * 1e6, abs=2e-3)
+    args = span["args"]
+    assert args["outcome"] == "done"
+    assert args["bytes"] == record["state_bytes"] + record["forwarded_bytes"] == r["migration"]["bytes"]
+    assert args["chunks"] == record["chunks"] and args["state_bytes"] == record["state_bytes"]
+    [avoided] = [e for e in events if e["ph"] == "i" and e["name"] == "failure avoided"]
+    assert avoided["ts"] == pytest.approx(FAILURE_TIME * 1e6, abs=1e-3)
+    assert not any(e for n in (0, 2, 3) for e in migration_lane(trace, n))
+    # No failure marker: the failure hit a host the rank had left.
+    assert not [e for e in trace if e.get("name") == "failure"]
+    # The event log, category "migration": alarm, start, safe point, transfer, switch, avoided.
+    mine = [l for l in lines if " migration process 1 " in l]
+    expected = ["true alarm: failure predicted at 0.090000000 s", "migration to a spare starts",
+                "migration: safe point", "migration: the spare is up", "migration: switch, runs on the spare",
+                "failure avoided: it hits the host the rank left"]
+    assert len(mine) == len(expected)
+    for line, text in zip(mine, expected):
+        assert text in line, (line, text)
+    assert f"{record['state_bytes']} B of state + {record['forwarded_bytes']} B forwarded" in mine[4]
+    assert not [l for l in lines if "] failure " in l]
+
+
+def test_an_interrupted_and_a_skipped_migration_are_in_the_trace_and_the_log(ftsim, tmp_path):
+    short = protocol_config("global", {"lead_time": "5ms", "recall": 1, "precision": 1})
+    proc, r, trace, lines = run_recorded(ftsim, tmp_path, short, "short")
+    assert proc.returncode == 0, proc.stderr
+    [span] = [e for e in migration_lane(trace, 1) if e["ph"] == "X"]
+    assert span["args"]["outcome"] == "interrupted"
+    assert span["ts"] + span["dur"] == pytest.approx(FAILURE_TIME * 1e6, abs=1e-3)
+    assert [l for l in lines if "migration interrupted: the node fails before the switch" in l]
+    assert [l for l in lines if "node 1 fails (incarnation 0)" in l]
+
+    none_left = protocol_config("global", {"lead_time": LEAD, "recall": 1, "precision": 1}, spares=1,
+                                events=[{"time": 0.03, "node": 2}, {"time": FAILURE_TIME, "node": 1}])
+    proc, r, trace, lines = run_recorded(ftsim, tmp_path, none_left, "none-left")
+    outcomes = {rec["node"]: rec["outcome"] for rec in r["migration"]["records"]}
+    assert outcomes == {2: "done", 1: "no spare"}
+    [span] = [e for e in migration_lane(trace, 1) if e["ph"] == "X"]
+    assert span["args"]["outcome"] == "skipped" and span["args"]["reason"] == "no spare" and span["dur"] == 0
+    assert [l for l in lines if " migration process 1 " in l and "alarm skipped: no spare left" in l]
+
+
+def test_a_false_alarm_is_marked_as_such(ftsim, tmp_path):
+    document = protocol_config("global", {"lead_time": LEAD, "recall": 1, "precision": 0.5}, seed=5)
+    proc, r, trace, lines = run_recorded(ftsim, tmp_path, document, "false")
+    assert proc.returncode == 0, proc.stderr
+    false_records = [rec for rec in r["migration"]["records"] if not rec["true_alarm"]]
+    assert false_records
+    markers = [e for e in trace if e.get("tid") == 10003 and e["ph"] == "i" and e["name"] == "alarm (false)"]
+    assert len(markers) == len(false_records)
+    assert sorted((e["pid"], round(e["ts"], 3)) for e in markers) == \
+        sorted((rec["node"], round(rec["alarm"] * 1e6, 3)) for rec in false_records)
+    assert sum("false alarm: failure predicted at" in l for l in lines) == len(false_records)
+
+
+def test_the_trace_and_the_log_change_no_result(ftsim, tmp_path):
+    document = protocol_config("global", {"lead_time": LEAD, "recall": 1, "precision": 0.5}, seed=5)
+    _, plain = run(ftsim, tmp_path, document, "plain")
+    _, recorded, _, _ = run_recorded(ftsim, tmp_path, document, "recorded", log="all")
+    for key in ("makespan", "events", "migration", "failures", "bytes_sent"):
+        assert plain.get(key) == recorded.get(key), key
+
+
+def test_runs_without_prediction_have_no_migration_lane(ftsim, tmp_path):
+    proc, _, trace, _ = run_recorded(ftsim, tmp_path, protocol_config("global"), "no-prediction")
+    assert proc.returncode == 0, proc.stderr
+    assert not [e for e in trace if e.get("tid") == 10003]
+
+
+def test_the_migration_log_category_is_validated(ftsim, tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(protocol_config("global")))
+    proc = ftsim("run", path, "-o", tmp_path / "o", "--log", "migrations")
+    assert proc.returncode == 2 and "migrations" in proc.stderr and "migration or all" in proc.stderr

@@ -139,3 +139,68 @@ def test_deterministic(ftsim, tmp_path):
         results.pop("wall", None)
         results.pop("config_file")  # the two files' names
     assert first == second
+
+
+# --- what the event log and the trace say of a shrink (issue 26) -----------------------------
+
+def run_recorded(ftsim, tmp_path, config, name):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(config))
+    out = tmp_path / name
+    done = ftsim("run", path, "-o", out, "--trace", "--log", "failure,protocol")
+    results = json.loads((out / "results.json").read_text())
+    lines = (out / "events.log").read_text().splitlines()
+    trace = json.loads((out / "trace.json").read_text())["traceEvents"]
+    return done, results, lines, trace
+
+
+def test_the_log_and_the_trace_name_the_survivor(ftsim, tmp_path):
+    config = with_platform()
+    config["failures"]["events"] = [{"node": 1, "time": 0.015}, {"node": 2, "time": 0.03}]
+    done, results, lines, trace = run_recorded(ftsim, tmp_path, config, "logged")
+    assert done.returncode == 0, done.stderr
+    failure_lines = [l for l in lines if "] failure " in l]
+    # No spare in this run: the log never says one takes a rank.
+    assert not [l for l in lines if "spare takes" in l]
+    rehosts = [l.split("driver", 1)[1].strip() for l in failure_lines if "restarts on surviving machine" in l]
+    assert rehosts == [
+        "shrink: no spare left, node 1 (incarnation 1) restarts on surviving machine 2, which now runs 2 ranks (nodes 2, 1); 3 machines up",
+        "shrink: no spare left, node 2 (incarnation 1) restarts on surviving machine 3, which now runs 2 ranks (nodes 3, 2); 2 machines up",
+        "shrink: no spare left, node 1 (incarnation 2) restarts on surviving machine 0, which now runs 2 ranks (nodes 0, 1); 2 machines up",
+    ]
+    # The same as results.json's redistributions, at the same times.
+    times = [float(l[1:l.index("]")]) for l in failure_lines if "restarts on surviving machine" in l]
+    assert times == pytest.approx([r["time"] for r in results["shrink"]["redistributions"]])
+    # The trace: a "shrink" marker per re-hosting instead of "replacement".
+    assert not [e for e in trace if e.get("name") == "replacement"]
+    markers = [e["args"] for e in trace if e.get("name") == "shrink" and e["ph"] == "i"]
+    assert markers == [
+        {"node": 1, "incarnation": 1, "machine": 2, "machine_ranks": [2, 1], "machines_up": 3},
+        {"node": 2, "incarnation": 1, "machine": 3, "machine_ranks": [3, 2], "machines_up": 2},
+        {"node": 1, "incarnation": 2, "machine": 0, "machine_ranks": [0, 1], "machines_up": 2},
+    ]
+
+
+def test_the_log_says_spare_only_when_a_spare_is_used(ftsim, tmp_path):
+    # One spare: the first failure takes it (spare machine 4), the second shrinks.
+    config = with_platform(spares=1)
+    config["failures"]["events"] = [{"node": 1, "time": 0.015}, {"node": 2, "time": 0.03}]
+    done, results, lines, trace = run_recorded(ftsim, tmp_path, config, "one-spare")
+    assert done.returncode == 0, done.stderr
+    spare = [l for l in lines if "spare takes" in l]
+    assert len(spare) == 1 and "a spare takes node 1 (incarnation 1) on spare machine 4" in spare[0]
+    rehost = [l for l in lines if "restarts on surviving machine" in l]
+    assert len(rehost) == 1
+    assert "node 2 (incarnation 1) restarts on surviving machine 3, which now runs 2 ranks (nodes 3, 2); 3 machines up" in rehost[0]
+    assert [r["node"] for r in results["shrink"]["redistributions"]] == [2]
+    assert [e["args"]["node"] for e in trace if e.get("name") == "replacement"] == [1]
+    assert [e["args"]["node"] for e in trace if e.get("name") == "shrink"] == [2]
+
+
+def test_the_log_and_the_trace_change_no_result(ftsim, tmp_path):
+    config = with_platform()
+    config["failures"]["events"] = [{"node": 1, "time": 0.015}, {"node": 2, "time": 0.03}]
+    _, plain = run(ftsim, tmp_path, config, "plain")
+    _, recorded, _, _ = run_recorded(ftsim, tmp_path, config, "recorded")
+    for key in ("makespan", "events", "shrink", "failures", "bytes_sent"):
+        assert plain.get(key) == recorded.get(key), key
