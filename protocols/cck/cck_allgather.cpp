@@ -4,7 +4,7 @@
 
 namespace ftsim::protocols::cck {
 
-AllGather::AllGather(graphs::NodeId node, graphs::NodeId nodes, core::Bytes own)
+AllGather::AllGather(graphs::NodeId node, graphs::NodeId nodes, core::SharedBytes own)
     : node_(node), nodes_(nodes), blocks_(nodes) {
   blocks_[node] = std::move(own);
 }
@@ -26,21 +26,19 @@ std::optional<AllGather::Outgoing> AllGather::send() {
   const std::uint64_t distance = std::uint64_t(1) << step_;
   const auto count = static_cast<graphs::NodeId>(std::min<std::uint64_t>(distance, nodes_ - distance));
   Outgoing out{static_cast<graphs::NodeId>((node_ + nodes_ - distance % nodes_) % nodes_), step_, {}};
-  core::WireWriter w(out.body);
-  w.u32(count);
+  out.blocks.reserve(count);
   for (graphs::NodeId k = 0; k < count; ++k) {
     const graphs::NodeId block = (node_ + k) % nodes_;
-    w.u32(block);
-    w.bytes(blocks_[block]);
+    out.blocks.emplace_back(block, blocks_[block]);
   }
   sent_ = true;
   advance();  // its own message may already be here
   return out;
 }
 
-void AllGather::receive(std::uint32_t step, const core::Bytes& body) {
+void AllGather::receive(std::uint32_t step, Blocks blocks) {
   if (complete() || step < step_) return;  // a duplicate
-  early_.emplace(step, body);
+  early_.emplace(step, std::move(blocks));
   advance();
 }
 
@@ -50,14 +48,10 @@ void AllGather::advance() {
   while (sent_ && !complete()) {
     auto it = early_.find(step_);
     if (it == early_.end()) return;
-    core::WireReader in(it->second);
-    const std::uint32_t count = in.u32();
-    for (std::uint32_t k = 0; k < count; ++k) {
-      const std::uint32_t block = in.u32();
-      core::Bytes content = in.bytes();
+    const auto count = static_cast<graphs::NodeId>(it->second.size());
+    for (auto& [block, content] : it->second) {
       if (block < nodes_) blocks_[block] = std::move(content);
     }
-    in.expect_done();
     held_ = std::min<graphs::NodeId>(nodes_, held_ + count);
     early_.erase(it);
     ++step_;

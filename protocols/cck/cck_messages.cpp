@@ -38,10 +38,19 @@ core::Bytes Control::encode(std::uint32_t type) const {
         w.u32(incarnation);
       }
       break;
-    case kGather:
+    case kGather: {
+      // The layout of the blocks written inline, as one array: its length, the count, then per
+      // block its node and the block (length-prefixed). The blocks themselves are the parts: the
+      // body holds the length, the count and the nodes, and each part counts 8 + its size, so
+      // the simulated size is that of the inline array, 8 + 4 + Σ(4 + 8 + |block|).
       w.u32(step);
-      w.bytes(blocks);
+      std::uint64_t length = 4;
+      for (const auto& [node, block] : blocks) length += 4 + 16 + block->size();
+      w.u64(length);
+      w.u32(static_cast<std::uint32_t>(blocks.size()));
+      for (const auto& [node, block] : blocks) w.u32(node);
       break;
+    }
     case kDone:
       w.u64(tasks);
       w.u64(messages);
@@ -86,10 +95,21 @@ Control Control::decode(const core::Message& m) {
         incarnation = r.u32();
       }
       break;
-    case kGather:
+    case kGather: {
       c.step = r.u32();
-      c.blocks = r.bytes();
+      const std::uint64_t length = r.u64();
+      const std::uint32_t count = r.u32();
+      if (count != m.parts.size()) throw core::WireError("cck: GATHER names " + std::to_string(count) + " blocks, carries " +
+                                                         std::to_string(m.parts.size()));
+      std::uint64_t expected = 4;
+      c.blocks.resize(count);
+      for (std::uint32_t k = 0; k < count; ++k) {
+        c.blocks[k] = {r.u32(), m.parts[k]};
+        expected += 4 + 16 + m.parts[k]->size();
+      }
+      if (length != expected) throw core::WireError("cck: GATHER's blocks do not have the length it states");
       break;
+    }
     case kDone:
       c.tasks = r.u64();
       c.messages = r.u64();
@@ -101,11 +121,21 @@ Control Control::decode(const core::Message& m) {
   return c;
 }
 
+std::vector<core::SharedBytes> Control::parts(std::uint32_t type) const {
+  std::vector<core::SharedBytes> out;
+  if (type != kGather) return out;
+  out.reserve(blocks.size());
+  for (const auto& [node, block] : blocks) out.push_back(block);
+  return out;
+}
+
 std::uint64_t send(core::ProtocolContext& ctx, core::NodeId to, MessageType type, const Control& control,
                    std::uint32_t incarnation) {
   core::Bytes body = control.encode(type);
-  const std::uint64_t size = body.encoded_size();
-  ctx.send_control(to, type, std::move(body), core::Traffic::control, 0, incarnation);
+  std::vector<core::SharedBytes> parts = control.parts(type);
+  std::uint64_t size = body.encoded_size();
+  for (const core::SharedBytes& part : parts) size += core::inline_size(*part);
+  ctx.send_control(to, type, std::move(body), core::Traffic::control, 0, incarnation, std::move(parts));
   return size;
 }
 

@@ -47,9 +47,14 @@ struct Control {
   std::uint64_t completed = 0;    // RESTART: the last restart round the coordinator completed
   std::vector<std::pair<core::NodeId, std::uint32_t>> incarnations;  // RESTART: nodes past incarnation 0
   core::FailureNotice cause{};    // RESTART
-  core::Bytes blocks;             // GATHER
+  // GATHER: the all-gather blocks it carries, (node, Ḡ of that node encoded). The blocks travel
+  // as shared immutable buffers (Message::parts), not copies: the encoding and the simulated size
+  // are those of the blocks written inline (see encode()).
+  std::vector<std::pair<core::NodeId, core::SharedBytes>> blocks;
 
+  // The body; GATHER's blocks are the message's parts (`parts()`), after it.
   core::Bytes encode(std::uint32_t type) const;
+  std::vector<core::SharedBytes> parts(std::uint32_t type) const;
   static Control decode(const core::Message& message);
 };
 

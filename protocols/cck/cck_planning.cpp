@@ -203,22 +203,30 @@ std::unordered_set<std::uint32_t> total_communications(const PlanningContext& co
 
 // ----------------------------------------------------------------------------- T^p
 
-NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state,
-                   const std::vector<RestrictedGraph>& graphs) {
-  NodePlan plan;
+GatheredRound gathered_round(const PlanningContext& context, const std::vector<RestrictedGraph>& graphs) {
+  GatheredRound round;
+  round.lost_receives.resize(graphs.size());
   for (NodeId q = 0; q < graphs.size(); ++q) {
-    if (graphs[q].restoring) plan.restoring.push_back(q);
+    round.lost_receives[q] = graphs[q].lost_receives ? 1 : 0;
+    if (graphs[q].restoring) round.restoring.push_back(q);
   }
+  round.total = total_communications(context, graphs);
+  return round;
+}
+
+NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state, const RestrictedGraph& own,
+                   const GatheredRound& round) {
+  NodePlan plan;
+  plan.restoring = round.restoring;
   if (state.restoring) return plan;
   const auto& transfers = context.graph.transfers();
-  const RestrictedGraph& own = graphs[node];
-  const std::unordered_set<std::uint32_t> total = total_communications(context, graphs);
+  const std::unordered_set<std::uint32_t>& total = round.total;
   for (std::size_t i = 0; i < state.executed.size(); ++i) {
     if (state.executed[i] && !state.at_checkpoint[i]) ++plan.executed_since_checkpoint;
   }
   Closure closure(context, node, state, context.keep_in_memory);
   for (std::uint32_t id : own.sends) {
-    if (graphs[transfers[id].destination].lost_receives) ++plan.lost_sends;
+    if (round.lost_receives[transfers[id].destination]) ++plan.lost_sends;
     if (total.count(id) == 0) continue;
     plan.resends.push_back(id);
     closure.need(transfers[id].handle, transfers[id].version);
@@ -229,6 +237,11 @@ NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState
   plan.reloads = sorted(closure.reloads);
   plan.missing = closure.missing;
   return plan;
+}
+
+NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state,
+                   const std::vector<RestrictedGraph>& graphs) {
+  return plan_node(context, node, state, graphs[node], gathered_round(context, graphs));
 }
 
 }  // namespace ftsim::protocols::cck

@@ -85,6 +85,19 @@ RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId no
 std::unordered_set<std::uint32_t> total_communications(const PlanningContext& context,
                                                        const std::vector<RestrictedGraph>& graphs);
 
+// What a node takes from the N gathered graphs for its plan (§3.5.5 steps 4-5): each node's
+// flags and C_total. A pure function of the gathered graphs, the same on every node that received
+// the same ones (RoundMemo computes it once per distinct gathered input).
+struct GatheredRound {
+  std::vector<std::uint8_t> lost_receives;  // per node: the sends to it since K are lost
+  std::vector<NodeId> restoring;            // the processes that restart from K in this round
+  std::unordered_set<std::uint32_t> total;  // C_total
+};
+GatheredRound gathered_round(const PlanningContext& context, const std::vector<RestrictedGraph>& graphs);
+
+// T^p and C_total^p of node p from its own Ḡ^p and the round's C_total (step 6).
+NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state, const RestrictedGraph& own,
+                   const GatheredRound& round);
 NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state,
                    const std::vector<RestrictedGraph>& graphs);
 

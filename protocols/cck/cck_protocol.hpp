@@ -35,6 +35,7 @@
 #include "protocols/cck/cck_node_set.hpp"
 #include "protocols/cck/cck_options.hpp"
 #include "protocols/cck/cck_planning.hpp"
+#include "protocols/cck/cck_round_memo.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
@@ -46,7 +47,9 @@ using core::ProtocolContext;
 
 class CckProtocol final : public core::Protocol {
 public:
-  CckProtocol(std::shared_ptr<const CckOptions> options, NodeId node, bool coordinator_process);
+  // `memo`: the run's cache of C_total per gathered input (cck_round_memo.hpp), shared by its nodes.
+  CckProtocol(std::shared_ptr<const CckOptions> options, std::shared_ptr<RoundMemo> memo, NodeId node,
+              bool coordinator_process);
 
   void on_start(ProtocolContext& ctx) override;
   void on_task_completed(ProtocolContext& ctx, TaskId task, bool first_execution) override;
@@ -97,7 +100,7 @@ private:
   void pump_gather(ProtocolContext& ctx);
   LocalState local_state(ProtocolContext& ctx) const;
   void finish_restart(ProtocolContext& ctx);
-  void apply_plan(ProtocolContext& ctx, const std::vector<RestrictedGraph>& graphs);
+  void apply_plan(ProtocolContext& ctx, const GatheredRound& round);
   void apply_restore(ProtocolContext& ctx);
   void report_done(ProtocolContext& ctx);
 
@@ -121,6 +124,7 @@ private:
   void learn_incarnation(NodeId node, std::uint32_t incarnation);
 
   std::shared_ptr<const CckOptions> options_;
+  std::shared_ptr<RoundMemo> memo_;
   NodeId self_;
   std::vector<std::uint32_t> incarnations_;
   bool node_;         // this process is a node (the dedicated coordinator process is not)
@@ -170,14 +174,15 @@ private:
     std::vector<NodeId> expect_from;
     NodeSet pings, pongs;
     std::size_t pongs_expected = 0;
-    std::optional<AllGather> gather;
-    std::optional<std::vector<RestrictedGraph>> graphs;  // once gathered
+    std::optional<AllGather> gather;                    // until complete
+    RestrictedGraph own;                                 // Ḡ^p, its own block
+    std::shared_ptr<const GatheredRound> gathered;       // once gathered: flags and C_total
     std::optional<core::NodeSnapshot> state;             // K, read back (a replacement)
     LocalState local;                                    // what Ḡ^p was built from
     double began = 0;
   } restart_;
   std::map<std::uint64_t, NodeSet> early_restart_pings_;                 // by round
-  std::map<std::uint64_t, std::vector<std::pair<std::uint32_t, core::Bytes>>> early_gathers_;  // by round
+  std::map<std::uint64_t, std::vector<std::pair<std::uint32_t, AllGather::Blocks>>> early_gathers_;  // by round
   std::unordered_set<TaskId> pending_;  // re-executions of T^p not yet completed
   std::uint64_t planned_ = 0;           // |T^p| of the plan in force (for DONE)
   std::uint64_t planned_resends_ = 0;

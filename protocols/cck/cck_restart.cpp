@@ -124,8 +124,8 @@ void CckProtocol::start_gather(ProtocolContext& ctx) {
   // Step 2: Ḡ^p from its own state; step 3: the all-gather.
   restart_.local = local_state(ctx);
   const PlanningContext planning{ctx.graph(), ctx.index(), options_->transfers, options_->keep_in_memory};
-  const RestrictedGraph graph = build_restricted_graph(planning, self_, restart_.local);
-  restart_.gather.emplace(self_, ctx.node_count(), graph.encode());
+  restart_.own = build_restricted_graph(planning, self_, restart_.local);
+  restart_.gather.emplace(self_, ctx.node_count(), std::make_shared<const core::Bytes>(restart_.own.encode()));
   if (auto it = early_gathers_.find(round_); it != early_gathers_.end()) {
     for (auto& [step, blocks] : it->second) restart_.gather->receive(step, blocks);
   }
@@ -134,6 +134,7 @@ void CckProtocol::start_gather(ProtocolContext& ctx) {
 }
 
 void CckProtocol::on_gather(ProtocolContext& ctx, const Control& c) {
+  if (c.round == round_ && restart_.active && restart_.gathered) return;  // complete: nothing more is awaited
   if (c.round == round_ && restart_.active && restart_.gather) {
     restart_.gather->receive(c.step, c.blocks);
     pump_gather(ctx);
@@ -150,34 +151,31 @@ void CckProtocol::pump_gather(ProtocolContext& ctx) {
     Control gather;
     gather.round = round;
     gather.step = out->step;
-    gather.blocks = std::move(out->body);
+    gather.blocks = std::move(out->blocks);
     to_node(ctx, out->to, kGather, gather);
   }
-  if (!restart_.active || round_ != round || !restart_.gather || !restart_.gather->complete() || restart_.graphs) return;
-  std::vector<RestrictedGraph> graphs;
-  graphs.reserve(ctx.node_count());
-  for (const core::Bytes& block : restart_.gather->blocks()) {
-    core::WireReader in(block);
-    graphs.push_back(RestrictedGraph::decode(in));
-    in.expect_done();
-  }
-  restart_.graphs = std::move(graphs);
+  if (!restart_.active || round_ != round || !restart_.gather || !restart_.gather->complete() || restart_.gathered) return;
+  // Steps 4-5 from the N blocks it received (the same function of the same blocks on every node:
+  // computed once per distinct input, cck_round_memo.hpp). The blocks are then no longer needed.
+  const PlanningContext planning{ctx.graph(), ctx.index(), options_->transfers, options_->keep_in_memory};
+  restart_.gathered = memo_->get(planning, restart_.gather->blocks());
+  restart_.gather.reset();
   finish_restart(ctx);
 }
 
 void CckProtocol::finish_restart(ProtocolContext& ctx) {
-  if (!restart_.active || !restart_.graphs) return;
+  if (!restart_.active || !restart_.gathered) return;
   if (restart_.restoring) {
     if (restart_.state) apply_restore(ctx);
     return;
   }
-  apply_plan(ctx, *restart_.graphs);
+  apply_plan(ctx, *restart_.gathered);
 }
 
-void CckProtocol::apply_plan(ProtocolContext& ctx, const std::vector<RestrictedGraph>& graphs) {
-  // Steps 4-6, then 7.
+void CckProtocol::apply_plan(ProtocolContext& ctx, const GatheredRound& round) {
+  // Step 6 (T^p, C_total^p), then 7.
   const PlanningContext planning{ctx.graph(), ctx.index(), options_->transfers, options_->keep_in_memory};
-  const NodePlan plan = plan_node(planning, self_, restart_.local, graphs);
+  const NodePlan plan = plan_node(planning, self_, restart_.local, restart_.own, round);
   if (!plan.missing.empty()) {
     const std::uint64_t key = plan.missing.front();
     ctx.fail_run("cck: node " + std::to_string(self_) + " finds no way to provide " +

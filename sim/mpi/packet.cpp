@@ -18,6 +18,8 @@ void encode_message(WireWriter& out, const core::Message& m) {
   out.content(m.content.get());
   out.u32(m.control_type);
   out.bytes(m.body);
+  out.u64(m.parts.size());
+  for (const core::SharedBytes& part : m.parts) out.bytes(*part);
   out.u32(m.header_words);
   for (std::uint32_t word = 0; word < m.header_words; ++word) out.u32(m.header_word(word));
   out.u32(m.source_incarnation);
@@ -43,6 +45,8 @@ core::Message decode_message(WireReader& in) {
   m.content = in.content();
   m.control_type = in.u32();
   m.body = in.bytes();
+  m.parts.resize(in.count(16));
+  for (core::SharedBytes& part : m.parts) part = std::make_shared<const core::Bytes>(in.bytes());
   const std::uint32_t words = in.u32();
   for (std::uint32_t word = 0; word < words; ++word) m.set_header(word, in.u32());
   m.source_incarnation = in.u32();

@@ -234,11 +234,14 @@ void RankProcess::send(core::Message m) {
   const std::uint64_t token = next_token_++;
   const int to = static_cast<int>(m.destination);
   Bytes packet = packet_of(PacketKind::host_message);
-  packet.reserve(128 + m.body.size() + (m.content ? m.content->size() : 0));
+  std::size_t parts = 0;
+  for (const core::SharedBytes& part : m.parts) parts += 16 + part->size();
+  packet.reserve(128 + m.body.size() + parts + (m.content ? m.content->size() : 0));
   WireWriter out(packet);
   encode_message(out, m);
   // What released() needs: not the body nor the content.
   m.body = Bytes{};
+  m.parts.clear();
   m.content.reset();
   in_flight_.emplace(token, std::move(m));
   ++sent_;

@@ -49,6 +49,10 @@ struct Message {
   // Control: protocol-defined type and encoded content.
   std::uint32_t control_type = 0;
   Bytes body;
+  // Control: immutable buffers that follow the body, shared by reference with the messages that
+  // carry the same ones (see SharedBytes); counted in `bytes` as if written inline. Empty (no
+  // allocation) for every message but those that forward received buffers.
+  std::vector<SharedBytes> parts;
   // Protocol header words piggybacked on data messages (epoch, date, phase, a vector...): any
   // number, 4 bytes each in the message's size. The first kInlineHeaderWords live in `header`.
   std::array<std::uint32_t, kInlineHeaderWords> header{};

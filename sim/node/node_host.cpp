@@ -239,14 +239,16 @@ void NodeHost::discard_deferred() {
 }
 
 void NodeHost::send_control(NodeId to, std::uint32_t type, Bytes body, Traffic traffic, std::uint64_t payload_bytes,
-                            std::uint32_t destination_incarnation) {
+                            std::uint32_t destination_incarnation, std::vector<SharedBytes> parts) {
   Message m;
   m.destination = to;
   m.traffic = traffic;
   m.is_data = false;
   m.control_type = type;
   m.bytes = body.encoded_size() + setup_.envelope_bytes + payload_bytes;
+  for (const SharedBytes& part : parts) m.bytes += inline_size(*part);
   m.body = std::move(body);
+  m.parts = std::move(parts);
   m.destination_incarnation = destination_incarnation;
   transmit(std::move(m));
 }

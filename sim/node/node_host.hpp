@@ -128,7 +128,7 @@ public:
   ProtocolStore& checkpoint_store() override { return checkpoint_store_; }
   ProtocolStore& log_store() override { return log_store_; }
   void send_control(NodeId to, std::uint32_t type, Bytes body, Traffic traffic, std::uint64_t payload_bytes,
-                    std::uint32_t destination_incarnation) override;
+                    std::uint32_t destination_incarnation, std::vector<SharedBytes> parts) override;
   void release_held_sends() override;
   void release_held_sends_to(NodeId destination) override;
   void redeliver_deferred() override;

@@ -53,9 +53,11 @@ public:
   // A control message: `body` is the encoded content; its simulated size is the body plus the
   // envelope plus `payload_bytes` (the data it stands for, e.g. a checkpoint's content).
   // `destination_incarnation`: dropped on arrival if the destination is no longer that
-  // incarnation (kAnyIncarnation: whichever holds the rank then).
+  // incarnation (kAnyIncarnation: whichever holds the rank then). `parts`: immutable buffers that
+  // follow the body, shared by reference, each counted as if written inline (Message::parts).
   virtual void send_control(NodeId to, std::uint32_t type, Bytes body, Traffic traffic = Traffic::control,
-                            std::uint64_t payload_bytes = 0, std::uint32_t destination_incarnation = kAnyIncarnation) = 0;
+                            std::uint64_t payload_bytes = 0, std::uint32_t destination_incarnation = kAnyIncarnation,
+                            std::vector<SharedBytes> parts = {}) = 0;
   // Sends the data messages that on_send held, in the order they were held.
   virtual void release_held_sends() = 0;
   // Sends those of the held messages to `destination` only (the others stay held, in order).

@@ -26,6 +26,14 @@ struct Bytes : std::vector<std::uint8_t> {
   std::uint64_t encoded_size() const { return size() - content_bytes; }
 };
 
+// An immutable encoded buffer that control messages share by reference (Message::parts): a
+// message that forwards what it received (an all-gather's blocks) carries the same buffer instead
+// of a copy. It is still part of every message that carries it: it counts in the simulated size
+// exactly as WireWriter::bytes would count it inline (8 + encoded_size()), and the MPI backend
+// sends its bytes. Never modified once shared.
+using SharedBytes = std::shared_ptr<const Bytes>;
+inline std::uint64_t inline_size(const Bytes& part) { return 8 + part.encoded_size(); }
+
 struct WireError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
