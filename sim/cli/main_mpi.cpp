@@ -4,7 +4,9 @@
 #include <malloc.h>
 #include <mpi.h>
 
+#include <cstdio>
 #include <iostream>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -21,6 +23,14 @@
 
 namespace ftsim::cli {
 namespace {
+
+// A rank's fatal error, in one write: ranks abort at about the same time, and std::cerr writes each
+// piece of a chained `<<` on its own, so two ranks' messages interleaved mid-line.
+void say_rank_error(int rank, const char* what) {
+  const std::string line = fmt::format("ftsim-mpi: rank {}: error: {}\n", rank, what);
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+}
 
 struct MpiRunOptions {
   std::string config;
@@ -66,7 +76,7 @@ int run_with_mpi(const config::Config& cfg, const MpiRunOptions& options, const 
       code = report(cfg, graph, outcome, dir);
     } catch (const std::exception& e) {
       // The other ranks wait for the exit code: end them too, with this rank's message.
-      std::cerr << "ftsim-mpi: rank " << session.rank() << ": error: " << e.what() << "\n";
+      say_rank_error(session.rank(), e.what());
       MPI_Abort(MPI_COMM_WORLD, dynamic_cast<const config::ConfigError*>(&e) ? kExitBadInput : kExitRunFailed);
     }
   }
@@ -177,7 +187,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const std::exception& e) {
     // A bug on one rank: end the whole job, naming the rank, rather than leave the others waiting.
-    std::cerr << "ftsim-mpi: rank " << session.rank() << ": error: " << e.what() << "\n";
+    say_rank_error(session.rank(), e.what());
     MPI_Abort(MPI_COMM_WORLD, kExitRunFailed);
     return kExitRunFailed;
   }
