@@ -20,7 +20,7 @@ std::uint64_t Migration::token(TokenKind kind, std::uint32_t generation, std::ui
   return (std::uint64_t(kind) << 56) | (std::uint64_t(generation & 0xffffffu) << 32) | (index & 0xffffffffu);
 }
 
-void Migration::record(RecordKind kind, NodeId node, std::size_t index) {
+void Migration::tell_exporters(RecordKind kind, NodeId node, std::size_t index) {
   Recorder& recorder = world_.migration_recorder();
   if (!recorder.active()) return;
   Record r{kind, world_.migration_now()};
@@ -75,7 +75,7 @@ void Migration::on_timer(NodeId node, std::uint64_t value) {
   record.state_bytes = host ? host->memory_bytes() : 1;
   move.phase = Phase::transferring;
   move.to_send = record.state_bytes;
-  this->record(RecordKind::migration_transfer, node, move.record);
+  tell_exporters(RecordKind::migration_transfer, node, move.record);
   send_chunks(node);
 }
 
@@ -98,7 +98,7 @@ void Migration::raise(std::size_t index) {
   const std::size_t added_index = metrics_.records.size() - 1;
   alarms_[index].record = added_index;
   MigrationRecord& added = metrics_.records.back();
-  this->record(RecordKind::alarm, node, added_index);
+  tell_exporters(RecordKind::alarm, node, added_index);
   // Renewal models: false alarms come as a Poisson process, one after the other.
   if (!true_alarm && renewal_) {
     if (auto next = predictor_.next_false_alarm(now)) {
@@ -108,18 +108,18 @@ void Migration::raise(std::size_t index) {
   NodeHost* host = world_.migration_host(node);
   if (!host) {
     added.outcome = "node down";
-    this->record(RecordKind::migration_end, node, added_index);
+    tell_exporters(RecordKind::migration_end, node, added_index);
     return;
   }
   if (move.phase != Phase::idle) {
     added.outcome = "already migrating";
-    this->record(RecordKind::migration_end, node, added_index);
+    tell_exporters(RecordKind::migration_end, node, added_index);
     return;
   }
   if (!world_.take_spare(node)) {
     added.outcome = "no spare";
     ++metrics_.skipped_no_spare;
-    this->record(RecordKind::migration_end, node, added_index);
+    tell_exporters(RecordKind::migration_end, node, added_index);
     return;
   }
   ++move.generation;
@@ -130,7 +130,7 @@ void Migration::raise(std::size_t index) {
   move.unforwarded = 0;
   move.deferred.clear();
   host->hold_for_migration(true);
-  this->record(RecordKind::migration_start, node, move.record);
+  tell_exporters(RecordKind::migration_start, node, move.record);
   check_safe_point(node);
 }
 
@@ -145,7 +145,7 @@ void Migration::check_safe_point(NodeId node) {
   const double now = world_.migration_now();
   metrics_.records[move.record].safe_point = now;
   move.phase = Phase::spawning;  // frozen from here
-  record(RecordKind::migration_frozen, node, move.record);
+  tell_exporters(RecordKind::migration_frozen, node, move.record);
   world_.set_migration_timer(now + prediction_.spawn, node, token(TokenKind::spawned, move.generation, 0));
 }
 
@@ -195,7 +195,7 @@ void Migration::complete(NodeId node) {
   metrics_.seconds += now - record.alarm;
   ++move.placement;
   move.phase = Phase::idle;
-  this->record(RecordKind::migration_end, node, move.record);
+  tell_exporters(RecordKind::migration_end, node, move.record);
   world_.switch_host(node);
   std::vector<DeferredEvent> events = std::move(move.deferred);
   move.deferred.clear();
@@ -216,7 +216,7 @@ bool Migration::absorbs(std::uint64_t failure, NodeId node) {
   alarm_of_failure_.erase(it);
   if (!alarm.raised || node >= moves_.size() || moves_[node].placement == alarm.placement) return false;
   ++metrics_.failures_avoided;
-  record(RecordKind::failure_avoided, node, alarm.record);
+  tell_exporters(RecordKind::failure_avoided, node, alarm.record);
   return true;
 }
 
@@ -225,7 +225,7 @@ void Migration::on_failure(NodeId node) {
   Move& move = moves_[node];
   metrics_.records[move.record].outcome = "failed";
   ++metrics_.interrupted;
-  record(RecordKind::migration_end, node, move.record);
+  tell_exporters(RecordKind::migration_end, node, move.record);
   move.phase = Phase::idle;
   ++move.generation;  // its timers and transfers still pending are stale
   move.deferred.clear();  // lost with the process's memory
@@ -238,7 +238,7 @@ void Migration::finish() {
     Move& move = moves_[node];
     if (move.phase == Phase::idle) continue;
     metrics_.records[move.record].outcome = "run ended";
-    record(RecordKind::migration_end, node, move.record);
+    tell_exporters(RecordKind::migration_end, node, move.record);
   }
 }
 

@@ -122,7 +122,7 @@ private:
   void send_chunks(NodeId node);
   void complete(NodeId node);
   // Tells the exporters, if any (nothing is built when none is on), about the alarm `record`.
-  void record(RecordKind kind, NodeId node, std::size_t record);
+  void tell_exporters(RecordKind kind, NodeId node, std::size_t record);
 
   config::PredictionConfig prediction_;
   FailurePredictor predictor_;
