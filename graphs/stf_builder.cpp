@@ -1,5 +1,7 @@
 #include "graphs/stf_builder.hpp"
 
+#include "graphs/huge_pages.hpp"
+
 #include <algorithm>
 
 #include "sim/config/stop_request.hpp"
@@ -70,17 +72,18 @@ HandleId StfBuilder::data(std::uint64_t bytes, NodeId owner, std::string_view fa
 }
 
 void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t edges, std::size_t transfers) {
-  graph_.task_kernel_.reserve(tasks);
-  graph_.task_node_.reserve(tasks);
-  graph_.task_priority_.reserve(tasks);
-  graph_.task_flops_.reserve(tasks);
-  graph_.task_label_.reserve(tasks);
-  graph_.access_offset_.reserve(tasks + 1);
-  graph_.accesses_.reserve(accesses);
+  // The arrays the engine reads per task at random, on huge pages (huge_pages.hpp).
+  reserve_on_huge_pages(graph_.task_kernel_, tasks);
+  reserve_on_huge_pages(graph_.task_node_, tasks);
+  reserve_on_huge_pages(graph_.task_priority_, tasks);
+  reserve_on_huge_pages(graph_.task_flops_, tasks);
+  reserve_on_huge_pages(graph_.task_label_, tasks);
+  reserve_on_huge_pages(graph_.access_offset_, tasks + 1);
+  reserve_on_huge_pages(graph_.accesses_, accesses);
   reader_task_.reserve(accesses);
   reader_next_.reserve(accesses);
-  edge_source_.reserve(edges);
-  in_edge_offset_.reserve(tasks + 1);
+  reserve_on_huge_pages(edge_source_, edges);
+  reserve_on_huge_pages(in_edge_offset_, tasks + 1);
   graph_.transfers_.transfers_.reserve(transfers);
   holder_node_.reserve(transfers);
   holder_next_.reserve(transfers);
@@ -236,6 +239,7 @@ TaskGraph StfBuilder::finish() {
   TaskGraph::Dag& dag = g.dag_;
   dag.m_vertex_properties.resize(tasks);
   std::vector<std::uint32_t>& out_start = dag.m_forward.m_rowstart;
+  reserve_on_huge_pages(out_start, tasks + 1);
   out_start.assign(tasks + 1, 0);
   for (TaskId source : edge_source_) ++out_start[source];
   std::uint32_t first = 0;
@@ -245,6 +249,7 @@ TaskGraph StfBuilder::finish() {
     first += degree;
   }
   // out_start[s] is now the first out-edge of s; used as a cursor it ends at the next one's.
+  reserve_on_huge_pages(dag.m_forward.m_column, edges);
   dag.m_forward.m_column.resize(edges);
   dag.m_backward.m_edge_properties.resize(edges);
   for (TaskId t = 0; t < tasks; ++t) {

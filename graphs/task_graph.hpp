@@ -41,6 +41,15 @@ public:
   // --- tasks ---
   KernelId kernel(TaskId t) const { return task_kernel_[t]; }
   NodeId node(TaskId t) const { return task_node_[t]; }
+  // A cache hint for a task about to be handled: its entries in the per-task arrays (the
+  // offsets of its accesses and successors, which say where the next hints point).
+  void prefetch_task(TaskId t) const {
+    __builtin_prefetch(&task_node_[t]);
+    __builtin_prefetch(&task_kernel_[t]);
+    __builtin_prefetch(&task_priority_[t]);
+    __builtin_prefetch(&access_offset_[t]);
+    __builtin_prefetch(&dag_.m_forward.m_rowstart[t]);
+  }
   std::int32_t priority(TaskId t) const { return task_priority_[t]; }
   double flops(TaskId t) const { return task_flops_[t]; }
   Label label(TaskId t) const { return task_label_[t]; }

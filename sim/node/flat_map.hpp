@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "graphs/huge_pages.hpp"
+
 namespace ftsim::core {
 
 template <class Value>
@@ -146,6 +148,7 @@ private:
     std::vector<Item> old;
     old.swap(items_);
     const std::size_t capacity = old.empty() ? 8 : old.size() * 2;
+    graphs::reserve_on_huge_pages(items_, capacity);  // a node's versions, probed at every task
     items_.resize(capacity);
     mask_ = capacity - 1;
     shift_ = 64;

@@ -87,6 +87,9 @@ public:
 
   // --- events from the world ---
   void on_task_finished(TaskId task);
+  void prefetch_task_end(TaskId task) const {
+    if (runtime_) runtime_->prefetch_task_end(task);
+  }
   void deliver(const Message& message);
   void released(const Message& message);
   void on_timer(std::uint64_t token);

@@ -1,5 +1,7 @@
 #include "sim/node/node_runtime.hpp"
 
+#include "graphs/huge_pages.hpp"
+
 #include <algorithm>
 #include <sstream>
 
@@ -62,8 +64,10 @@ NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGra
       cores_(cores),
       graph_(graph),
       index_(index),
-      services_(services),
-      tasks_(index.tasks_of(node).size(), TaskState{}) {}
+      services_(services) {
+  graphs::reserve_on_huge_pages(tasks_, index.tasks_of(node).size());  // read at every task event
+  tasks_.resize(index.tasks_of(node).size());
+}
 
 NodeSnapshot NodeRuntime::initial_snapshot() const {
   NodeSnapshot s;
@@ -353,6 +357,16 @@ void NodeRuntime::produce_outputs(TaskId task, Digest digest, bool first_executi
 }
 
 // ----------------------------------------------------------------------------- events
+
+void NodeRuntime::prefetch_task_end(TaskId task) const {
+  __builtin_prefetch(&tasks_[slot(task)]);
+  __builtin_prefetch(graph_.accesses(task).data());
+  __builtin_prefetch(graph_.successors(task).data());
+  if (ready_.empty()) return;
+  const TaskId next = ready_.top().task;
+  __builtin_prefetch(&tasks_[slot(next)]);
+  __builtin_prefetch(graph_.accesses(next).data());
+}
 
 void NodeRuntime::on_task_finished(TaskId task) {
   auto it = std::find_if(running_.begin(), running_.end(), [task](const RunningTask& r) { return r.task == task; });

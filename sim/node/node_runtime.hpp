@@ -110,6 +110,10 @@ public:
 
   // --- events ---
   void on_task_finished(TaskId task);
+  // A hint that `task` ends next: its state, accesses and successors, and the accesses of the
+  // task the next dispatch would start, are brought into the cache now, so that their misses
+  // overlap the current event instead of stalling one after another. Changes no result.
+  void prefetch_task_end(TaskId task) const;
   void on_data(HandleId h, Version v, Digest digest, ContentRef content = nullptr);
   void on_send_done(HandleId h);
 

@@ -1,5 +1,6 @@
 #include "sim/node/runtime_index.hpp"
 
+#include "graphs/huge_pages.hpp"
 #include "sim/config/stop_request.hpp"
 
 namespace ftsim::core {
@@ -9,9 +10,11 @@ namespace {
 template <class KeyOf>
 void fill_csr(std::size_t keys, std::size_t items, KeyOf key_of, std::vector<std::uint32_t>& offset,
               std::vector<std::uint32_t>& values) {
+  graphs::reserve_on_huge_pages(offset, keys + 1);
   offset.assign(keys + 1, 0);
   for (std::size_t i = 0; i < items; ++i) ++offset[key_of(i) + 1];
   for (std::size_t k = 0; k < keys; ++k) offset[k + 1] += offset[k];
+  graphs::reserve_on_huge_pages(values, items);
   values.resize(items);
   std::vector<std::uint32_t> cursor(offset.begin(), offset.end() - 1);
   for (std::size_t i = 0; i < items; ++i) values[cursor[key_of(i)]++] = static_cast<std::uint32_t>(i);
@@ -29,6 +32,7 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
            node_task_offset_, node_tasks_);
 
   // Readers of each version: count, prefix, fill.
+  graphs::reserve_on_huge_pages(reader_offset_, slots + 1);
   reader_offset_.assign(slots + 1, 0);
   auto read_slot = [&](const graphs::Access& a) {
     const Version read = a.mode == graphs::AccessMode::RW ? a.version - 1 : a.version;
@@ -42,6 +46,7 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
     }
   }
   for (std::size_t s = 0; s < slots; ++s) reader_offset_[s + 1] += reader_offset_[s];
+  graphs::reserve_on_huge_pages(readers_, reader_offset_[slots]);
   readers_.resize(reader_offset_[slots]);
   {
     // Node by node, each node's tasks in submission order: every version's readers come grouped
@@ -76,6 +81,7 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
 
   fill_csr(graph.node_count(), handles, [&](std::size_t h) { return graph.owner(static_cast<HandleId>(h)); },
            owned_offset_, owned_handles_);
+  graphs::reserve_on_huge_pages(local_slot_, tasks);
   local_slot_.resize(tasks);
   for (NodeId n = 0; n < graph.node_count(); ++n) {
     for (std::uint32_t i = node_task_offset_[n]; i < node_task_offset_[n + 1]; ++i) local_slot_[node_tasks_[i]] = i - node_task_offset_[n];

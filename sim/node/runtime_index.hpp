@@ -49,6 +49,11 @@ public:
   }
   // Position of a task among the tasks of its node (where the node keeps its state).
   std::uint32_t local_slot(TaskId t) const { return local_slot_[t]; }
+  // A cache hint for a task about to be handled (its slot and sends entries).
+  void prefetch_task(TaskId t) const {
+    __builtin_prefetch(&local_slot_[t]);
+    __builtin_prefetch(&send_offset_[t]);
+  }
   // The handles a node owns (holds the initial value of), in id order: a node's start-up reads
   // its own data, not a scan of every handle (which made starting N nodes O(N x handles)).
   std::span<const HandleId> owned_handles(NodeId node) const {

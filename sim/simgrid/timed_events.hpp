@@ -52,6 +52,23 @@ public:
   }
 
   bool empty() const { return heap_.empty(); }
+  // The earliest event if it is a task end (a hint for prefetching; it may not be the next one
+  // handled if an earlier event is added meanwhile).
+  bool peek_task(graphs::NodeId& node, graphs::TaskId& task) const {
+    if (heap_.empty() || !heap_.front().is_task) return false;
+    node = heap_.front().node;
+    task = heap_.front().task;
+    return true;
+  }
+  // The same for the event after the earliest (the earlier of the root's two children).
+  bool peek_second_task(graphs::NodeId& node, graphs::TaskId& task) const {
+    if (heap_.size() < 2) return false;
+    const std::size_t i = heap_.size() > 2 && Later{}(heap_[1], heap_[2]) ? 2 : 1;
+    if (!heap_[i].is_task) return false;
+    node = heap_[i].node;
+    task = heap_[i].task;
+    return true;
+  }
   double earliest() const { return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time; }
   // Takes the earliest event due at or before `now` into `out`; false when none is due.
   bool pop_due(double now, Event& out) {

@@ -42,6 +42,8 @@ public:
     std::size_t failure = 0;        // ...the failure of this index (the run's failure records)
   };
   Execution observe(TaskId task);
+  // A cache hint before observe(task) (Backend's prefetch_task_end).
+  void prefetch(TaskId task) const { __builtin_prefetch(&runs_[index_.local_slot(task)]); }
   // Task executions of the node so far, over all its incarnations (failures "after N tasks").
   std::uint64_t executions() const { return executions_; }
   bool ran(TaskId task) const { return runs_[index_.local_slot(task)] != 0; }

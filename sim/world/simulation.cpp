@@ -219,6 +219,19 @@ bool Simulation::observe_execution(TaskId task) {
   return execution.again;
 }
 
+void Simulation::prefetch_task_end(NodeId node, TaskId task) {
+  // A protocol activity (a checkpoint copy) ends as a task whose id is not the graph's.
+  if (task >= graph_.task_count() || node >= hosts_.size() || !hosts_[node]) return;
+  observers_[node].prefetch(task);
+  hosts_[node]->prefetch_task_end(task);
+}
+
+void Simulation::prefetch_task_entries(NodeId, TaskId task) {
+  if (task >= graph_.task_count()) return;
+  graph_.prefetch_task(task);
+  index_.prefetch_task(task);
+}
+
 void Simulation::on_task_finished(NodeId node, TaskId task) {
   if (halted_ || !hosts_[node]) return;
   if (shrinking()) shrink_task_finished(node, task);
