@@ -138,13 +138,16 @@ def classify(outcome, spares, may_fail, k=1):
     last = {d["node"]: d for d in shrink["redistributions"]}
     if any(d["recovered_at"] is None for d in last.values()):
         return "wrong", f"a redistribution never recovered: {shrink}"
-    # Spread: at the first shrink every machine up runs k ranks and 3 are up: the failed machine's
-    # k ranks (re-hosted at one instant) go to k different machines.
+    # Spread: at the first shrink every machine up runs k ranks and 3 are up, unless another machine
+    # failed while this one's ranks were down: the failed machine's k ranks (re-hosted at one
+    # instant) go to k different machines.
     if shrink["redistributions"]:
         first = shrink["redistributions"][0]
         group = [d for d in shrink["redistributions"]
                  if d["time"] == first["time"] and d.get("from_machine") == first.get("from_machine")]
-        if len(group) != k or len({d.get("machine") for d in group}) != k:
+        failed_at = max(f["time"] for f in r["failures"] if f["node"] == first["node"] and f["time"] <= first["time"])
+        overlapped = any(failed_at < f["time"] <= first["time"] for f in r["failures"])
+        if len(group) != k or (not overlapped and len({d.get("machine") for d in group}) != k):
             return "wrong", f"the first shrink did not spread {k} ranks over {k} machines: {group}"
     return ("shrunk" if rehosted > 0 else "complete"), ""
 
