@@ -20,8 +20,14 @@ Prints the counts per case, the redistribution bytes and seconds and the makespa
 failure-free run, and each run that is not shrunk/complete/unrecoverable with its seed and config;
 exits 1 on any hang, crash, wrong result or bad input.
 
+With --ranks-per-machine K (over-decomposition, default 1) the same 4 machines run 4K ranks
+(/platform/ranks_per_machine): a failure names one of a machine's ranks and takes all K, a spare
+machine takes them together, and a shrink must spread them: at the first shrink the K ranks land
+on K different survivors (else "wrong").
+
 usage: bench/shrink_campaign.py [--runs 50] [--protocols global,cck,buddy,lineage,uncoordinated,none]
-       [--apps cholesky,stencil,cg] [--seed-base N] [--timeout S] [--build build] [--json OUT]
+       [--apps cholesky,stencil,cg] [--ranks-per-machine K] [--seed-base N] [--timeout S] [--build build]
+       [--json OUT]
 """
 import argparse
 import collections
@@ -40,18 +46,21 @@ APPS = {  # the CI campaign's applications (tests/campaign/campaign_support.hpp)
     "cg": {"type": "cg", "grid": 256, "blocks": 8, "iterations": 8},
 }
 KINDS = ("shrunk", "complete", "unrecoverable", "hang", "crash", "wrong", "bad input")
-NODES = 4
+NODES = 4  # machines
 
 
-def base_config(app):
-    return {"name": f"shrink-{app}", "application": APPS[app],
-            "platform": {"nodes": NODES, "cores_per_node": 2, "core_gflops": {"default": 2.0},
-                         "network": {"topology": "star", "bandwidth": "10Gbps", "latency": "5us"},
-                         "storage": {"hosts": 1, "bandwidth": "1GB/s"}},
-            "checkpoints": {"count": 3, "buddy": "next"}}
+def base_config(app, k=1):
+    config = {"name": f"shrink-{app}", "application": APPS[app],
+              "platform": {"nodes": NODES * k, "cores_per_node": 2, "core_gflops": {"default": 2.0},
+                           "network": {"topology": "star", "bandwidth": "10Gbps", "latency": "5us"},
+                           "storage": {"hosts": 1, "bandwidth": "1GB/s"}},
+              "checkpoints": {"count": 3, "buddy": "next"}}
+    if k > 1:
+        config["platform"]["ranks_per_machine"] = k
+    return config
 
 
-def protocol_draw(rng, protocol, makespan):
+def protocol_draw(rng, protocol, makespan, k=1):
     """The protocol block (and checkpoints) of one seed, and whether it may end unrecoverable."""
     if protocol == "global":
         buddy = rng.random() < 0.5
@@ -77,18 +86,20 @@ def protocol_draw(rng, protocol, makespan):
         schedule = rng.choice(["random", "periodic", "clusters"])
         block["schedule"] = schedule
         if schedule == "clusters":
-            block["clusters"] = 2 if rng.random() < 0.5 else [[0, 1], [2, 3]]
+            block["clusters"] = 2 if rng.random() < 0.5 else [list(range(2 * k)), list(range(2 * k, 4 * k))]
         return block, None, False
     return {"type": protocol}, None, False  # lineage, none
 
 
-def scenario(rng, protocol, app, makespan):
+def scenario(rng, protocol, app, makespan, k=1):
     spares = rng.randrange(2)
     failures = min(3, spares + 1 + rng.randrange(3))
-    nodes = rng.sample(range(NODES), failures)
+    machines = rng.sample(range(NODES), failures)
+    # One of machine m's ranks m*k .. m*k+k-1 (k = 1: the machine's rank, the draws of before).
+    nodes = [m * k + rng.randrange(k) if k > 1 else m for m in machines]
     events = [{"node": n, "time": (0.05 + 0.75 * rng.random()) * makespan} for n in nodes]
-    block, checkpoints, may_fail = protocol_draw(rng, protocol, makespan)
-    config = base_config(app)
+    block, checkpoints, may_fail = protocol_draw(rng, protocol, makespan, k)
+    config = base_config(app, k)
     config["platform"].update({"spares": spares, "on_no_spare": "shrink"})
     config["failures"] = {"model": "list", "events": events,
                           "downtime": 0.0 if rng.random() < 0.25 else rng.uniform(0, 0.1 * makespan),
@@ -99,7 +110,7 @@ def scenario(rng, protocol, app, makespan):
     return config, spares, may_fail
 
 
-def classify(outcome, spares, may_fail):
+def classify(outcome, spares, may_fail, k=1):
     if outcome.kind in (HANG, CRASH, BAD_INPUT):
         return outcome.kind, outcome.describe()
     r = outcome.results
@@ -114,17 +125,30 @@ def classify(outcome, spares, may_fail):
     if shrink is None:
         return "wrong", "no \"shrink\" object in results.json"
     # Each failure record is a rank that died; the ranks of one machine die at the same instant (the
-    # scenario's failures are at distinct random times). The first `spares` took a spare machine.
+    # scenario's failures are at distinct random times). The ranks of the first `spares` machines to
+    # fail took a spare machine (one per failed machine).
     deaths = len(r["failures"])
-    machines_failed = len({f["time"] for f in r["failures"]})
-    spares_used = min(spares, deaths)
-    rehosted = deaths - spares_used
+    by_time = collections.Counter(f["time"] for f in r["failures"])
+    machines_failed = len(by_time)
+    spares_used = min(spares, machines_failed)
+    rehosted = deaths - sum(by_time[t] for t in sorted(by_time)[:spares_used])
     if len(shrink["redistributions"]) != rehosted or shrink["nodes_at_end"] != NODES - machines_failed + spares_used:
         return "wrong", f"{deaths} ranks died on {machines_failed} machines, {spares} spares, but shrink says {shrink}"
     # Each rank's last redistribution is recovered (an earlier one may end with its machine failing).
     last = {d["node"]: d for d in shrink["redistributions"]}
     if any(d["recovered_at"] is None for d in last.values()):
         return "wrong", f"a redistribution never recovered: {shrink}"
+    # Spread: at the first shrink every machine up runs k ranks and 3 are up, unless another machine
+    # failed while this one's ranks were down: the failed machine's k ranks (re-hosted at one
+    # instant) go to k different machines.
+    if shrink["redistributions"]:
+        first = shrink["redistributions"][0]
+        group = [d for d in shrink["redistributions"]
+                 if d["time"] == first["time"] and d.get("from_machine") == first.get("from_machine")]
+        failed_at = max(f["time"] for f in r["failures"] if f["node"] == first["node"] and f["time"] <= first["time"])
+        overlapped = any(failed_at < f["time"] <= first["time"] for f in r["failures"])
+        if len(group) != k or (not overlapped and len({d.get("machine") for d in group}) != k):
+            return "wrong", f"the first shrink did not spread {k} ranks over {k} machines: {group}"
     return ("shrunk" if rehosted > 0 else "complete"), ""
 
 
@@ -134,6 +158,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=50, help="scenarios per protocol and application")
     parser.add_argument("--protocols", default="global,cck,buddy,lineage,uncoordinated,none")
     parser.add_argument("--apps", default="cholesky,stencil,cg")
+    parser.add_argument("--ranks-per-machine", type=int, default=1,
+                        help="ranks per machine (/platform/ranks_per_machine) on the 4 machines")
     parser.add_argument("--json", default=None, help="write the per-case summary to this file")
     add_campaign_options(parser, timeout=60)
     args = parser.parse_args()
@@ -144,7 +170,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="ftsim-shrink-") as tmp:
         work = Path(tmp)
         for app in args.apps.split(","):
-            reference = checked(run_ftsim(base_config(app), work, f"ref-{app}", timeout=args.timeout, binary=binary),
+            k = args.ranks_per_machine
+            reference = checked(run_ftsim(base_config(app, k), work, f"ref-{app}", timeout=args.timeout, binary=binary),
                                 f"failure-free {app}")
             makespan = reference["makespan"]
             for protocol in args.protocols.split(","):
@@ -152,11 +179,11 @@ def main() -> int:
                 moved, seconds, slowdown, machines_end = [], [], [], []
                 for i in range(args.runs):
                     seed = base + i
-                    rng = random.Random(f"{seed}/{protocol}/{app}")
-                    config, spares, may_fail = scenario(rng, protocol, app, makespan)
+                    rng = random.Random(f"{seed}/{protocol}/{app}" + (f"/k{k}" if k > 1 else ""))
+                    config, spares, may_fail = scenario(rng, protocol, app, makespan, k)
                     config["seed"] = seed
                     outcome = run_ftsim(config, work, f"{protocol}-{app}-{seed}", timeout=args.timeout, binary=binary)
-                    kind, detail = classify(outcome, spares, may_fail)
+                    kind, detail = classify(outcome, spares, may_fail, k)
                     counts[kind] += 1
                     if kind == "shrunk":
                         shrink = outcome.results["shrink"]
@@ -169,11 +196,12 @@ def main() -> int:
                         print(f"  {kind}: {protocol} {app} seed {seed}: {detail[:400]}\n    config: "
                               f"{json.dumps(config)}", flush=True)
                 mean = lambda xs: statistics.fmean(xs) if xs else float("nan")
-                row = {"protocol": protocol, "app": app, "runs": args.runs, **{k: counts[k] for k in KINDS},
+                row = {"protocol": protocol, "app": app, "ranks_per_machine": k, "runs": args.runs,
+                       **{kind: counts[kind] for kind in KINDS},
                        "mean_nodes_at_end": mean(machines_end), "mean_redistribution_bytes": mean(moved),
                        "mean_redistribution_seconds": mean(seconds), "mean_makespan_ratio": mean(slowdown)}
                 summary.append(row)
-                print(f"{protocol:8s} {app:9s} " + " ".join(f"{k} {counts[k]}" for k in KINDS if counts[k]) +
+                print(f"{protocol:8s} {app:9s} " + " ".join(f"{kind} {counts[kind]}" for kind in KINDS if counts[kind]) +
                       f" | nodes at end {row['mean_nodes_at_end']:.2f}, moved {row['mean_redistribution_bytes'] / 1e6:.2f} MB"
                       f" in {row['mean_redistribution_seconds']:.4f} s, makespan x{row['mean_makespan_ratio']:.2f}"
                       f" of failure-free", flush=True)

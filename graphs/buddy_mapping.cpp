@@ -12,7 +12,7 @@ BuddyMapping::BuddyMapping(const config::BuddyConfig& buddy,
   const NodeId q = distribution.Q;
   for (NodeId n = 0; n < nodes; ++n) {
     switch (buddy.kind) {
-      case config::BuddyKind::next: buddies_.push_back((n + 1) % nodes); break;
+      case config::BuddyKind::next: buddies_.push_back((n + buddy.next_stride) % nodes); break;
       case config::BuddyKind::next_in_row: buddies_.push_back(n - n % q + (n + 1) % q); break;
       case config::BuddyKind::next_in_column: buddies_.push_back((n + q) % nodes); break;
       case config::BuddyKind::explicit_list:

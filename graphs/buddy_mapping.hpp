@@ -1,6 +1,6 @@
 #pragma once
 // The buddy of each node: where it keeps its checkpoint data (Lion & Thibault 2020 §VI-A).
-//   next            : (n + 1) mod N
+//   next            : (n + 1) mod N; (n + k) mod N with k ranks per machine (the next machine)
 //   next-in-row     : n - n mod Q + (n + 1) mod Q, the next node on the same row of the P x Q grid
 //   next-in-column  : (n + Q) mod N, the next node on the same column
 //   explicit        : a list per node (several buddies replicate the checkpoint)

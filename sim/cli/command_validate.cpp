@@ -38,9 +38,11 @@ std::string failures_line(const config::Config& cfg) {
                          config::format_seconds(f.detection));
     case config::FailureModel::exponential:
     case config::FailureModel::weibull:
-      return fmt::format("{} per node, MTBF {} (the platform's: {}), seed {}, at most {} failures; downtime {}, detection {}",
+      // With several ranks per machine the renewal processes are per machine (failure_schedule.hpp).
+      return fmt::format("{} per {}, MTBF {} (the platform's: {}), seed {}, at most {} failures; downtime {}, detection {}",
                          f.model == config::FailureModel::exponential ? "exponential" : fmt::format("Weibull (shape {})", f.shape),
-                         config::format_seconds(f.mtbf), config::format_seconds(f.mtbf / std::max(1u, cfg.platform.nodes)),
+                         cfg.platform.ranks_per_machine > 1 ? "machine" : "node",
+                         config::format_seconds(f.mtbf), config::format_seconds(f.mtbf / std::max(1u, cfg.platform.machines())),
                          cfg.seed, f.max_failures, config::format_seconds(f.downtime), config::format_seconds(f.detection));
   }
   return "";

@@ -343,6 +343,18 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
                         "without it a failed node's host comes back as a fresh machine");
     }
   }
+  if (auto per_machine = reader.find("ranks_per_machine")) {
+    p.ranks_per_machine = read_count(*per_machine);
+    if (p.nodes % p.ranks_per_machine != 0) {
+      per_machine->fail_expected("a divisor of /platform/nodes (" + std::to_string(p.nodes) +
+                                 " ranks on machines of the same number of ranks), got " +
+                                 std::to_string(p.ranks_per_machine));
+    }
+    if (p.ranks_per_machine > 1 && reader.find("xml")) {
+      per_machine->fail("several ranks per machine need the generated platform (a platform file names one host per "
+                        "node): remove /platform/xml or set ranks_per_machine to 1");
+    }
+  }
   if (auto xml = reader.find("xml")) {
     p.xml = xml->as_string();
     std::filesystem::path path(p.xml);
@@ -396,6 +408,31 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
   }
   reader.finish();
   return p;
+}
+
+// With several ranks per machine (block placement), a rank and its buddy on one machine would
+// fail together and lose the only copy of the checkpoint: refused ("next" is built apart).
+void check_buddies_apart(JsonReader& reader, const BuddyConfig& b, const PlatformConfig& p, std::uint32_t q) {
+  const std::uint32_t k = p.ranks_per_machine;
+  if (k == 1 || b.kind == BuddyKind::next) return;
+  for (std::uint32_t n = 0; n < p.nodes; ++n) {
+    std::vector<std::uint32_t> buddies;
+    if (b.kind == BuddyKind::explicit_list) {
+      buddies = b.explicit_buddies.at(n);
+    } else if (b.kind == BuddyKind::next_in_row) {
+      buddies.push_back(n - n % q + (n + 1) % q);  // as graphs/buddy_mapping.cpp
+    } else {
+      buddies.push_back((n + q) % p.nodes);
+    }
+    for (std::uint32_t buddy : buddies) {
+      if (buddy / k == n / k) {
+        reader.fail("node " + std::to_string(n) + " and its buddy " + std::to_string(buddy) + " run on the same machine " +
+                    std::to_string(n / k) + " (/platform/ranks_per_machine = " + std::to_string(k) +
+                    ", machine m runs ranks m*k .. m*k+k-1): they would fail together; use \"next\" (the next machine) "
+                    "or a list of buddies on other machines");
+      }
+    }
+  }
 }
 
 BuddyConfig read_buddy(JsonReader reader, const DistributionConfig& distribution,
@@ -452,7 +489,7 @@ BuddyConfig read_buddy(JsonReader reader, const DistributionConfig& distribution
 void check_topology_size(JsonReader& root, const PlatformConfig& p) {
   if (!p.xml.empty()) return;
   if (p.network.topology != Topology::torus && p.network.topology != Topology::fat_tree) return;
-  const std::uint64_t hosts = std::uint64_t(p.nodes) + (p.unlimited_spares ? 0 : p.spares) + p.storage.hosts + 1;
+  const std::uint64_t hosts = std::uint64_t(p.machines()) + (p.unlimited_spares ? 0 : p.spares) + p.storage.hosts + 1;
   const bool torus = p.network.topology == Topology::torus;
   JsonReader key = root.at("platform").at("network").at(torus ? "torus" : "fat_tree");
   const TopologySize size = topology_size(p.network, hosts);
@@ -499,8 +536,14 @@ CheckpointConfig read_checkpoint(JsonReader reader, const Config& config) {
   }
   if (auto buddy = reader.find("buddy")) {
     c.buddy = read_buddy(*buddy, config.distribution, config.platform.nodes);
+    check_buddies_apart(*buddy, c.buddy, config.platform, config.distribution.Q);
   } else if (config.platform.nodes < 2) {
     reader.fail("a checkpoint buddy needs at least 2 nodes");
+  }
+  // "next" is the same rank of the next machine: a buddy on the rank's own machine would die with it.
+  if (c.buddy.kind == BuddyKind::next) c.buddy.next_stride = config.platform.ranks_per_machine;
+  if (c.buddy.kind == BuddyKind::next && config.platform.ranks_per_machine > 1 && config.platform.machines() < 2) {
+    reader.fail("a checkpoint buddy needs at least 2 machines (/platform/ranks_per_machine puts every rank on one)");
   }
   reader.finish();
   return c;
@@ -652,6 +695,12 @@ Config load_config_json(const Json& document, const std::string& origin) {
     root.at("failures").at("prediction").fail(
         "proactive migration moves a rank to a spare host, and the platform has none: set /platform/spares "
         "(each migration, and each replacement after a failure, uses one)");
+  }
+  // A migration moves one rank to one spare host; a machine of several ranks would need them all moved.
+  if (config.failures.prediction && config.platform.ranks_per_machine > 1) {
+    root.at("platform").at("ranks_per_machine").fail(
+        "proactive migration (/failures/prediction) moves one rank to a spare host: it is not supported with several "
+        "ranks per machine");
   }
   // SimGrid 3.32's IB model forgets only finished transfers: one cancelled by a failure keeps
   // penalizing its nodes, and a later lone transfer of theirs takes twice as long.

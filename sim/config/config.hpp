@@ -133,6 +133,11 @@ struct PlatformConfig {
   // /platform/on_no_spare: what a failure does once no spare is left. "abort" ends the run
   // (exit 1); "shrink" re-hosts the failed rank on a surviving machine (sim/world/shrink.hpp).
   bool shrink_on_no_spare = false;
+  // /platform/ranks_per_machine: ranks (virtual processes) each machine runs from the start,
+  // machine m ranks m*k .. m*k+k-1 (over-decomposition, docs/shrink.md). `nodes` stays the ranks;
+  // cores_per_node is a machine's cores, shared by its ranks; spares are machines.
+  std::uint32_t ranks_per_machine = 1;
+  std::uint32_t machines() const { return nodes / ranks_per_machine; }
 };
 
 // --- Checkpoint placement and buddies ---------------------------------------------------
@@ -142,6 +147,8 @@ enum class BuddyKind { next, next_in_row, next_in_column, explicit_list };
 
 struct BuddyConfig {
   BuddyKind kind = BuddyKind::next;
+  // "next" is (n + next_stride) mod N: the same rank of the next machine (/platform/ranks_per_machine).
+  std::uint32_t next_stride = 1;
   std::vector<std::vector<std::uint32_t>> explicit_buddies;  // per node, its buddies
 };
 

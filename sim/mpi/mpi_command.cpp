@@ -59,6 +59,12 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
                               "\"shrink\" is not supported by the MPI backend (a failed rank restarts as its own "
                               "replacement there; use the simgrid backend)");
   }
+  if (config.platform.ranks_per_machine > 1) {
+    // Each rank is an MPI process of its own; the emulated fail-stop kills one process, not a machine.
+    throw config::ConfigError(config.file, "/platform/ranks_per_machine",
+                              "several ranks per machine are not supported by the MPI backend (each rank is its own "
+                              "MPI process and fails alone; use the simgrid backend)");
+  }
   std::unique_ptr<kernels::KernelSet> kernel_set;
   try {
     kernel_set = kernels::KernelSet::make(config, graph);

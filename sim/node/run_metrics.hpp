@@ -81,6 +81,8 @@ struct RedistributionRecord {
   double time = 0;             // the rank's process started on the survivor
   NodeId node = 0;             // the rank
   NodeId machine_rank = 0;     // the rank whose machine now runs it too
+  std::uint32_t machine = 0;       // that machine's number (docs/shrink.md)
+  std::uint32_t from_machine = 0;  // the machine that failed under it
   std::uint64_t bytes = 0;     // restore and recovery traffic it received until recovered
   double recovered_at = -1;    // its failure recovered (-1: not, e.g. it failed again first)
 };
@@ -116,6 +118,7 @@ struct RunMetrics {
   // Shrink: machines at the start and at the end, and each redistribution (none unless enabled).
   bool shrink_enabled = false;
   std::uint32_t machines_at_start = 0, machines_at_end = 0;
+  std::uint32_t ranks_per_machine = 1;  // /platform/ranks_per_machine
   std::vector<RedistributionRecord> redistributions;
   MigrationMetrics migration;            // proactive migration (/failures/prediction)
   std::vector<std::string> stall_report;  // what waits for what, if the run stalled

@@ -23,7 +23,8 @@ struct HostSpec {
 std::vector<HostSpec> host_specs(const config::Config& config) {
   std::vector<HostSpec> specs;
   const auto& p = config.platform;
-  for (std::uint32_t n = 0; n < p.nodes; ++n) specs.push_back({"node-" + std::to_string(n), int(p.cores_per_node)});
+  // One host per machine (node-M runs ranks M*k .. M*k+k-1 with /platform/ranks_per_machine k).
+  for (std::uint32_t n = 0; n < p.machines(); ++n) specs.push_back({"node-" + std::to_string(n), int(p.cores_per_node)});
   const std::uint32_t spares = p.unlimited_spares ? 0 : p.spares;
   for (std::uint32_t s = 0; s < spares; ++s) specs.push_back({"spare-" + std::to_string(s), int(p.cores_per_node)});
   for (std::uint32_t s = 0; s < p.storage.hosts; ++s) specs.push_back({"storage-" + std::to_string(s), 1});
@@ -203,7 +204,7 @@ Platform build_platform(sg4::Engine& engine, const config::Config& config) {
     return h;
   };
   const auto& p = config.platform;
-  for (std::uint32_t n = 0; n < p.nodes; ++n) platform.nodes.push_back(host("node-" + std::to_string(n)));
+  for (std::uint32_t n = 0; n < p.machines(); ++n) platform.nodes.push_back(host("node-" + std::to_string(n)));
   const std::uint32_t spares = p.unlimited_spares ? 0 : p.spares;
   for (std::uint32_t s = 0; s < spares; ++s) platform.spares.push_back(host("spare-" + std::to_string(s)));
   for (std::uint32_t s = 0; s < p.storage.hosts; ++s) platform.storage.push_back(host("storage-" + std::to_string(s)));

@@ -22,19 +22,23 @@ sg4::Engine& engine() {
 
 SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
   platform_ = build_platform(engine(), config);
-  node_host_ = platform_.nodes;
+  // Machine m (host node-m) runs ranks m*k .. m*k+k-1 (/platform/ranks_per_machine k).
+  const std::uint32_t ranks = config.platform.nodes, per_machine = config.platform.ranks_per_machine;
+  for (std::uint32_t r = 0; r < ranks; ++r) node_host_.push_back(platform_.nodes[r / per_machine]);
   node_host_.push_back(platform_.manager);  // the coordinator's rank
-  running_.resize(platform_.nodes.size());
+  running_.resize(ranks);
   reserved_spare_.assign(node_host_.size(), kNoSpare);
   nic_ = config.platform.network.contention == config::Contention::nic;
   if (nic_) {
+    std::vector<std::size_t> machine_nic;
     // The simulated values of each host's link: configured x the model's factors (LV08, CM02).
     const auto factors = network_model_factors(config.platform.network.model);
     const auto& net = config.platform.network;
     const NicQueues::Nic node_nic{net.latency * factors.latency, net.bandwidth * factors.bandwidth};
     const NicQueues::Nic storage_nic{config.platform.storage.latency * factors.latency,
                                      config.platform.storage.bandwidth * factors.bandwidth};
-    for (std::size_t i = 0; i < platform_.nodes.size(); ++i) node_nic_.push_back(nic_queues_.add(node_nic));
+    for (std::size_t i = 0; i < platform_.nodes.size(); ++i) machine_nic.push_back(nic_queues_.add(node_nic));
+    for (std::uint32_t r = 0; r < ranks; ++r) node_nic_.push_back(machine_nic[r / per_machine]);  // shared by its ranks
     spare_nic_ = nic_queues_.size();
     for (std::size_t i = 0; i < platform_.spares.size(); ++i) nic_queues_.add(node_nic);
     storage_nic_ = nic_queues_.size();

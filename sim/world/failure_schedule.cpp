@@ -8,15 +8,17 @@ namespace ftsim::core {
 
 using config::splitmix64;
 
-FailureSchedule::FailureSchedule(const config::FailureConfig& config, graphs::NodeId nodes, std::uint64_t seed)
-    : config_(config) {
-  for (graphs::NodeId n = 0; n < nodes; ++n) {
+FailureSchedule::FailureSchedule(const config::FailureConfig& config, graphs::NodeId nodes, std::uint64_t seed,
+                                 std::uint32_t ranks_per_machine)
+    : config_(config), ranks_per_machine_(ranks_per_machine) {
+  const graphs::NodeId machines = nodes / ranks_per_machine;
+  for (graphs::NodeId n = 0; n < machines; ++n) {
     std::uint64_t s = seed * 0x2545f4914f6cdd1dULL + n + 1;
     splitmix64(s);
     state_.push_back(s);
   }
   if (config_.model == config::FailureModel::exponential || config_.model == config::FailureModel::weibull) {
-    for (graphs::NodeId n = 0; n < nodes; ++n) first_.push_back(draw(n));
+    for (graphs::NodeId n = 0; n < machines; ++n) first_.push_back(draw(n));
   }
 }
 
@@ -38,7 +40,7 @@ std::vector<config::FailureEvent> FailureSchedule::initial() const {
     return config_.events;
   }
   std::vector<config::FailureEvent> events;
-  for (graphs::NodeId n = 0; n < first_.size(); ++n) events.push_back({first_[n], n});
+  for (graphs::NodeId m = 0; m < first_.size(); ++m) events.push_back({first_[m], m * ranks_per_machine_});
   return events;
 }
 
@@ -46,7 +48,8 @@ std::optional<double> FailureSchedule::next_after(graphs::NodeId node, double fr
   if (config_.model != config::FailureModel::exponential && config_.model != config::FailureModel::weibull) {
     return std::nullopt;
   }
-  return from + draw(node);
+  if (node % ranks_per_machine_ != 0) return std::nullopt;  // its machine's first rank draws them
+  return from + draw(node / ranks_per_machine_);
 }
 
 }  // namespace ftsim::core

@@ -14,7 +14,11 @@ namespace ftsim::core {
 
 class FailureSchedule {
 public:
-  FailureSchedule(const config::FailureConfig& config, graphs::NodeId nodes, std::uint64_t seed);
+  // With several ranks per machine (ranks_per_machine k > 1) the renewal processes are per machine
+  // (the MTBF is a machine's): machine m's failures name rank m*k, its first rank, and a failure
+  // takes the machine that runs that rank. Explicit lists name ranks as given.
+  FailureSchedule(const config::FailureConfig& config, graphs::NodeId nodes, std::uint64_t seed,
+                  std::uint32_t ranks_per_machine = 1);
 
   // Failures known at the start: the whole list, or the first failure of every node.
   std::vector<config::FailureEvent> initial() const;
@@ -23,14 +27,16 @@ public:
     const double own = index < config_.events.size() ? config_.events[index].downtime : -1;
     return own >= 0 ? own : config_.downtime;
   }
-  // The next failure of a node whose new incarnation started at `from` (renewal models only).
+  // The next failure of a node whose new incarnation started at `from` (renewal models only; with
+  // several ranks per machine, only a machine's first rank has failures of its own).
   std::optional<double> next_after(graphs::NodeId node, double from);
 
 private:
   double draw(graphs::NodeId node);
 
   config::FailureConfig config_;
-  std::vector<std::uint64_t> state_;  // one random stream per node (splitmix64)
+  std::uint32_t ranks_per_machine_;
+  std::vector<std::uint64_t> state_;  // one random stream per machine (splitmix64)
   std::vector<double> first_;
 };
 

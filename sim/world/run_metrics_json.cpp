@@ -40,6 +40,8 @@ json shrink_json(const RunMetrics& m) {
     const bool recovered = r.recovered_at >= 0;
     list.push_back({{"node", r.node},
                     {"on_machine_of", r.machine_rank},
+                    {"machine", r.machine},
+                    {"from_machine", r.from_machine},
                     {"time", r.time},
                     {"recovered_at", optional_time(r.recovered_at)},
                     {"seconds", recovered ? json(r.recovered_at - r.time) : json(nullptr)},
@@ -49,6 +51,7 @@ json shrink_json(const RunMetrics& m) {
   }
   return {{"nodes_at_start", m.machines_at_start},
           {"nodes_at_end", m.machines_at_end},
+          {"ranks_per_machine", m.ranks_per_machine},
           {"redistribution_bytes", bytes},
           {"redistribution_seconds", seconds},
           {"redistributions", list}};
@@ -342,10 +345,13 @@ RunMetrics run_metrics_from_json(const json& j) {
     m.shrink_enabled = true;
     m.machines_at_start = shrink.at("nodes_at_start");
     m.machines_at_end = shrink.at("nodes_at_end");
+    m.ranks_per_machine = shrink.value("ranks_per_machine", std::uint32_t{1});
     for (const json& r : shrink.at("redistributions")) {
       RedistributionRecord record;
       record.node = r.at("node");
       record.machine_rank = r.at("on_machine_of");
+      record.machine = r.value("machine", std::uint32_t{0});
+      record.from_machine = r.value("from_machine", std::uint32_t{0});
       record.time = r.at("time");
       record.recovered_at = time_from(r.at("recovered_at"));
       record.bytes = r.at("bytes");

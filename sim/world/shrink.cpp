@@ -4,13 +4,16 @@
 
 namespace ftsim::core {
 
-ShrinkPlacement::ShrinkPlacement(NodeId ranks, std::uint32_t spares)
-    : machine_of_(ranks), home_(ranks), ranks_on_(ranks + spares), up_(ranks + spares, false), next_spare_(ranks),
-      machines_up_(ranks) {
+ShrinkPlacement::ShrinkPlacement(NodeId ranks, std::uint32_t ranks_per_machine, std::uint32_t spares)
+    : machine_of_(ranks), home_(ranks), ranks_on_(ranks / ranks_per_machine + spares),
+      up_(ranks / ranks_per_machine + spares, false), ranks_per_machine_(ranks_per_machine),
+      next_spare_(ranks / ranks_per_machine), machines_up_(ranks / ranks_per_machine) {
+  if (ranks_per_machine > 1) replaced_by_.assign(ranks_on_.size(), kNoMachine);
   for (NodeId r = 0; r < ranks; ++r) {
-    machine_of_[r] = home_[r] = r;
-    ranks_on_[r].push_back(r);
-    up_[r] = true;
+    const std::uint32_t m = r / ranks_per_machine;
+    machine_of_[r] = home_[r] = m;
+    ranks_on_[m].push_back(r);
+    up_[m] = true;
   }
 }
 
@@ -25,10 +28,19 @@ std::vector<NodeId> ShrinkPlacement::machine_failed(NodeId rank) {
   return gone;
 }
 
-void ShrinkPlacement::take_spare(NodeId rank) {
-  const std::uint32_t machine = next_spare_ < ranks_on_.size() ? next_spare_++ : machine_of_[rank];
+NodeId ShrinkPlacement::take_spare(NodeId rank) {
+  const std::uint32_t failed = machine_of_[rank];
+  std::uint32_t machine = kNoMachine;
+  NodeId joins = kNoRank;
+  if (!replaced_by_.empty() && replaced_by_[failed] != kNoMachine) {
+    machine = replaced_by_[failed];  // a co-located rank restarted on a spare first: join it
+    if (!ranks_on_[machine].empty()) joins = ranks_on_[machine].front();
+  }
+  if (machine == kNoMachine) machine = next_spare_ < ranks_on_.size() ? next_spare_++ : failed;
+  if (!replaced_by_.empty() && machine != failed) replaced_by_[failed] = machine;
   host(rank, machine);
   home_[rank] = machine;  // a spare is the rank's own machine, not a shrink
+  return joins;
 }
 
 bool ShrinkPlacement::runs_buddy_of(std::uint32_t machine, NodeId rank) const {

@@ -8,7 +8,9 @@
 // every byte of the failed rank's state that moves to the survivor is a message of real size
 // that takes network time; the survivor's cores are shared by the ranks it runs (MachineCores).
 // This is the Charm++ / AMPI way of shrinking (a rank is an object that migrates), not a
-// re-partitioning of the data over all survivors: the rank's tasks and data stay together.
+// re-partitioning of the data over all survivors: the rank's tasks and data stay together. With
+// several ranks per machine (/platform/ranks_per_machine, over-decomposition) a failed machine's
+// ranks are re-hosted one by one by the rule, so they spread over different survivors.
 //
 // ShrinkPlacement is the machine room: which machine runs each rank, which machines are up, and
 // the rule. MachineCores is the cores of each machine, shared by the ranks it runs. Both belong to
@@ -23,10 +25,13 @@ namespace ftsim::core {
 
 class ShrinkPlacement {
 public:
-  // Machines 0 .. ranks - 1 start with rank of the same number; ranks .. ranks + spares - 1 are
-  // the spare machines, taken in order.
-  ShrinkPlacement(NodeId ranks, std::uint32_t spares);
+  // Machine m starts with ranks m*k .. m*k+k-1 (k = ranks_per_machine, block placement: a rank's
+  // neighbours in number, which the distributions make its neighbours in the data, share its
+  // memory); machines ranks/k .. ranks/k + spares - 1 are the spare machines, taken in order.
+  ShrinkPlacement(NodeId ranks, std::uint32_t ranks_per_machine, std::uint32_t spares);
 
+  std::uint32_t machines() const { return static_cast<std::uint32_t>(ranks_on_.size()); }
+  std::uint32_t ranks_per_machine() const { return ranks_per_machine_; }
   std::uint32_t machine_of(NodeId rank) const { return machine_of_[rank]; }
   // The ranks a machine runs now.
   const std::vector<NodeId>& ranks_on(std::uint32_t machine) const { return ranks_on_[machine]; }
@@ -37,8 +42,11 @@ public:
 
   // The machine of `rank` failed: every rank on it is gone with it. Returns those ranks.
   std::vector<NodeId> machine_failed(NodeId rank);
-  // The rank restarts on the next spare machine.
-  void take_spare(NodeId rank);
+  // The rank restarts on the next spare machine. With several ranks per machine a spare machine
+  // takes every rank of the failed machine together: the first of them to restart takes the next
+  // spare, the others join it. Returns the rank it joins (kNoRank: a machine of its own).
+  NodeId take_spare(NodeId rank);
+  static constexpr NodeId kNoRank = 0xffffffffu;
   // Buddies (/checkpoints/buddy, the same in every process): ranks that keep each other's
   // checkpoint data. Two of them on one machine die together, so the rule avoids that.
   void set_buddies(std::vector<std::vector<NodeId>> buddies_of) { buddies_of_ = std::move(buddies_of); }
@@ -60,6 +68,8 @@ private:
   std::vector<std::vector<NodeId>> ranks_on_; // per machine
   std::vector<bool> up_;                      // per machine
   std::vector<std::vector<NodeId>> buddies_of_;  // per rank (empty: no buddies)
+  std::vector<std::uint32_t> replaced_by_;    // per failed machine: the spare that took its ranks (k > 1)
+  std::uint32_t ranks_per_machine_;
   std::uint32_t next_spare_;
   std::uint32_t machines_up_;
 };

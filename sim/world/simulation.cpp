@@ -25,7 +25,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
       index_(graph),
       setup_{config, graph, index_, cost, config.platform.network.envelope},
       expected_digests_(failure_free_digests(graph)),
-      failures_(config.failures, graph.node_count(), config.seed) {
+      failures_(config.failures, graph.node_count(), config.seed, config.platform.ranks_per_machine) {
   const NodeId processes = graph.node_count() + 1;
   process_metrics_.resize(processes);
   failure_of_.resize(processes);
@@ -38,19 +38,22 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   storage_.resize(backend.storage_servers());
   unlimited_spares_ = config.platform.unlimited_spares;
   spares_left_ = config.platform.spares;
-  if (config.platform.shrink_on_no_spare) {
-    placement_ = std::make_unique<ShrinkPlacement>(graph.node_count(), config.platform.spares);
+  if (config.platform.shrink_on_no_spare || config.platform.ranks_per_machine > 1) {
+    const std::uint32_t spare_machines = config.platform.unlimited_spares ? 0 : config.platform.spares;
+    placement_ = std::make_unique<ShrinkPlacement>(graph.node_count(), config.platform.ranks_per_machine, spare_machines);
     if (!config.checkpoints.empty() && graph.node_count() > 1) {
       const graphs::BuddyMapping buddies(config.checkpoints.front().buddy, config.distribution, graph.node_count());
       std::vector<std::vector<NodeId>> buddies_of(graph.node_count());
       for (NodeId n = 0; n < graph.node_count(); ++n) buddies_of[n].assign(buddies.buddies(n).begin(), buddies.buddies(n).end());
       placement_->set_buddies(std::move(buddies_of));
     }
-    machine_cores_ = std::make_unique<MachineCores>(graph.node_count() + config.platform.spares, config.platform.cores_per_node);
+    // cores_per_node is a machine's cores: its ranks share them.
+    machine_cores_ = std::make_unique<MachineCores>(placement_->machines(), config.platform.cores_per_node);
     rehost_pending_.assign(graph.node_count(), false);
     open_redistribution_.assign(graph.node_count(), static_cast<std::size_t>(-1));
     metrics_.shrink_enabled = true;
-    metrics_.machines_at_start = graph.node_count();
+    metrics_.machines_at_start = placement_->machines_up();
+    metrics_.ranks_per_machine = config.platform.ranks_per_machine;
   }
   if (!options_.trace_file.empty()) {
     recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator",
@@ -234,7 +237,7 @@ void Simulation::prefetch_task_entries(NodeId, TaskId task) {
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
   if (halted_ || !hosts_[node]) return;
-  if (shrinking()) shrink_task_finished(node, task);
+  if (tracks_machines()) shrink_task_finished(node, task);
   hosts_[node]->on_task_finished(task);
   if (migration_ && !halted_) migration_->after_task_finished(node);
   if (failure_due_) {
@@ -335,7 +338,7 @@ void Simulation::deliver(const Message& m) {
     r.message = &m;
     recorder_.record(r);
   }
-  if (shrinking()) shrink_count_delivery(m.destination, m.traffic, m.bytes);
+  if (tracks_machines()) shrink_count_delivery(m.destination, m.traffic, m.bytes);
   destination->deliver(m);
 }
 
@@ -424,7 +427,7 @@ void Simulation::on_storage_done(NodeId, std::uint64_t id) {
     host->on_storage_done(op.token, nullptr);
     return;
   }
-  if (shrinking()) shrink_count_delivery(op.node, Traffic::restore, op.bytes);
+  if (tracks_machines()) shrink_count_delivery(op.node, Traffic::restore, op.bytes);
   auto it = storage_[op.server].find(op.key);
   if (it == storage_[op.server].end()) {
     host->on_storage_done(op.token, nullptr);
@@ -516,15 +519,31 @@ void Simulation::inject_failure(NodeId node, double downtime) {
              "protocol can recover: /failures)");
     return;
   }
-  // With shrink a failure takes down a machine, and every rank it runs with it.
-  const std::vector<NodeId> co_located = shrinking() ? shrink_machine_failed(node) : std::vector<NodeId>{};
+  // With machines tracked a failure takes down a machine, and every rank it runs with it.
+  const std::vector<NodeId> co_located = tracks_machines() ? shrink_machine_failed(node) : std::vector<NodeId>{};
+  if (tracks_machines() && placement_->ranks_per_machine() > 1) {
+    // Machines of several ranks: one spare machine (if any is left) takes them all, and they
+    // restart after the machine's downtime.
+    const bool spare = use_spare();
+    fail_process(node, downtime, spare);
+    for (NodeId other : co_located) {
+      if (other != node && hosts_[other] && !halted_) fail_process(other, downtime, spare);
+    }
+    return;
+  }
   fail_process(node, downtime);
   for (NodeId other : co_located) {
     if (other != node && hosts_[other] && !halted_) fail_process(other, config_.failures.downtime);
   }
 }
 
-void Simulation::fail_process(NodeId node, double downtime) {
+bool Simulation::use_spare() {
+  const bool spare = unlimited_spares_ || spares_left_ > 0;
+  if (spare && !unlimited_spares_) --spares_left_;
+  return spare;
+}
+
+void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> machine_spare) {
   if (migration_) migration_->on_failure(node);  // a migration under way stops: an ordinary failure
   FailureRecord record;
   record.time = now();
@@ -538,7 +557,7 @@ void Simulation::fail_process(NodeId node, double downtime) {
   hosts_[node].reset();
   const std::uint32_t failed_incarnation = incarnation_[node]++;
   backend_.fail_node(node);
-  if (shrinking()) shrink_rank_died(node);
+  if (tracks_machines()) shrink_rank_died(node);
   reset_channels(node);
   postponed_[node].clear();
   failure_of_[node].resize(failed_incarnation + 1, static_cast<std::size_t>(-1));
@@ -552,11 +571,10 @@ void Simulation::fail_process(NodeId node, double downtime) {
     recorder_.record(r);
   }
   add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
-  const bool spare = unlimited_spares_ || spares_left_ > 0;
+  const bool spare = machine_spare ? *machine_spare : use_spare();
   // Without a spare, a shrink restarts the rank on a surviving machine after the same downtime.
-  replacement_scheduled_[node] = spare || shrinking();
-  if (shrinking()) rehost_pending_[node] = !spare;
-  if (spare && !unlimited_spares_) --spares_left_;
+  replacement_scheduled_[node] = spare || shrink_on_no_spare();
+  if (tracks_machines()) rehost_pending_[node] = !spare;
   if (replacement_scheduled_[node]) add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
 }
 
@@ -599,12 +617,17 @@ void Simulation::replace(NodeId node) {
   if (hosts_[node] || halted_) return;
   replacement_scheduled_[node] = false;
   note_progress();  // the protocol gets its full span to recover the new process
-  const bool rehosted = shrinking() && rehost_pending_[node];
+  const bool rehosted = tracks_machines() && rehost_pending_[node];
   if (rehosted) {
     if (!shrink_rehost(node)) return;
   } else {
-    if (shrinking()) placement_->take_spare(node);
-    backend_.replace_node(node);
+    // A spare machine; with several ranks per machine the ranks of the failed machine go to one.
+    const NodeId joins = tracks_machines() ? placement_->take_spare(node) : ShrinkPlacement::kNoRank;
+    if (joins != ShrinkPlacement::kNoRank) {
+      backend_.rehost_node(node, joins);
+    } else {
+      backend_.replace_node(node);
+    }
   }
   ++process_metrics_[node].restarts;
   if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
@@ -614,7 +637,7 @@ void Simulation::replace(NodeId node) {
     r.peer = node;
     r.incarnation = incarnation_[node];
     std::string ranks;
-    if (shrinking()) {
+    if (tracks_machines()) {
       r.machine = placement_->machine_of(node);
       r.machines_up = placement_->machines_up();
       const std::vector<NodeId>& on_machine = placement_->ranks_on(r.machine);
@@ -626,7 +649,7 @@ void Simulation::replace(NodeId node) {
   }
   // Renewal failure models: the new incarnation has its own time to failure.
   // (A rank re-hosted by a shrink runs on a machine that has its own failures.)
-  if (!(shrinking() && placement_->rehosted(node))) {
+  if (!(tracks_machines() && placement_->rehosted(node))) {
     if (auto next = failures_.next_after(node, now())) schedule_failure(*next, node, 0);
   }
   hosts_[node] = make_host(node);
@@ -691,7 +714,7 @@ void Simulation::record_recovered(const FailureNotice& failure) {
   if (!record || record->recovered_at >= 0) return;
   record->recovered_at = now();
   --unrecovered_failures_;
-  if (shrinking()) shrink_recovered(failure.node, failure.incarnation);
+  if (tracks_machines()) shrink_recovered(failure.node, failure.incarnation);
 }
 
 void Simulation::record_checkpoint(const CheckpointRecord& record) {
@@ -751,7 +774,7 @@ void Simulation::finalize_metrics() {
     if (host) host->account_peaks();
   }
   metrics_.test_faults_fired = test_faults().fired;
-  if (shrinking()) metrics_.machines_at_end = placement_->machines_up();
+  if (tracks_machines()) metrics_.machines_at_end = placement_->machines_up();
   fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
 }
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -144,11 +145,17 @@ private:
   // A timed failure (its timer's id is the failure's id for the predictor).
   void schedule_failure(double time, NodeId node, std::uint64_t token);
   void inject_failure(NodeId node, double downtime);
-  void fail_process(NodeId node, double downtime);  // one process of a failure (fail-stop)
+  // One process of a failure (fail-stop). `machine_spare`: whether a spare takes it, decided once
+  // for the ranks of a failed machine (several ranks per machine); else decided here.
+  void fail_process(NodeId node, double downtime, std::optional<bool> machine_spare = std::nullopt);
+  // Whether a spare is left for a failure (one is used).
+  bool use_spare();
   void notify_detection(NodeId failed, std::uint32_t incarnation);
   void replace(NodeId node);
   // --- shrink (simulation_shrink.cpp; sim/world/shrink.hpp) ---
-  bool shrinking() const { return placement_ != nullptr; }
+  // Machines are tracked (placement, shared cores) with a shrink or several ranks per machine.
+  bool tracks_machines() const { return placement_ != nullptr; }
+  bool shrink_on_no_spare() const { return config_.platform.shrink_on_no_spare; }
   // The failure of `node` takes down its machine: the other ranks it runs fail with it.
   std::vector<NodeId> shrink_machine_failed(NodeId node);
   // Restarts `node` on the machine the rule chooses (no spare left); false if none is up.
@@ -220,7 +227,7 @@ private:
   std::uint64_t data_messages_ = 0;  // data messages sent so far (their ids)
   std::uint32_t spares_left_ = 0;
   bool unlimited_spares_ = true;
-  // Shrink: null unless /platform/on_no_spare is "shrink".
+  // Machines: null unless /platform/on_no_spare is "shrink" or /platform/ranks_per_machine > 1.
   std::unique_ptr<ShrinkPlacement> placement_;
   std::unique_ptr<MachineCores> machine_cores_;
   std::vector<bool> rehost_pending_;                 // per rank: its replacement is a shrink

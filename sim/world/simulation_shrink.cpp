@@ -11,14 +11,14 @@ constexpr std::size_t kNone = static_cast<std::size_t>(-1);
 
 void Simulation::start_task(NodeId node, TaskId task, double seconds) {
   // The ranks of one machine share its cores: a task for which none is free waits for one.
-  if (shrinking() && node < node_count() && !machine_cores_->request(placement_->machine_of(node), {node, task, seconds})) {
+  if (tracks_machines() && node < node_count() && !machine_cores_->request(placement_->machine_of(node), {node, task, seconds})) {
     return;
   }
   backend_.start_task(node, task, seconds);
 }
 
 void Simulation::cancel_task(NodeId node, TaskId task) {
-  if (!shrinking() || node >= node_count()) {
+  if (!tracks_machines() || node >= node_count()) {
     backend_.cancel_task(node, task);
     return;
   }
@@ -54,6 +54,7 @@ bool Simulation::shrink_rehost(NodeId node) {
     return false;
   }
   const NodeId host_rank = placement_->ranks_on(machine).front();
+  const std::uint32_t from_machine = placement_->machine_of(node);  // the failed one, until hosted
   if (!backend_.rehost_node(node, host_rank)) {
     fail_run("/platform/on_no_spare: \"shrink\" is not supported by this backend (it cannot run two ranks on one machine)");
     return false;
@@ -64,6 +65,8 @@ bool Simulation::shrink_rehost(NodeId node) {
   record.time = now();
   record.node = node;
   record.machine_rank = host_rank;
+  record.machine = machine;
+  record.from_machine = from_machine;
   open_redistribution_[node] = metrics_.redistributions.size();
   metrics_.redistributions.push_back(record);
   return true;  // replace() records it (RecordKind::rehost)

@@ -33,10 +33,16 @@ std::size_t env_count(const char* name, std::size_t fallback) {
   return value ? std::strtoul(value, nullptr, 10) : fallback;
 }
 
-config::Json base_config(const std::string& app) {
+// k ranks per machine (/platform/ranks_per_machine): 4 machines, 4k ranks.
+config::Json base_config(const std::string& app, int k) {
+  config::Json platform = campaign_support::platform();
+  if (k > 1) {
+    platform["nodes"] = 4 * k;
+    platform["ranks_per_machine"] = k;
+  }
   return {{"name", "shrink-" + app},
           {"application", campaign_support::application(app)},
-          {"platform", campaign_support::platform()},
+          {"platform", platform},
           {"checkpoints", {{"count", 3}, {"buddy", "next"}}}};
 }
 
@@ -45,29 +51,41 @@ struct Scenario {
   bool may_be_unrecoverable = false;
   int spares = 0;
   int failures = 0;
+  int k = 1;
 };
 
-Scenario scenario(const protocols::ProtocolModule& module, const std::string& app, std::uint64_t seed, double makespan) {
-  std::mt19937_64 random(seed * 104729 + std::hash<std::string>{}(std::string("shrink/") + module.id + app));
+Scenario scenario(const protocols::ProtocolModule& module, const std::string& app, std::uint64_t seed, double makespan,
+                  int k) {
+  const std::string salt = k > 1 ? "shrink/k" + std::to_string(k) + "/" : "shrink/";
+  std::mt19937_64 random(seed * 104729 + std::hash<std::string>{}(salt + module.id + app));
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   Scenario s;
-  s.document = base_config(app);
+  s.k = k;
+  s.document = base_config(app, k);
   s.document["seed"] = seed;
   s.spares = int(random() % 2);
   s.failures = s.spares + 1 + int(random() % 3);  // more failures than spares; at most 4 nodes
   if (s.failures > 3) s.failures = 3;             // one machine survives
-  // Distinct nodes: each failure takes a machine (a failure of a re-hosted rank takes its host's).
+  // Distinct machines: each failure takes a machine (a failure of a re-hosted rank takes its
+  // host's); with k ranks per machine it names one of machine m's ranks m*k .. m*k+k-1.
   std::vector<int> nodes = {0, 1, 2, 3};
   std::shuffle(nodes.begin(), nodes.end(), random);
   config::Json events = config::Json::array();
   for (int i = 0; i < s.failures; ++i) {
-    events.push_back({{"time", (0.05 + 0.75 * unit(random)) * makespan}, {"node", nodes[i]}});
+    const int rank = k > 1 ? nodes[i] * k + int(random() % std::uint64_t(k)) : nodes[i];
+    events.push_back({{"time", (0.05 + 0.75 * unit(random)) * makespan}, {"node", rank}});
   }
   const double downtime = random() % 4 == 0 ? 0.0 : unit(random) * 0.1 * makespan;
   const double detection = random() % 4 == 0 ? 0.0 : unit(random) * 0.05 * makespan;
   s.document["failures"] = {{"model", "list"}, {"events", events}, {"downtime", downtime}, {"detection", detection}};
   const protocols::CampaignDraw draw = module.campaign(random, makespan);
   for (const auto& [key, value] : draw.patch.items()) s.document[key] = value;
+  // Fixed clusters are drawn for 4 ranks: the same halves of 4k ranks.
+  if (k > 1 && s.document["protocol"].contains("clusters") && s.document["protocol"]["clusters"].is_array()) {
+    config::Json halves = config::Json::array({config::Json::array(), config::Json::array()});
+    for (int r = 0; r < 4 * k; ++r) halves[r < 2 * k ? 0 : 1].push_back(r);
+    s.document["protocol"]["clusters"] = halves;
+  }
   s.document["platform"]["spares"] = s.spares;
   s.document["platform"]["on_no_spare"] = "shrink";
   s.may_be_unrecoverable = draw.may_be_unrecoverable;
@@ -80,12 +98,13 @@ struct Tally {
 };
 
 void check_scenario(const protocols::ProtocolModule& module, const std::string& app, std::uint64_t seed, double makespan,
-                    Tally& tally) {
-  const Scenario s = scenario(module, app, seed, makespan);
-  const std::string origin = std::string(module.id) + "/" + app + "/seed " + std::to_string(seed);
+                    int k, Tally& tally) {
+  const Scenario s = scenario(module, app, seed, makespan, k);
+  const std::string origin = std::string(module.id) + "/" + app + "/k " + std::to_string(k) + "/seed " + std::to_string(seed);
   // FTSIM_SHRINK_DUMP=DIR keeps every scenario's config, to rerun with ftsim run.
   if (const char* dir = std::getenv("FTSIM_SHRINK_DUMP")) {
-    std::ofstream(std::string(dir) + "/" + module.id + "-" + app + "-" + std::to_string(seed) + ".json") << s.document.dump(2);
+    std::ofstream(std::string(dir) + "/" + module.id + "-" + app + "-k" + std::to_string(k) + "-" + std::to_string(seed) + ".json")
+        << s.document.dump(2);
   }
   const core::RunMetrics m = campaign_support::run(s.document, origin);
   INFO(origin << ": " << s.document.dump());
@@ -97,6 +116,7 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
   INFO(lines);
   REQUIRE(m.shrink_enabled);
   CHECK(m.machines_at_start == 4);
+  CHECK(m.ranks_per_machine == std::uint32_t(k));
   if (!m.complete) {
     const bool reason_ok = module.unrecoverable_reason_ok ? module.unrecoverable_reason_ok(m.failure_reason)
                                                           : m.failure_reason.find("unrecoverable") != std::string::npos;
@@ -112,17 +132,45 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
   for (const auto& b : broken) INFO("invariant broken: " << b);
   CHECK(broken.empty());
   // Each failure record is a rank that died; the ranks of one machine die at the same instant
-  // (the scenario's failures are at distinct random times): that many machines failed. The first
-  // `spares` ranks to die took a spare machine, the others were re-hosted on a survivor.
+  // (the scenario's failures are at distinct random times): that many machines failed. The ranks
+  // of the first `spares` machines to fail took a spare machine (one per failed machine), the
+  // others were re-hosted on a survivor.
   std::set<core::NodeId> failed_ranks;
-  std::set<double> machine_failure_times;
+  std::map<double, std::size_t> ranks_by_failure_time;
   for (const auto& f : m.failures) {
     failed_ranks.insert(f.node);
-    machine_failure_times.insert(f.time);
+    ++ranks_by_failure_time[f.time];
   }
-  const std::size_t spares_used = std::min<std::size_t>(std::size_t(s.spares), m.failures.size());
-  CHECK(m.redistributions.size() == m.failures.size() - spares_used);
-  CHECK(m.machines_at_end == 4 - machine_failure_times.size() + spares_used);
+  const std::size_t spares_used = std::min<std::size_t>(std::size_t(s.spares), ranks_by_failure_time.size());
+  std::size_t ranks_on_spares = 0;
+  for (auto it = ranks_by_failure_time.begin(); it != ranks_by_failure_time.end() && it != std::next(ranks_by_failure_time.begin(), std::ptrdiff_t(spares_used)); ++it) {
+    CHECK(it->second == std::size_t(k));  // before any shrink a machine runs its k ranks
+    ranks_on_spares += it->second;
+  }
+  CHECK(m.redistributions.size() == m.failures.size() - ranks_on_spares);
+  CHECK(m.machines_at_end == 4 - ranks_by_failure_time.size() + spares_used);
+  // Spread: at the first shrink every machine up runs k ranks (a spare takes a whole machine) and
+  // 3 are up, unless another machine failed while this one's ranks were down: the failed
+  // machine's k ranks, re-hosted at one instant, land on k different ones.
+  if (!m.redistributions.empty()) {
+    const core::RedistributionRecord& first = m.redistributions.front();
+    double failed_at = -1;
+    for (const auto& f : m.failures) {
+      if (f.node == first.node && f.time <= first.time) failed_at = std::max(failed_at, f.time);
+    }
+    bool overlapped = false;
+    for (const auto& f : m.failures) overlapped = overlapped || (f.time > failed_at && f.time <= first.time);
+    std::set<std::uint32_t> machines;
+    std::size_t moved = 0;
+    for (const auto& r : m.redistributions) {
+      if (r.time != first.time || r.from_machine != first.from_machine) continue;
+      machines.insert(r.machine);
+      CHECK(r.machine != r.from_machine);
+      ++moved;
+    }
+    CHECK(moved == std::size_t(k));
+    if (!overlapped) CHECK(machines.size() == moved);
+  }
   // Each rank's last redistribution is recovered (an earlier one may end with its new machine
   // failing first).
   std::map<core::NodeId, const core::RedistributionRecord*> last;
@@ -137,33 +185,46 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
   tally.redistributions += m.redistributions.size();
 }
 
-double failure_free_makespan(const std::string& app) {
-  const core::RunMetrics reference = campaign_support::run(base_config(app), "failure-free " + app);
+double failure_free_makespan(const std::string& app, int k) {
+  const core::RunMetrics reference = campaign_support::run(base_config(app, k), "failure-free " + app);
   REQUIRE(reference.complete);
   return reference.makespan;
 }
 
 }  // namespace
 
-TEST_CASE("shrink campaign: more failures than spares, the run goes on with fewer machines", "[campaign][shrink]") {
-  const std::size_t scenarios = env_count("FTSIM_SHRINK_SCENARIOS", 10);
-  const std::size_t base = env_count("FTSIM_SHRINK_SEED_BASE", 1);
+namespace {
+
+void run_campaign(int k, std::size_t scenarios, std::size_t base) {
   for (const char* protocol : kProtocols) {
     const protocols::ProtocolModule* module = protocols::find_protocol(protocol);
     REQUIRE(module);
     DYNAMIC_SECTION(protocol) {
       for (const char* app : {"cholesky", "stencil", "cg"}) {
-        const double makespan = failure_free_makespan(app);
+        const double makespan = failure_free_makespan(app, k);
         Tally tally;
-        for (std::uint64_t seed = base; seed < base + scenarios; ++seed) check_scenario(*module, app, seed, makespan, tally);
+        for (std::uint64_t seed = base; seed < base + scenarios; ++seed) check_scenario(*module, app, seed, makespan, k, tally);
         // The campaign must exercise shrinks that complete (global with buddy storage and buddy
         // may lose a node with its buddy's copy: up to three failures on four nodes often do).
         CHECK(tally.shrunk > 0);
-        WARN("shrink " << protocol << " on " << app << " (seeds " << base << ".." << base + scenarios - 1 << "): "
+        WARN("shrink " << protocol << " on " << app << ", " << k << " ranks per machine (seeds " << base << ".." << base + scenarios - 1 << "): "
                        << tally.completed << " completed (" << tally.shrunk << " on fewer machines, "
                        << tally.redistributions << " redistributions, " << tally.bytes << " B moved), "
                        << tally.unrecoverable << " unrecoverable");
       }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("shrink campaign: more failures than spares, the run goes on with fewer machines", "[campaign][shrink]") {
+  run_campaign(1, env_count("FTSIM_SHRINK_SCENARIOS", 10), env_count("FTSIM_SHRINK_SEED_BASE", 1));
+}
+
+// Over-decomposition (/platform/ranks_per_machine 2): 8 ranks on 4 machines, a failure takes a
+// machine's two ranks, a spare machine takes both, a shrink spreads them over two survivors.
+// FTSIM_SHRINK_SCENARIOS_K2 seeds per case (default 4, to keep the CI time a few seconds).
+TEST_CASE("shrink campaign: two ranks per machine, a failed machine's ranks spread over the survivors", "[campaign][shrink]") {
+  run_campaign(2, env_count("FTSIM_SHRINK_SCENARIOS_K2", 4), env_count("FTSIM_SHRINK_SEED_BASE", 1));
 }

@@ -82,6 +82,19 @@ def test_shrink_is_refused_on_mpi(tmp_path):
     assert elapsed < LIMIT
 
 
+def test_several_ranks_per_machine_are_refused_on_mpi(tmp_path):
+    # Each MPI rank is its own process and fails alone (docs/shrink.md): refused, naming the key.
+    config = with_protocol(base_config("cholesky"), "global")
+    config["platform"]["ranks_per_machine"] = 2
+    path = tmp_path / "per-machine.json"
+    path.write_text(json.dumps(config))
+    proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "/platform/ranks_per_machine" in output and "not supported by the MPI backend" in output
+    assert elapsed < LIMIT
+
+
 def test_failure_prediction_is_refused_on_mpi(tmp_path):
     # Proactive migration is simulated only (docs/migration.md): a clear error, exit code 2.
     config = with_protocol(base_config("cholesky"), "global")

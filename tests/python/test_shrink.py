@@ -204,3 +204,168 @@ def test_the_log_and_the_trace_change_no_result(ftsim, tmp_path):
     _, recorded, _, _ = run_recorded(ftsim, tmp_path, config, "recorded")
     for key in ("makespan", "events", "shrink", "failures", "bytes_sent"):
         assert plain.get(key) == recorded.get(key), key
+
+
+# --- several ranks per machine: the failed machine's ranks spread over the survivors ----------
+
+SPREAD = json.loads(json.dumps(CONFIG))
+SPREAD["platform"].update({"nodes": 8, "ranks_per_machine": 2})
+# Machine 1 runs ranks 2 and 3: a failure naming rank 2 takes both.
+SPREAD["failures"]["events"] = [{"node": 2, "time": 0.015}]
+
+
+@pytest.mark.parametrize("value,message", [
+    (3, "a divisor of /platform/nodes"),
+    (0, "/platform/ranks_per_machine"),
+    ("2", "/platform/ranks_per_machine"),
+])
+def test_ranks_per_machine_must_divide_the_nodes(ftsim, tmp_path, value, message):
+    config = json.loads(json.dumps(SPREAD))
+    config["platform"]["ranks_per_machine"] = value
+    done, _ = run(ftsim, tmp_path, config)
+    assert done.returncode == 2, done.stderr
+    assert "/platform/ranks_per_machine" in done.stderr and message in done.stderr
+
+
+def test_a_buddy_on_the_same_machine_is_refused(ftsim, tmp_path):
+    config = json.loads(json.dumps(SPREAD))
+    # Explicit buddies n ^ 1: ranks 0 and 1 keep each other's data on machine 0.
+    config["checkpoints"] = {"count": 3, "buddy": [n ^ 1 for n in range(8)]}
+    done, _ = run(ftsim, tmp_path, config)
+    assert done.returncode == 2
+    assert "/checkpoints/buddy" in done.stderr and "same machine" in done.stderr
+
+
+# The MPI backend's refusal: tests/mpi/test_mpi_errors.py (it runs under mpirun).
+
+
+def test_a_failed_machine_spreads_its_ranks_over_two_survivors(ftsim, tmp_path):
+    done, results = run(ftsim, tmp_path, SPREAD)
+    assert done.returncode == 0, done.stderr
+    assert results["complete"] and results["oracle"]["ok"]
+    # One failure record per rank of machine 1.
+    assert sorted(f["node"] for f in results["failures"]) == [2, 3]
+    shrink = results["shrink"]
+    assert shrink["ranks_per_machine"] == 2
+    assert shrink["nodes_at_start"] == 4 and shrink["nodes_at_end"] == 3
+    moved = {r["node"]: r for r in shrink["redistributions"]}
+    assert sorted(moved) == [2, 3]
+    # Every survivor runs 2 ranks: rank 2 goes to the first after machine 1 (machine 2, ranks 4
+    # and 5); machine 2 then runs 3, so rank 3 goes to the next least loaded, machine 3.
+    assert (moved[2]["machine"], moved[2]["on_machine_of"], moved[2]["from_machine"]) == (2, 4, 1)
+    assert (moved[3]["machine"], moved[3]["on_machine_of"], moved[3]["from_machine"]) == (3, 6, 1)
+    for r in moved.values():
+        assert r["time"] == pytest.approx(0.015 + 0.001)
+        assert r["bytes"] > 0 and r["recovered_at"] >= r["time"]
+        assert r["bytes"] == results["nodes"][r["node"]]["bytes_sent"]["restore"]
+
+
+def test_the_log_names_the_two_survivors(ftsim, tmp_path):
+    done, results, lines, trace = run_recorded(ftsim, tmp_path, SPREAD, "spread")
+    assert done.returncode == 0, done.stderr
+    rehosts = [l.split("driver", 1)[1].strip() for l in lines if "restarts on surviving machine" in l]
+    assert rehosts == [
+        "shrink: no spare left, node 2 (incarnation 1) restarts on surviving machine 2, which now runs 3 ranks (nodes 4, 5, 2); 3 machines up",
+        "shrink: no spare left, node 3 (incarnation 1) restarts on surviving machine 3, which now runs 3 ranks (nodes 6, 7, 3); 3 machines up",
+    ]
+    markers = [e["args"]["machine"] for e in trace if e.get("name") == "shrink" and e["ph"] == "i"]
+    assert markers == [2, 3]
+
+
+def test_buddies_are_the_next_machine_and_kept_apart(ftsim, tmp_path):
+    # buddy protocol, "next" = the same rank of the next machine (n + 2): rank 2's buddy is 4
+    # (machine 2), rank 0's is 2: rank 2 goes to machine 3, the only one of the least loaded that
+    # runs no buddy of it and no rank it keeps data for. Rank 3 (buddy 5 on machine 2; rank 1 on
+    # machine 0 keeps its data with 3): machines 2 and 0 both conflict and machine 3 runs three
+    # ranks: the load comes first, then the cyclic order: machine 2.
+    config = json.loads(json.dumps(SPREAD))
+    config["protocol"] = {"type": "buddy"}
+    config["checkpoints"] = {"count": 3, "buddy": "next"}
+    done, results = run(ftsim, tmp_path, config)
+    assert done.returncode == 0, done.stderr
+    assert results["oracle"]["ok"]
+    assert [(r["node"], r["machine"]) for r in results["shrink"]["redistributions"]] == [(2, 3), (3, 2)]
+    assert results["shrink"]["redistribution_bytes"] > 0
+
+
+@pytest.mark.parametrize("protocol", [
+    {"type": "buddy"}, {"type": "lineage"}, {"type": "cck", "period": 0.005},
+    {"type": "global", "period": 0.005, "storage": "buddy"}, {"type": "uncoordinated", "period": 0.005},
+    {"type": "none"}])
+def test_every_protocol_completes_after_spreading(ftsim, tmp_path, protocol):
+    config = json.loads(json.dumps(SPREAD))
+    config["protocol"] = protocol
+    config["checkpoints"] = {"count": 3, "buddy": "next"}
+    config["failures"]["events"] = [{"node": 2, "time": 0.015}, {"node": 7, "time": 0.03}]
+    done, results = run(ftsim, tmp_path, config)
+    assert done.returncode == 0, done.stderr + json.dumps(results and results["failure_reason"])
+    assert results["oracle"]["ok"]
+    shrink = results["shrink"]
+    assert shrink["nodes_at_end"] == 2
+    # Each failed machine's two ranks land on two different machines.
+    by_failure = {}
+    for r in shrink["redistributions"]:
+        by_failure.setdefault(r["from_machine"], set()).add(r["machine"])
+    assert all(len(machines) == 2 for machines in by_failure.values()), shrink["redistributions"]
+
+
+def test_a_spare_machine_takes_every_rank_of_the_failed_one(ftsim, tmp_path):
+    config = json.loads(json.dumps(SPREAD))
+    config["platform"]["spares"] = 1
+    done, results, lines, _ = run_recorded(ftsim, tmp_path, config, "spare")
+    assert done.returncode == 0, done.stderr
+    assert results["oracle"]["ok"]
+    assert results["shrink"]["nodes_at_end"] == 4 and results["shrink"]["redistributions"] == []
+    spare = [l.split("driver", 1)[1].strip() for l in lines if "spare takes" in l]
+    assert spare == ["a spare takes node 2 (incarnation 1) on spare machine 4",
+                     "a spare takes node 3 (incarnation 1) on spare machine 4"]
+
+
+def test_abort_without_spare_and_unlimited_spares_with_several_ranks(ftsim, tmp_path):
+    config = json.loads(json.dumps(SPREAD))
+    del config["platform"]["on_no_spare"]
+    done, results = run(ftsim, tmp_path, config, "abort")
+    assert done.returncode == 1
+    assert results["failure_reason"].startswith("node 2 failed and no spare node is left")
+    del config["platform"]["spares"]
+    done, results = run(ftsim, tmp_path, config, "unlimited")
+    assert done.returncode == 0, done.stderr
+    assert results["oracle"]["ok"] and sorted(f["node"] for f in results["failures"]) == [2, 3]
+
+
+def test_the_ranks_of_a_machine_share_its_cores(ftsim, tmp_path):
+    # cores_per_node is a machine's: 8 ranks on 4 one-core machines have 4 cores, 8 ranks on 8
+    # machines have 8. Failure-free.
+    base = json.loads(json.dumps(SPREAD))
+    base["failures"] = {"model": "none"}
+    base["platform"]["cores_per_node"] = 1
+    base["protocol"] = {"type": "none"}
+    eight = json.loads(json.dumps(base))
+    eight["platform"]["ranks_per_machine"] = 1
+    _, shared = run(ftsim, tmp_path, base, "k2")
+    _, alone = run(ftsim, tmp_path, eight, "k1")
+    assert shared["oracle"]["ok"] and alone["oracle"]["ok"]
+    work = sum(n["busy_seconds"] for n in alone["nodes"])  # core-seconds of the tasks
+    # 4 cores cannot do it faster than work / 4 (with 8 cores it takes less than that).
+    assert alone["makespan"] < work / 4
+    assert shared["makespan"] >= work / 4
+    assert shared["makespan"] > 1.3 * alone["makespan"]
+
+
+def test_renewal_failures_are_per_machine(ftsim, tmp_path):
+    # An exponential MTBF is a machine's: 8 ranks on 4 machines draw 4 first failures, each
+    # naming a machine's first rank (even), and taking both of its ranks.
+    config = json.loads(json.dumps(SPREAD))
+    config["platform"]["spares"] = 2
+    config["failures"] = {"model": "exponential", "mtbf": 0.05, "max_failures": 4, "downtime": 0.001,
+                          "detection": 0.001}
+    done, results = run(ftsim, tmp_path, config)
+    assert results is not None, done.stderr
+    failures = results["failures"]
+    assert failures
+    times = {}
+    for f in failures:
+        times.setdefault(f["time"], []).append(f["node"])
+    for nodes in times.values():
+        # The machine's two ranks at the same instant: 2m and 2m + 1.
+        assert len(nodes) == 2 and min(nodes) % 2 == 0 and max(nodes) == min(nodes) + 1, times

@@ -71,3 +71,21 @@ TEST_CASE("failures: a list is given as is and has no renewals", "[core][failure
   CHECK(schedule.initial()[0].node == 2);
   CHECK_FALSE(schedule.next_after(2, 3.0).has_value());
 }
+
+TEST_CASE("failure schedule: with several ranks per machine the renewal processes are per machine", "[failures]") {
+  // 8 ranks on 4 machines: 4 first failures, each naming a machine's first rank, with machine m's
+  // stream the same as a 4-node schedule's node m (the MTBF is a machine's).
+  const auto config = model(config::FailureModel::exponential, 10.0);
+  core::FailureSchedule per_machine(config, 8, 5, 2);
+  core::FailureSchedule per_node(config, 4, 5);
+  const auto machines = per_machine.initial();
+  const auto nodes = per_node.initial();
+  REQUIRE(machines.size() == 4);
+  for (std::size_t m = 0; m < 4; ++m) {
+    CHECK(machines[m].node == 2 * m);
+    CHECK(machines[m].time == nodes[m].time);
+  }
+  // Only a machine's first rank draws the next failure.
+  CHECK_FALSE(per_machine.next_after(3, 1.0).has_value());
+  CHECK(per_machine.next_after(2, 1.0) == per_node.next_after(1, 1.0));
+}
