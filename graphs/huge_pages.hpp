@@ -5,7 +5,8 @@
 // page walk: on the Lion 2020 run, huge pages and the engine's prefetch hints together cut the
 // time by a third (docs/benchmarks.md). Debian's default is THP "madvise": the range must be
 // advised before its pages are first touched, so arrays are reserved, advised, then filled.
-// Only a hint: on a kernel without THP, or for arrays under 2 MiB, nothing changes.
+// Only a hint: on a kernel without THP, or for arrays under 2 MiB, nothing changes; the
+// environment variable FTSIM_HUGE_PAGES=0 turns it off (to measure it).
 #include <cstddef>
 #include <vector>
 
