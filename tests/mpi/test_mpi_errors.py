@@ -6,6 +6,8 @@ import os
 import subprocess
 import time
 
+import pytest
+
 from conftest import BINARY, SOURCE_DIR, base_config, with_protocol
 
 LIMIT = 10  # seconds: each case must end well within this (a hang is caught by the timeout below)
@@ -68,30 +70,22 @@ def test_results_that_cannot_be_written_after_the_run(tmp_path):
     assert elapsed < LIMIT
 
 
-def test_shrink_is_refused_on_mpi(tmp_path):
-    # A shrink runs two ranks on one machine; an MPI rank restarts as its own replacement
-    # (docs/shrink.md): refused, naming the key, promptly.
+@pytest.mark.parametrize("change,key", [
+    # A shrink runs two ranks on one machine; an MPI rank restarts as its own replacement.
+    ({"spares": 0, "on_no_spare": "shrink"}, "/platform/on_no_spare"),
+    # Each MPI rank is its own process and fails alone.
+    ({"ranks_per_machine": 2}, "/platform/ranks_per_machine"),
+])
+def test_machine_sharing_is_refused_on_mpi(tmp_path, change, key):
+    # docs/shrink.md: refused, naming the key, promptly.
     config = with_protocol(base_config("cholesky"), "global")
-    config["platform"].update({"spares": 0, "on_no_spare": "shrink"})
-    path = tmp_path / "shrink.json"
+    config["platform"].update(change)
+    path = tmp_path / "shared-machine.json"
     path.write_text(json.dumps(config))
     proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
     output = proc.stdout + proc.stderr
     assert proc.returncode == 2, output
-    assert "/platform/on_no_spare" in output and "not supported by the MPI backend" in output
-    assert elapsed < LIMIT
-
-
-def test_several_ranks_per_machine_are_refused_on_mpi(tmp_path):
-    # Each MPI rank is its own process and fails alone (docs/shrink.md): refused, naming the key.
-    config = with_protocol(base_config("cholesky"), "global")
-    config["platform"]["ranks_per_machine"] = 2
-    path = tmp_path / "per-machine.json"
-    path.write_text(json.dumps(config))
-    proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 2, output
-    assert "/platform/ranks_per_machine" in output and "not supported by the MPI backend" in output
+    assert key in output and "not supported by the MPI backend" in output
     assert elapsed < LIMIT
 
 

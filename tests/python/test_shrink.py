@@ -16,6 +16,13 @@ CONFIG = {
 }
 
 
+# Every protocol that supports a shrink, with what it needs to run on CONFIG.
+EVERY_PROTOCOL = [
+    {"type": "buddy"}, {"type": "lineage"}, {"type": "cck", "period": 0.005},
+    {"type": "global", "period": 0.005, "storage": "buddy"}, {"type": "uncoordinated", "period": 0.005},
+    {"type": "none"}]
+
+
 def with_platform(**changes):
     config = json.loads(json.dumps(CONFIG))
     config["platform"].update(changes)
@@ -96,10 +103,7 @@ def test_a_shared_machine_fails_with_both_ranks(ftsim, tmp_path):
     assert all(r["recovered_at"] is not None and r["bytes"] > 0 for r in shrink["redistributions"][1:])
 
 
-@pytest.mark.parametrize("protocol", [
-    {"type": "buddy"}, {"type": "lineage"}, {"type": "cck", "period": 0.005},
-    {"type": "global", "period": 0.005, "storage": "buddy"}, {"type": "uncoordinated", "period": 0.005},
-    {"type": "none"}])
+@pytest.mark.parametrize("protocol", EVERY_PROTOCOL)
 def test_every_supported_protocol_completes_on_fewer_machines(ftsim, tmp_path, protocol):
     config = with_platform()
     config["protocol"] = protocol
@@ -288,10 +292,7 @@ def test_buddies_are_the_next_machine_and_kept_apart(ftsim, tmp_path):
     assert results["shrink"]["redistribution_bytes"] > 0
 
 
-@pytest.mark.parametrize("protocol", [
-    {"type": "buddy"}, {"type": "lineage"}, {"type": "cck", "period": 0.005},
-    {"type": "global", "period": 0.005, "storage": "buddy"}, {"type": "uncoordinated", "period": 0.005},
-    {"type": "none"}])
+@pytest.mark.parametrize("protocol", EVERY_PROTOCOL)
 def test_every_protocol_completes_after_spreading(ftsim, tmp_path, protocol):
     config = json.loads(json.dumps(SPREAD))
     config["protocol"] = protocol
