@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
       return ftsim::cli::sweep::run_sweep_on_ranks(sweep_options, session.rank(), session.size());
     } catch (const std::exception& e) {
       // Rank 0 could not write a row, or a bug: end the whole job, naming the rank.
-      std::cerr << "ftsim-mpi sweep: rank " << session.rank() << ": error: " << e.what() << "\n";
+      const std::string line = fmt::format("ftsim-mpi sweep: rank {}: error: {}\n", session.rank(), e.what());
+      std::fwrite(line.data(), 1, line.size(), stderr);  // one write: aborting ranks may say theirs at once
       MPI_Abort(MPI_COMM_WORLD, kExitRunFailed);
       return kExitRunFailed;
     }

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "sim/sweep/sibling_executable.hpp"
@@ -86,7 +88,11 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
   int writer_code = code;
   MPI_Bcast(&writer_code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (writer && code != 0) std::cerr << "error: " << error << "\n";
-  if (!writer && code != 0 && writer_code == 0) std::cerr << "ftsim-mpi sweep: rank " << rank << ": error: " << error << "\n";
+  if (!writer && code != 0 && writer_code == 0) {
+    // Several ranks may say theirs at once: one write per line, or the lines interleave.
+    const std::string line = "ftsim-mpi sweep: rank " + std::to_string(rank) + ": error: " + error + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  }
   if (agree(code) != 0) return 2;
   const Shard shard = parse_shard(options.shard);
   const std::vector<std::size_t> selected = shard_points(*plan, shard);
