@@ -224,7 +224,7 @@ bool Simulation::observe_execution(TaskId task) {
 
 void Simulation::prefetch_task_end(NodeId node, TaskId task) {
   // A protocol activity (a checkpoint copy) ends as a task whose id is not the graph's.
-  if (task >= graph_.task_count() || node >= hosts_.size() || !hosts_[node]) return;
+  if (task >= graph_.task_count() || node >= observers_.size() || !hosts_[node]) return;
   observers_[node].prefetch(task);
   hosts_[node]->prefetch_task_end(task);
 }
