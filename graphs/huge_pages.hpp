@@ -1,10 +1,11 @@
 #pragma once
 // Large arrays that the engine reads at random (the per-task arrays of a graph of millions of
-// tasks, each node's task table) on 2 MiB transparent huge pages. With 4 KiB pages nearly every
-// access to a 9.2 M-task graph missed the TLB as well as the cache, and a prefetch cannot hide a
-// page walk: on the Lion 2020 run, huge pages and the engine's prefetch hints together cut the
-// time by a third (docs/benchmarks.md). Debian's default is THP "madvise": the range must be
-// advised before its pages are first touched, so arrays are reserved, advised, then filled.
+// tasks, each node's task table) on 2 MiB transparent huge pages: with 4 KiB pages nearly every
+// access to a 9.2 M-task graph misses the TLB as well as the cache. On the Lion 2020 run this
+// saves about 5% of the simulation's CPU time, partly paid back in kernel time to clear and
+// compact the pages (bench/lion_run.py, docs/benchmarks.md). Debian's default is THP "madvise":
+// the range must be advised before its pages are first touched, so arrays are reserved, advised,
+// then filled.
 // Only a hint: on a kernel without THP, or for arrays under 2 MiB, nothing changes; the
 // environment variable FTSIM_HUGE_PAGES=0 turns it off (to measure it).
 #include <cstddef>
