@@ -11,14 +11,7 @@ BuddyMapping::BuddyMapping(const config::BuddyConfig& buddy,
   offset_.push_back(0);
   const NodeId q = distribution.Q;
   for (NodeId n = 0; n < nodes; ++n) {
-    switch (buddy.kind) {
-      case config::BuddyKind::next: buddies_.push_back((n + buddy.next_stride) % nodes); break;
-      case config::BuddyKind::next_in_row: buddies_.push_back(n - n % q + (n + 1) % q); break;
-      case config::BuddyKind::next_in_column: buddies_.push_back((n + q) % nodes); break;
-      case config::BuddyKind::explicit_list:
-        for (auto b : buddy.explicit_buddies.at(n)) buddies_.push_back(b);
-        break;
-    }
+    buddy.append_buddies(n, nodes, q, buddies_);
     offset_.push_back(static_cast<std::uint32_t>(buddies_.size()));
   }
   for (NodeId n = 0; n < nodes; ++n) {

@@ -415,15 +415,10 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
 void check_buddies_apart(JsonReader& reader, const BuddyConfig& b, const PlatformConfig& p, std::uint32_t q) {
   const std::uint32_t k = p.ranks_per_machine;
   if (k == 1 || b.kind == BuddyKind::next) return;
+  std::vector<std::uint32_t> buddies;
   for (std::uint32_t n = 0; n < p.nodes; ++n) {
-    std::vector<std::uint32_t> buddies;
-    if (b.kind == BuddyKind::explicit_list) {
-      buddies = b.explicit_buddies.at(n);
-    } else if (b.kind == BuddyKind::next_in_row) {
-      buddies.push_back(n - n % q + (n + 1) % q);  // as graphs/buddy_mapping.cpp
-    } else {
-      buddies.push_back((n + q) % p.nodes);
-    }
+    buddies.clear();
+    b.append_buddies(n, p.nodes, q, buddies);
     for (std::uint32_t buddy : buddies) {
       if (buddy / k == n / k) {
         reader.fail("node " + std::to_string(n) + " and its buddy " + std::to_string(buddy) + " run on the same machine " +

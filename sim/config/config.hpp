@@ -150,6 +150,17 @@ struct BuddyConfig {
   // "next" is (n + next_stride) mod N: the same rank of the next machine (/platform/ranks_per_machine).
   std::uint32_t next_stride = 1;
   std::vector<std::vector<std::uint32_t>> explicit_buddies;  // per node, its buddies
+
+  // The buddies of node n of `nodes` on a grid of `q` columns, appended to `out`: the one rule
+  // (graphs/buddy_mapping.hpp documents it), used by the mapping and by the config's checks.
+  void append_buddies(std::uint32_t n, std::uint32_t nodes, std::uint32_t q, std::vector<std::uint32_t>& out) const {
+    switch (kind) {
+      case BuddyKind::next: out.push_back((n + next_stride) % nodes); break;
+      case BuddyKind::next_in_row: out.push_back(n - n % q + (n + 1) % q); break;
+      case BuddyKind::next_in_column: out.push_back((n + q) % nodes); break;
+      case BuddyKind::explicit_list: out.insert(out.end(), explicit_buddies.at(n).begin(), explicit_buddies.at(n).end()); break;
+    }
+  }
 };
 
 struct CheckpointConfig {
