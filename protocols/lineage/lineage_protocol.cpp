@@ -289,8 +289,13 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
       break;
     case kRecomputed:
       if (round_of(m) == planned_round_ && done_waiting_ > 0 && --done_waiting_ == 0) {
-        for (const core::FailureNotice& notice : unrecovered_) ctx.record_recovered(notice);
-        unrecovered_.clear();
+        // Only the failures this plan covered: a notice heard since (a newer round now gathering)
+        // is recovered when its own plan is done, not before its node is even replaced.
+        const auto covered = [&](const core::FailureNotice& n) { return n.sequence <= planned_round_; };
+        for (const core::FailureNotice& notice : unrecovered_) {
+          if (covered(notice)) ctx.record_recovered(notice);
+        }
+        std::erase_if(unrecovered_, covered);
         if (ctx.recording()) ctx.note("round " + std::to_string(planned_round_) + ": every node has recomputed what it was given");
         ctx.check_completion();
       }

@@ -5,7 +5,9 @@ every one must now complete with the digest oracle holding.
 - lineage_* and campaign-lineage-*: re-sent versions that arrived before their receiver applied its plan were dropped; a GO of an
   older round released the pins of a newer inventory; a node counted twice as a replacement kept waiting
   for re-executions a later plan had superseded (deadlocks ending at the time limit).
-- global_buddy_multi_buddy_unrecoverable: the extra buddies of an explicit list got no replica."""
+- global_buddy_multi_buddy_unrecoverable: the extra buddies of an explicit list got no replica.
+- lineage_recovered_before_replaced: a failure heard while the previous plan's last DONEs were on their way
+  was recorded recovered with that plan, before its node was replaced (recovered_at < replaced_at)."""
 import json
 from pathlib import Path
 
@@ -21,6 +23,8 @@ def test_regression_completes_with_the_oracle(ftsim, config, tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["complete"] and results["oracle"]["ok"]
     assert all(n["inputs_missing_at_start"] == 0 for n in results["nodes"])
+    for f in results["failures"]:
+        assert f["recovered_at"] >= f["replaced_at"] >= f["time"], f
 
 
 def test_there_are_regressions():
