@@ -144,9 +144,11 @@ void SimgridBackend::fire_due() {
   TimedEvents::Event event;
   while (!halted_ && timed_.pop_due(now(), event)) {
     if (event.cancelled) continue;
-    if (!event.is_task) {
-      event.action();
-      continue;
+    switch (event.kind) {
+      case TimedEvents::Kind::action: event.action(); continue;
+      case TimedEvents::Kind::nic_head: nic_head(event.id); continue;
+      case TimedEvents::Kind::nic_arrival: nic_arrival(event.id); continue;
+      case TimedEvents::Kind::task_end: break;
     }
     core::NodeId next_node;
     core::TaskId next_task;
@@ -154,12 +156,12 @@ void SimgridBackend::fire_due() {
     if (timed_.peek_second_task(next_node, next_task)) events_->prefetch_task_entries(next_node, next_task);
     auto& running = running_[event.node];
     for (std::size_t i = 0; i < running.size(); ++i) {
-      if (running[i].first != event.task) continue;
+      if (running[i].first != event.id) continue;
       running[i] = running.back();
       running.pop_back();
       break;
     }
-    events_->on_task_finished(event.node, event.task);
+    events_->on_task_finished(event.node, event.id);
   }
 }
 
@@ -207,20 +209,23 @@ void SimgridBackend::send_nic(core::Message message) {
   slots_[slot].nic_in_flight = true;
   slots_[slot].nic_source = static_cast<std::uint32_t>(source);
   slots_[slot].nic_destination = static_cast<std::uint32_t>(destination);
-  // Only (this, slot) captured: small enough for std::function's own storage, no allocation.
-  slots_[slot].nic_event = timed_.add_action(head, [this, slot] {
-    Slot& s = slots_[slot];
-    const double arrival =
-        nic_queues_.receive(s.nic_source, s.nic_destination, double(std::max<std::uint64_t>(s.message.bytes, 1)), now());
-    s.nic_event = timed_.add_action(arrival, [this, slot] {
-      Slot& s = slots_[slot];
-      s.nic_in_flight = false;
-      core::Message delivered = std::move(s.message);
-      free_slots_.push_back(slot);
-      events_->on_message_delivered(delivered);
-    });
-  });
+  slots_[slot].nic_event = timed_.add(head, TimedEvents::Kind::nic_head, 0, slot);
   arm();
+}
+
+void SimgridBackend::nic_head(std::uint32_t slot) {
+  Slot& s = slots_[slot];
+  const double arrival =
+      nic_queues_.receive(s.nic_source, s.nic_destination, double(std::max<std::uint64_t>(s.message.bytes, 1)), now());
+  s.nic_event = timed_.add(arrival, TimedEvents::Kind::nic_arrival, 0, slot);
+}
+
+void SimgridBackend::nic_arrival(std::uint32_t slot) {
+  Slot& s = slots_[slot];
+  s.nic_in_flight = false;
+  core::Message delivered = std::move(s.message);
+  free_slots_.push_back(slot);
+  events_->on_message_delivered(delivered);
 }
 
 void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,

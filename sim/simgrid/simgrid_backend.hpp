@@ -98,6 +98,8 @@ private:
     bool in_flight = false;
   };
   void send_nic(core::Message message);
+  void nic_head(std::uint32_t slot);     // its first byte reaches the receiver: reserve its receive queue
+  void nic_arrival(std::uint32_t slot);  // its last byte has arrived: deliver it
   void storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write, std::uint64_t token);
   // "nic": a transfer between two hosts' queues that is not a message (storage, migration).
   void nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,

@@ -4,8 +4,9 @@
 // structure, so one unrelated timer (a failure scheduled after the end of the run) reordered
 // simultaneous task ends and changed the run: the same job with and without a late failure did not
 // give the same makespan. Here equal times fire first in, first out, whatever else is queued; the
-// backend arms one SimGrid timer, for the earliest entry. Task ends carry (node, task) rather than
-// a closure: no allocation per task.
+// backend arms one SimGrid timer, for the earliest entry. Task ends and the two events of a "nic"
+// message carry their (node, id) in the heap entry rather than a closure: no allocation and no
+// visit of the closures' array per task or message (at thousands of nodes each was a cache miss).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -18,26 +19,35 @@ namespace ftsim::simgrid_backend {
 
 class TimedEvents {
 public:
+  enum class Kind : std::uint8_t {
+    action,       // a closure
+    task_end,     // task `id` of node `node` ends
+    nic_head,     // "nic": the first byte of the message in slot `id` reaches its receiver
+    nic_arrival,  // "nic": its last byte has arrived
+  };
   struct Event {
     graphs::NodeId node = 0;
-    graphs::TaskId task = 0;
-    bool is_task = false;
+    std::uint32_t id = 0;
+    Kind kind = Kind::action;
     bool cancelled = false;
-    std::function<void()> action;  // when !is_task
+    std::function<void()> action;  // when kind == action
   };
   using Handle = std::uint32_t;
 
   Handle add_task_end(double time, graphs::NodeId node, graphs::TaskId task) {
-    // A task end lives in its heap entry: popping it does not touch events_ (at thousands of
-    // nodes that array is far larger than the cache, and each pop was a miss there).
+    return add(time, Kind::task_end, node, task);
+  }
+  // A typed event: it lives in its heap entry, and popping it does not touch events_ (at
+  // thousands of nodes that array is far larger than the cache, and each pop was a miss there).
+  Handle add(double time, Kind kind, graphs::NodeId node, std::uint32_t id) {
     const Handle h = slot();
-    push(time, h, node, task, true);
+    push(time, h, node, id, kind);
     return h;
   }
   Handle add_action(double time, std::function<void()> action) {
     const Handle h = slot();
     events_[h].action = std::move(action);
-    push(time, h, 0, 0, false);
+    push(time, h, 0, 0, Kind::action);
     return h;
   }
   // The event will not fire (it stays queued until its time, then is dropped).
@@ -55,18 +65,18 @@ public:
   // The earliest event if it is a task end (a hint for prefetching; it may not be the next one
   // handled if an earlier event is added meanwhile).
   bool peek_task(graphs::NodeId& node, graphs::TaskId& task) const {
-    if (heap_.empty() || !heap_.front().is_task) return false;
+    if (heap_.empty() || heap_.front().kind != Kind::task_end) return false;
     node = heap_.front().node;
-    task = heap_.front().task;
+    task = heap_.front().id;
     return true;
   }
   // The same for the event after the earliest (the earlier of the root's two children).
   bool peek_second_task(graphs::NodeId& node, graphs::TaskId& task) const {
     if (heap_.size() < 2) return false;
     const std::size_t i = heap_.size() > 2 && Later{}(heap_[1], heap_[2]) ? 2 : 1;
-    if (!heap_[i].is_task) return false;
+    if (heap_[i].kind != Kind::task_end) return false;
     node = heap_[i].node;
-    task = heap_[i].task;
+    task = heap_[i].id;
     return true;
   }
   double earliest() const { return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time; }
@@ -76,11 +86,11 @@ public:
     std::pop_heap(heap_.begin(), heap_.end(), Later{});
     const Entry entry = heap_.back();
     heap_.pop_back();
-    if (entry.is_task && cancelled_ == 0) {
+    if (entry.kind != Kind::action && cancelled_ == 0) {
       // Nothing is cancelled: its slot holds nothing to read (no action, not cancelled).
       out.node = entry.node;
-      out.task = entry.task;
-      out.is_task = true;
+      out.id = entry.id;
+      out.kind = entry.kind;
       out.cancelled = false;
       out.action = nullptr;
       free_.push_back(entry.handle);
@@ -89,8 +99,8 @@ public:
     const Handle h = entry.handle;
     out = std::move(events_[h]);
     out.node = entry.node;
-    out.task = entry.task;
-    out.is_task = entry.is_task;
+    out.id = entry.id;
+    out.kind = entry.kind;
     if (out.cancelled) --cancelled_;
     release(h);
     return true;
@@ -101,9 +111,9 @@ private:
     double time;
     std::uint64_t sequence;
     Handle handle;
-    graphs::NodeId node;  // a task end's (node, task)
-    graphs::TaskId task;
-    bool is_task;
+    graphs::NodeId node;  // a typed event's (node, id)
+    std::uint32_t id;
+    Kind kind;
   };
   // A function object, not a function pointer: the heap's comparisons are inlined.
   struct Later {
@@ -124,8 +134,8 @@ private:
     events_[h] = Event{};
     free_.push_back(h);
   }
-  void push(double time, Handle h, graphs::NodeId node, graphs::TaskId task, bool is_task) {
-    heap_.push_back({time, next_sequence_++, h, node, task, is_task});
+  void push(double time, Handle h, graphs::NodeId node, std::uint32_t id, Kind kind) {
+    heap_.push_back({time, next_sequence_++, h, node, id, kind});
     std::push_heap(heap_.begin(), heap_.end(), Later{});
   }
 

@@ -13,7 +13,7 @@ std::vector<std::uint32_t> drain(TimedEvents& q, double now) {
   std::vector<std::uint32_t> tasks;
   TimedEvents::Event e;
   while (q.pop_due(now, e)) {
-    if (!e.cancelled) tasks.push_back(e.task);
+    if (!e.cancelled) tasks.push_back(e.id);
   }
   return tasks;
 }
@@ -49,33 +49,42 @@ TEST_CASE("timed events: a cancelled event is dropped, its slot reused", "[simgr
   CHECK(q.empty());
 }
 
-TEST_CASE("timed events: task ends keep (node, task) while another event is cancelled, actions in between",
+TEST_CASE("timed events: typed events keep kind, node and id while another event is cancelled, actions in between",
           "[simgrid][timers]") {
-  // A task end is carried in its queue entry; with a cancelled event pending it is read through
-  // its slot instead. Both ways give the same events in the same order.
+  // A typed event (task end, "nic" message step) is carried in its queue entry; with a cancelled
+  // event pending it is read through its slot instead. Both ways give the same events in order.
+  using Kind = TimedEvents::Kind;
   TimedEvents q;
   std::vector<int> fired;
   q.add_task_end(1.0, 3, 30);
   const auto cancelled = q.add_task_end(1.0, 4, 40);
   q.add_action(1.0, [&] { fired.push_back(-1); });
+  q.add(1.0, Kind::nic_head, 0, 7);
   q.add_task_end(1.0, 5, 50);
   q.cancel(cancelled);
   q.add_task_end(2.0, 6, 60);  // after the cancelled one is gone: the entry alone
+  q.add(2.0, Kind::nic_arrival, 0, 7);
+  const auto lost = q.add(2.0, Kind::nic_arrival, 0, 8);  // a message to a failed node
+  q.cancel(lost);
   TimedEvents::Event e;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ends;
   while (q.pop_due(2.0, e)) {
     if (e.cancelled) continue;
-    if (!e.is_task) {
+    if (e.kind == Kind::action) {
       REQUIRE(e.action);
       e.action();
       fired.push_back(0);
       continue;
     }
     CHECK(!e.action);
-    ends.emplace_back(e.node, e.task);
-    fired.push_back(static_cast<int>(e.task));
+    if (e.kind != Kind::task_end) {
+      fired.push_back(e.kind == Kind::nic_head ? 1000 + int(e.id) : 2000 + int(e.id));
+      continue;
+    }
+    ends.emplace_back(e.node, e.id);
+    fired.push_back(static_cast<int>(e.id));
   }
   CHECK(ends == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{3, 30}, {5, 50}, {6, 60}});
-  CHECK(fired == std::vector<int>{30, -1, 0, 50, 60});
+  CHECK(fired == std::vector<int>{30, -1, 0, 1007, 50, 60, 2007});
   CHECK(q.empty());
 }
