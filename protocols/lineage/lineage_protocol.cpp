@@ -105,7 +105,13 @@ void LineageProtocol::on_restart(core::ProtocolContext& ctx, const core::Restart
 }
 
 void LineageProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
-  if (!coordinator_) return;  // survivors keep computing; the planner tells them what to do
+  if (!coordinator_) {
+    // Survivors keep computing; the planner tells them what to do. What they send the failed node
+    // from now on is for its replacement (on_send).
+    if (incarnation_.empty()) incarnation_.assign(ctx.node_count(), 0);
+    incarnation_[notice.node] = std::max(incarnation_[notice.node], notice.incarnation + 1);
+    return;
+  }
   unrecovered_.push_back(notice);
   if (failed_.empty()) failed_.assign(ctx.node_count(), 0);
   failed_[notice.node] = 1;
@@ -208,7 +214,15 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
   ctx.send_control(ctx.coordinator(), kApplied, round_message(plan_round_));
 }
 
+std::uint32_t LineageProtocol::address(NodeId node) const {
+  return node < incarnation_.size() && incarnation_[node] > 0 ? incarnation_[node] : core::kAnyIncarnation;
+}
+
 core::SendVerdict LineageProtocol::on_send(core::ProtocolContext&, core::Message& m) {
+  // Data for a node heard failed is its replacement's. On MPI the victim runs on until its fail
+  // order arrives (docs/mpi.md), and would take with it, e.g., the transfer of a writer that had
+  // not run at the inventory, which the plan counts on to reach the replacement (plan(), step 3).
+  m.destination_incarnation = address(m.destination);
   return holding_recovery_sends_ && m.traffic == core::Traffic::recovery ? core::SendVerdict::hold : core::SendVerdict::send;
 }
 

@@ -44,6 +44,7 @@ private:
   void release_inventory_pins(core::ProtocolContext& ctx);
   void start_sends(core::ProtocolContext& ctx);
   void maybe_done(core::ProtocolContext& ctx);
+  std::uint32_t address(core::NodeId node) const;  // the incarnation data for `node` is meant for
   // --- coordinator side ---
   void gather(core::ProtocolContext& ctx);
   void plan(core::ProtocolContext& ctx);
@@ -58,6 +59,7 @@ private:
   std::uint32_t inventory_round_ = 0;                    // the latest round it reported for
   bool holding_recovery_sends_ = false;                  // between a plan and its GO
   bool done_sent_ = true;
+  std::vector<std::uint32_t> incarnation_;               // per node: after the latest failure heard of (0: none)
   // coordinator side
   struct Inventory {
     bool received = false;

@@ -30,6 +30,11 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
   // Test only: FTSIM_TEST_THROW_RANK=r makes rank r throw an exception after its first task (an
   // error in the middle of a run, which must end the whole job promptly).
   if (const char* fail = std::getenv("FTSIM_TEST_THROW_RANK")) throw_after_task_ = std::atoi(fail) == transport.rank();
+  // Test only: FTSIM_TEST_FAIL_ORDER_DELAY=seconds makes a victim take its fail order, and what the
+  // driver rank sent after it (same channel), that much later while it runs on, as on a loaded
+  // machine: the other hosts hear of its failure and may send it messages while it still runs
+  // (docs/mpi.md, "What differs from a simulation").
+  if (const char* delay = std::getenv("FTSIM_TEST_FAIL_ORDER_DELAY")) fail_order_delay_ = std::atof(delay);
   if (is_node()) {
     const std::size_t local = index_.tasks_of(process_).size();
     observer_.emplace(process_, index_);
@@ -96,8 +101,21 @@ bool RankProcess::step() {
   bool progress = false;
   int from = 0;
   Bytes packet;
+  const int driver_rank = static_cast<int>(node_count_);
   for (int i = 0; i < 64 && transport_.receive(from, packet); ++i) {
+    progress = true;
+    if (fail_order_delay_ > 0 && from == driver_rank &&
+        (!late_packets_.empty() || static_cast<PacketKind>(packet[0]) == PacketKind::fail)) {
+      if (late_packets_.empty()) late_until_ = now() + fail_order_delay_;
+      late_packets_.push_back(std::move(packet));
+      continue;
+    }
     handle(from, packet);
+  }
+  if (!late_packets_.empty() && now() >= late_until_) {
+    const std::vector<Bytes> late = std::move(late_packets_);
+    late_packets_.clear();
+    for (const Bytes& p : late) handle(driver_rank, p);
     progress = true;
   }
   for (int i = 0; i < 64 && !inbox_.empty(); ++i) {

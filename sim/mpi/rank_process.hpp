@@ -129,6 +129,10 @@ private:
   bool hold_timers_ = false;
   bool crash_after_task_ = false;
   bool throw_after_task_ = false;
+  // Test only: a fail order, and what the driver rank sent after it, taken that late (seconds).
+  double fail_order_delay_ = 0;
+  double late_until_ = 0;
+  std::vector<core::Bytes> late_packets_;
   std::unique_ptr<Driver> driver_;
   std::vector<std::uint64_t> released_;
   std::vector<std::unique_ptr<KernelJob>> done_jobs_;

@@ -244,3 +244,37 @@ TEST_CASE("engine without SimGrid: buddy restarts only the failed node, from a c
   CHECK(m.nodes[2].restarts == 1);
   CHECK(m.nodes[3].messages_sent[static_cast<std::size_t>(core::Traffic::restore)] == 1);  // the buddy of node 2
 }
+
+TEST_CASE("node host: lineage sends data for a node heard failed to its replacement", "[core][host][lineage]") {
+  // On MPI the victim runs on until its fail order arrives: a transfer sent after its notice to
+  // whichever incarnation holds the rank could reach it and die with it, while the recovery plan
+  // counts on it reaching the replacement (a stall).
+  const config::Config cfg = protocols::load_config_json(cholesky_config({{"type", "lineage"}}, nullptr), "host test");
+  const graphs::TaskGraph graph = graphs::build_application(cfg);
+  const graphs::CostModel cost(cfg, graph);
+  const core::RuntimeIndex index(graph);
+  const core::HostSetup setup{cfg, graph, index, cost, 32};
+  const auto factory = protocols::make_protocol_factory(cfg, graph);
+  FakeEnvironment env;
+
+  // Node 0 hears that node 2's incarnation 0 failed, then POTRF(0) runs for the first time: its
+  // transfer of A[0][0] to node 2 is for incarnation 1.
+  auto survivor = std::make_unique<core::NodeHost>(0, 0, setup, env, factory(0, false));
+  survivor->load_initial_state();
+  survivor->start_protocol();
+  survivor->send_initial_values();
+  survivor->schedule();
+  REQUIRE(!env.started.empty());
+  const core::TaskId potrf = env.started.front();
+  REQUIRE(graph.task_name(potrf) == "POTRF(0)");
+  survivor->on_failure_notice(core::FailureNotice{2, 0, 1});
+  env.sent.clear();
+  survivor->on_task_finished(potrf);
+  std::size_t to_node_2 = 0;
+  for (const core::Message& m : env.sent) {
+    if (!m.is_data || m.destination != 2) continue;
+    ++to_node_2;
+    CHECK(m.destination_incarnation == 1);
+  }
+  CHECK(to_node_2 > 0);
+}
