@@ -152,31 +152,49 @@ struct FakeEnvironment : core::HostEnvironment {
   void check_completion() override {}
 };
 
+// One node host at a time on the 4-node Cholesky under `protocol`, driven by hand.
+struct HostBench {
+  explicit HostBench(const config::Json& protocol)
+      : cfg(protocols::load_config_json(cholesky_config(protocol, nullptr), "host test")),
+        graph(graphs::build_application(cfg)),
+        cost(cfg, graph),
+        index(graph),
+        setup{cfg, graph, index, cost, 32},
+        factory(protocols::make_protocol_factory(cfg, graph)) {}
+  // Node `node`'s first incarnation, started as a run starts it.
+  std::unique_ptr<core::NodeHost> start(core::NodeId node) {
+    auto host = std::make_unique<core::NodeHost>(node, 0, setup, env, factory(node, false));
+    host->load_initial_state();
+    host->start_protocol();
+    host->send_initial_values();
+    host->schedule();
+    return host;
+  }
+  const config::Config cfg;
+  const graphs::TaskGraph graph;
+  const graphs::CostModel cost;
+  const core::RuntimeIndex index;
+  const core::HostSetup setup;
+  const core::ProtocolFactory factory;
+  FakeEnvironment env;
+};
+
 }  // namespace
 
 TEST_CASE("node host: a replacement knows nothing and learns what to restore from messages", "[core][host]") {
-  const config::Json global = {{"type", "global"}, {"period", "1ms"}, {"storage", "buddy"}};
-  const config::Config cfg = protocols::load_config_json(cholesky_config(global, nullptr), "host test");
-  const graphs::TaskGraph graph = graphs::build_application(cfg);
-  const graphs::CostModel cost(cfg, graph);
-  const core::RuntimeIndex index(graph);
-  const core::HostSetup setup{cfg, graph, index, cost, 32};
-  const auto factory = protocols::make_protocol_factory(cfg, graph);
-  FakeEnvironment env;
+  HostBench bench(config::Json{{"type", "global"}, {"period", "1ms"}, {"storage", "buddy"}});
+  const core::HostSetup& setup = bench.setup;
+  FakeEnvironment& env = bench.env;
 
   // Node 1 starts, runs, and fails: its host is destroyed with everything in it.
-  auto host = std::make_unique<core::NodeHost>(1, 0, setup, env, factory(1, false));
-  host->load_initial_state();
-  host->start_protocol();
-  host->send_initial_values();
-  host->schedule();
+  auto host = bench.start(1);
   CHECK(host->node_runtime().store().size() > 0);  // its share of the input
   host.reset();
 
   // Its replacement: nothing held, nothing running, nothing sent until told.
   env.sent.clear();
   env.started.clear();
-  auto replacement = std::make_unique<core::NodeHost>(1, 1, setup, env, factory(1, false));
+  auto replacement = std::make_unique<core::NodeHost>(1, 1, setup, env, bench.factory(1, false));
   replacement->restart(core::RestartInfo{1, 1});
   CHECK(replacement->node_runtime().store().size() == 0);
   CHECK(env.sent.empty());
@@ -249,21 +267,13 @@ TEST_CASE("node host: lineage sends data for a node heard failed to its replacem
   // On MPI the victim runs on until its fail order arrives: a transfer sent after its notice to
   // whichever incarnation holds the rank could reach it and die with it, while the recovery plan
   // counts on it reaching the replacement (a stall).
-  const config::Config cfg = protocols::load_config_json(cholesky_config({{"type", "lineage"}}, nullptr), "host test");
-  const graphs::TaskGraph graph = graphs::build_application(cfg);
-  const graphs::CostModel cost(cfg, graph);
-  const core::RuntimeIndex index(graph);
-  const core::HostSetup setup{cfg, graph, index, cost, 32};
-  const auto factory = protocols::make_protocol_factory(cfg, graph);
-  FakeEnvironment env;
+  HostBench bench(config::Json{{"type", "lineage"}});
+  FakeEnvironment& env = bench.env;
+  const graphs::TaskGraph& graph = bench.graph;
 
   // Node 0 hears that node 2's incarnation 0 failed, then POTRF(0) runs for the first time: its
   // transfer of A[0][0] to node 2 is for incarnation 1.
-  auto survivor = std::make_unique<core::NodeHost>(0, 0, setup, env, factory(0, false));
-  survivor->load_initial_state();
-  survivor->start_protocol();
-  survivor->send_initial_values();
-  survivor->schedule();
+  auto survivor = bench.start(0);
   REQUIRE(!env.started.empty());
   const core::TaskId potrf = env.started.front();
   REQUIRE(graph.task_name(potrf) == "POTRF(0)");
