@@ -364,6 +364,7 @@ void NodeRuntime::prefetch_task_end(TaskId task) const {
   __builtin_prefetch(graph_.successors(task).data());
   if (ready_.empty()) return;
   const TaskId next = ready_.top().task;
+  graph_.prefetch_task(next);  // its kernel (the digest seed at its start) and access offsets
   __builtin_prefetch(&tasks_[slot(next)]);
   __builtin_prefetch(graph_.accesses(next).data());
 }

@@ -25,6 +25,7 @@
 #include "sim/world/migration.hpp"
 #include "sim/world/node_observer.hpp"
 #include "sim/world/shrink.hpp"
+#include "sim/node/flat_map.hpp"
 #include "sim/node/node_host.hpp"
 #include "sim/node/run_metrics.hpp"
 #include "sim/node/runtime_index.hpp"
@@ -213,7 +214,8 @@ private:
   std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;
   std::vector<std::vector<Message>> postponed_;    // for ranks being replaced
-  std::vector<std::unordered_map<NodeId, Channel>> channels_;  // by source, then destination
+  // By source, then destination: a flat map, one probe per message sent and delivered.
+  std::vector<FlatMap64<Channel>> channels_;
   std::vector<StorageOperation> storage_operations_;
   std::vector<std::uint32_t> free_storage_operations_;
   std::vector<std::unordered_map<std::uint64_t, StoredObject>> storage_;  // per server
