@@ -90,6 +90,9 @@ public:
   void prefetch_task_end(TaskId task) const {
     if (runtime_) runtime_->prefetch_task_end(task);
   }
+  void prefetch_task_versions(TaskId task) const {
+    if (runtime_) runtime_->prefetch_task_versions(task);
+  }
   void deliver(const Message& message);
   void released(const Message& message);
   void on_timer(std::uint64_t token);

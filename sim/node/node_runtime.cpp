@@ -369,6 +369,13 @@ void NodeRuntime::prefetch_task_end(TaskId task) const {
   __builtin_prefetch(graph_.accesses(next).data());
 }
 
+void NodeRuntime::prefetch_task_versions(TaskId task) const {
+  for (const Access& a : graph_.accesses(task)) {
+    if (graphs::reads(a.mode)) store_.prefetch(a.handle, version_read(a));
+    if (graphs::writes(a.mode)) store_.prefetch(a.handle, a.version);
+  }
+}
+
 void NodeRuntime::on_task_finished(TaskId task) {
   auto it = std::find_if(running_.begin(), running_.end(), [task](const RunningTask& r) { return r.task == task; });
   if (it == running_.end()) return;  // cancelled meanwhile

@@ -114,6 +114,9 @@ public:
   // task the next dispatch would start, are brought into the cache now, so that their misses
   // overlap the current event instead of stalling one after another. Changes no result.
   void prefetch_task_end(TaskId task) const;
+  // The versions `task` reads and writes, in this node's table (its end looks them up): a hint
+  // once its accesses are in cache (prefetch_task_end, an event earlier).
+  void prefetch_task_versions(TaskId task) const;
   void on_data(HandleId h, Version v, Digest digest, ContentRef content = nullptr);
   void on_send_done(HandleId h);
 

@@ -59,6 +59,8 @@ public:
     auto it = entries_.find(key(h, v));
     return it != entries_.end() ? &it->second.digest : nullptr;
   }
+  // A cache hint: where a lookup of (h, v) starts.
+  void prefetch(HandleId h, Version v) const { entries_.prefetch(key(h, v)); }
   // The same for the real content (null when there is none to read).
   ContentRef read_content(HandleId h, Version v) const;
   // Test only (see test_faults.hpp): the content held for (h, v) is not that version's.

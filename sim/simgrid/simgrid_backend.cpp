@@ -152,8 +152,9 @@ void SimgridBackend::fire_due() {
     }
     core::NodeId next_node;
     core::TaskId next_task;
-    if (timed_.peek_task(next_node, next_task)) events_->prefetch_task_end(next_node, next_task);
-    if (timed_.peek_second_task(next_node, next_task)) events_->prefetch_task_entries(next_node, next_task);
+    if (timed_.peek_task(next_node, next_task)) events_->prefetch_task_versions(next_node, next_task);
+    if (timed_.peek_second_task(next_node, next_task)) events_->prefetch_task_end(next_node, next_task);
+    if (timed_.peek_third_task(next_node, next_task)) events_->prefetch_task_entries(next_node, next_task);
     auto& running = running_[event.node];
     for (std::size_t i = 0; i < running.size(); ++i) {
       if (running[i].first != event.id) continue;

@@ -79,6 +79,20 @@ public:
     task = heap_[i].id;
     return true;
   }
+  // The same for the event after those two: the other child of the root, or a child of the
+  // second (the third earliest is one of these three).
+  bool peek_third_task(graphs::NodeId& node, graphs::TaskId& task) const {
+    if (heap_.size() < 3) return false;
+    const std::size_t second = Later{}(heap_[1], heap_[2]) ? 2 : 1;
+    std::size_t third = second == 1 ? 2 : 1;
+    for (std::size_t c = 2 * second + 1; c <= 2 * second + 2 && c < heap_.size(); ++c) {
+      if (Later{}(heap_[third], heap_[c])) third = c;
+    }
+    if (heap_[third].kind != Kind::task_end) return false;
+    node = heap_[third].node;
+    task = heap_[third].id;
+    return true;
+  }
   double earliest() const { return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time; }
   // Takes the earliest event due at or before `now` into `out`; false when none is due.
   bool pop_due(double now, Event& out) {

@@ -13,12 +13,15 @@ class BackendEvents {
 public:
   virtual ~BackendEvents() = default;
   virtual void on_task_finished(NodeId node, TaskId task) = 0;
-  // A hint: `task` of `node` is the next event (a backend that knows it says so before the
-  // current one is handled). It only warms caches; it must change nothing.
-  virtual void prefetch_task_end(NodeId, TaskId) {}
-  // The same for the event after the next: only the task's own entries (what they point to is
-  // fetched by prefetch_task_end when it becomes the next event).
+  // Hints, three stages deep: a backend that knows its next events names them before the current
+  // one is handled. They only warm caches; they must change nothing. Each stage fetches what the
+  // one before brought into cache points to:
+  //   the third event from now: the task's own entries (per-task arrays of the graph and index);
   virtual void prefetch_task_entries(NodeId, TaskId) {}
+  //   the second: what those point to (its state, accesses, successors, observer record);
+  virtual void prefetch_task_end(NodeId, TaskId) {}
+  //   the next: the slots of the versions its accesses name, in its node's table.
+  virtual void prefetch_task_versions(NodeId, TaskId) {}
   // A message reached its destination (the backend never delivers to or from a dead node).
   virtual void on_message_delivered(const Message& message) = 0;
   // A message was cancelled because its destination failed (the sender learns it is gone).

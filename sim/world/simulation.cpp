@@ -229,6 +229,11 @@ void Simulation::prefetch_task_end(NodeId node, TaskId task) {
   hosts_[node]->prefetch_task_end(task);
 }
 
+void Simulation::prefetch_task_versions(NodeId node, TaskId task) {
+  if (task >= graph_.task_count() || node >= observers_.size() || !hosts_[node]) return;
+  hosts_[node]->prefetch_task_versions(task);
+}
+
 void Simulation::prefetch_task_entries(NodeId, TaskId task) {
   if (task >= graph_.task_count()) return;
   graph_.prefetch_task(task);

@@ -2,6 +2,8 @@
 // queued (a late failure must not reorder simultaneous task ends), cancelled events never fire.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 #include "sim/simgrid/timed_events.hpp"
@@ -87,4 +89,32 @@ TEST_CASE("timed events: typed events keep kind, node and id while another event
   CHECK(ends == std::vector<std::pair<std::uint32_t, std::uint32_t>>{{3, 30}, {5, 50}, {6, 60}});
   CHECK(fired == std::vector<int>{30, -1, 0, 1007, 50, 60, 2007});
   CHECK(q.empty());
+}
+
+TEST_CASE("timed events: the peeks name the first three events in the order they will pop", "[simgrid][timers]") {
+  // The cache hints of the backend (three stages) must name the right tasks, or they warm the
+  // wrong lines: at every step, peek, peek_second and peek_third are the next three pops.
+  std::mt19937 random(7);
+  std::uniform_int_distribution<int> time(0, 20);
+  for (int trial = 0; trial < 50; ++trial) {
+    TimedEvents q;
+    const std::uint32_t n = 1 + static_cast<std::uint32_t>(trial);
+    for (std::uint32_t t = 0; t < n; ++t) q.add_task_end(time(random), t % 5, t);
+    std::vector<std::uint32_t> peeked[3];
+    std::vector<std::uint32_t> popped;
+    TimedEvents::Event e;
+    for (;;) {
+      ftsim::graphs::NodeId node = 0;
+      ftsim::graphs::TaskId task = 0;
+      if (q.peek_task(node, task)) peeked[0].push_back(task);
+      if (q.peek_second_task(node, task)) peeked[1].push_back(task);
+      if (q.peek_third_task(node, task)) peeked[2].push_back(task);
+      if (!q.pop_due(100.0, e)) break;
+      popped.push_back(e.id);
+    }
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::vector<std::uint32_t> expected(popped.begin() + std::min(k, popped.size()), popped.end());
+      CHECK(peeked[k] == expected);
+    }
+  }
 }
