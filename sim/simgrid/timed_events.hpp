@@ -65,33 +65,22 @@ public:
   // The earliest event if it is a task end (a hint for prefetching; it may not be the next one
   // handled if an earlier event is added meanwhile).
   bool peek_task(graphs::NodeId& node, graphs::TaskId& task) const {
-    if (heap_.empty() || heap_.front().kind != Kind::task_end) return false;
-    node = heap_.front().node;
-    task = heap_.front().id;
-    return true;
+    return !heap_.empty() && task_at(0, node, task);
   }
   // The same for the event after the earliest (the earlier of the root's two children).
   bool peek_second_task(graphs::NodeId& node, graphs::TaskId& task) const {
-    if (heap_.size() < 2) return false;
-    const std::size_t i = heap_.size() > 2 && Later{}(heap_[1], heap_[2]) ? 2 : 1;
-    if (heap_[i].kind != Kind::task_end) return false;
-    node = heap_[i].node;
-    task = heap_[i].id;
-    return true;
+    return heap_.size() >= 2 && task_at(second_index(), node, task);
   }
   // The same for the event after those two: the other child of the root, or a child of the
   // second (the third earliest is one of these three).
   bool peek_third_task(graphs::NodeId& node, graphs::TaskId& task) const {
     if (heap_.size() < 3) return false;
-    const std::size_t second = Later{}(heap_[1], heap_[2]) ? 2 : 1;
+    const std::size_t second = second_index();
     std::size_t third = second == 1 ? 2 : 1;
     for (std::size_t c = 2 * second + 1; c <= 2 * second + 2 && c < heap_.size(); ++c) {
       if (Later{}(heap_[third], heap_[c])) third = c;
     }
-    if (heap_[third].kind != Kind::task_end) return false;
-    node = heap_[third].node;
-    task = heap_[third].id;
-    return true;
+    return task_at(third, node, task);
   }
   double earliest() const { return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time; }
   // Takes the earliest event due at or before `now` into `out`; false when none is due.
@@ -135,6 +124,14 @@ private:
       return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
     }
   };
+  std::size_t second_index() const { return heap_.size() > 2 && Later{}(heap_[1], heap_[2]) ? 2 : 1; }
+  // The (node, task) of heap entry i, if it is a task end.
+  bool task_at(std::size_t i, graphs::NodeId& node, graphs::TaskId& task) const {
+    if (heap_[i].kind != Kind::task_end) return false;
+    node = heap_[i].node;
+    task = heap_[i].id;
+    return true;
+  }
   Handle slot() {
     if (!free_.empty()) {
       const Handle h = free_.back();

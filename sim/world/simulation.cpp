@@ -222,16 +222,20 @@ bool Simulation::observe_execution(TaskId task) {
   return execution.again;
 }
 
+bool Simulation::graph_task_on_host(NodeId node, TaskId task) const {
+  // A protocol activity (a checkpoint copy) ends as a task whose id is not the graph's; a manager
+  // process has no observer.
+  return task < graph_.task_count() && node < observers_.size() && hosts_[node];
+}
+
 void Simulation::prefetch_task_end(NodeId node, TaskId task) {
-  // A protocol activity (a checkpoint copy) ends as a task whose id is not the graph's.
-  if (task >= graph_.task_count() || node >= observers_.size() || !hosts_[node]) return;
+  if (!graph_task_on_host(node, task)) return;
   observers_[node].prefetch(task);
   hosts_[node]->prefetch_task_end(task);
 }
 
 void Simulation::prefetch_task_versions(NodeId node, TaskId task) {
-  if (task >= graph_.task_count() || node >= observers_.size() || !hosts_[node]) return;
-  hosts_[node]->prefetch_task_versions(task);
+  if (graph_task_on_host(node, task)) hosts_[node]->prefetch_task_versions(task);
 }
 
 void Simulation::prefetch_task_entries(NodeId, TaskId task) {

@@ -74,6 +74,7 @@ public:
   void on_end_of_instant() override;
 
 private:
+  bool graph_task_on_host(NodeId node, TaskId task) const;  // (the prefetch hints' bound)
   // --- MigrationWorld (proactive migration, migration.hpp) ---
   double migration_now() const override { return backend_.now(); }
   NodeHost* migration_host(NodeId node) override { return hosts_[node].get(); }
