@@ -63,11 +63,15 @@ def test_backend_parity_failure_free(mpirun, tmp_path, app, protocol):
     assert len(sim["nodes"]) == len(real["nodes"])
     for node, (s, m) in enumerate(zip(sim["nodes"], real["nodes"])):
         if protocol == "buddy":
-            # Log entries are dropped when a reader's validation arrives: the peaks depend on how
-            # messages interleave in time, which differs between the backends; the total does not.
+            # Log entries are dropped when a reader's validation arrives, and an older checkpoint
+            # when the buddy acknowledges the next: the peaks depend on how messages interleave in
+            # time, which differs between the backends; the totals do not (a CI run saw the
+            # checkpoint store's peak differ on stencil).
             for peak in ("peak_bytes", "copies_peak_bytes"):
                 s["log_store"].pop(peak)
                 m["log_store"].pop(peak)
+            s["checkpoint_store"].pop("peak_bytes")
+            m["checkpoint_store"].pop("peak_bytes")
         for field in PARITY_FIELDS + ["protocol_metrics"]:
             assert s[field] == m[field], f"node {node}: {field}: simgrid {s[field]} vs mpi {m[field]}"
     assert sim["starpu"] == real["starpu"]
