@@ -374,6 +374,13 @@ void NodeRuntime::prefetch_task_versions(TaskId task) const {
     if (graphs::reads(a.mode)) store_.prefetch(a.handle, version_read(a));
     if (graphs::writes(a.mode)) store_.prefetch(a.handle, a.version);
   }
+  // The task this end will likely start next: its accesses were hinted an event earlier
+  // (prefetch_task_end); the versions it reads are looked up as it starts (dispatch_now).
+  if (ready_.empty()) return;
+  const TaskId next = ready_.top().task;
+  for (const Access& a : graph_.accesses(next)) {
+    if (graphs::reads(a.mode)) store_.prefetch(a.handle, version_read(a));
+  }
 }
 
 void NodeRuntime::on_task_finished(TaskId task) {

@@ -144,17 +144,13 @@ void SimgridBackend::fire_due() {
   TimedEvents::Event event;
   while (!halted_ && timed_.pop_due(now(), event)) {
     if (event.cancelled) continue;
+    hint_upcoming();
     switch (event.kind) {
       case TimedEvents::Kind::action: event.action(); continue;
       case TimedEvents::Kind::nic_head: nic_head(event.id); continue;
       case TimedEvents::Kind::nic_arrival: nic_arrival(event.id); continue;
       case TimedEvents::Kind::task_end: break;
     }
-    core::NodeId next_node;
-    core::TaskId next_task;
-    if (timed_.peek_task(next_node, next_task)) events_->prefetch_task_versions(next_node, next_task);
-    if (timed_.peek_second_task(next_node, next_task)) events_->prefetch_task_end(next_node, next_task);
-    if (timed_.peek_third_task(next_node, next_task)) events_->prefetch_task_entries(next_node, next_task);
     auto& running = running_[event.node];
     for (std::size_t i = 0; i < running.size(); ++i) {
       if (running[i].first != event.id) continue;
@@ -166,16 +162,51 @@ void SimgridBackend::fire_due() {
   }
 }
 
+void SimgridBackend::hint_upcoming() {
+  // Three stages, each reading what the stage before fetched: the third event's per-task entries,
+  // the second's state (and, for a message, its slot; for a task end, the slot its sends will
+  // take), the next one's version-table slots (see NodeRuntime::prefetch_task_*).
+  TimedEvents::Upcoming up;
+  if (timed_.peek(2, up) && up.kind == TimedEvents::Kind::task_end) events_->prefetch_task_entries(up.node, up.id);
+  if (timed_.peek(1, up)) {
+    if (up.kind == TimedEvents::Kind::task_end) {
+      events_->prefetch_task_end(up.node, up.id);
+      if (!free_slots_.empty()) prefetch_slot(free_slots_.back(), 1);
+    } else if (up.kind != TimedEvents::Kind::action) {
+      prefetch_slot(up.id, 0);
+    }
+  }
+  if (timed_.peek(0, up) && up.kind == TimedEvents::Kind::task_end) events_->prefetch_task_versions(up.node, up.id);
+}
+
+void SimgridBackend::prefetch_slot(std::uint32_t slot, int for_write) const {
+  if (slot >= slots_.size()) return;
+  const char* begin = reinterpret_cast<const char*>(&slots_[slot]);
+  for (std::size_t offset = 0; offset < sizeof(Slot); offset += 64) {
+    if (for_write) {
+      __builtin_prefetch(begin + offset, 1);
+    } else {
+      __builtin_prefetch(begin + offset, 0);
+    }
+  }
+}
+
 std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr comm) {
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
     free_slots_.pop_back();
-    slots_[slot] = {std::move(message), std::move(comm)};
   } else {
     slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.push_back({std::move(message), std::move(comm)});
+    slots_.emplace_back();
   }
+  Slot& s = slots_[slot];
+  s.nic_in_flight = false;
+  s.nic_event = 0;
+  s.nic_source = s.nic_destination = 0;
+  s.nic_bytes = double(std::max<std::uint64_t>(message.bytes, 1));
+  s.message = std::move(message);
+  s.comm = std::move(comm);
   return slot;
 }
 
@@ -216,8 +247,7 @@ void SimgridBackend::send_nic(core::Message message) {
 
 void SimgridBackend::nic_head(std::uint32_t slot) {
   Slot& s = slots_[slot];
-  const double arrival =
-      nic_queues_.receive(s.nic_source, s.nic_destination, double(std::max<std::uint64_t>(s.message.bytes, 1)), now());
+  const double arrival = nic_queues_.receive(s.nic_source, s.nic_destination, s.nic_bytes, now());
   s.nic_event = timed_.add(arrival, TimedEvents::Kind::nic_arrival, 0, slot);
 }
 

@@ -83,13 +83,18 @@ private:
   std::vector<std::size_t> reserved_spare_;  // per rank: the spare set aside by a migration
   std::unordered_map<const simgrid::s4u::Activity*, Pending> pending_;
   std::vector<std::vector<std::pair<core::TaskId, TimedEvents::Handle>>> running_;
+  // A message in flight. "nic": what its first timed event reads comes first, in one cache line.
   struct Slot {
-    core::Message message;
-    simgrid::s4u::CommPtr comm;
     bool nic_in_flight = false;  // "nic": its delivery is nic_event
     TimedEvents::Handle nic_event = 0;
     std::uint32_t nic_source = 0, nic_destination = 0;  // "nic": its hosts' queues
+    double nic_bytes = 1;                               // "nic": its simulated size, at least 1
+    core::Message message;
+    simgrid::s4u::CommPtr comm;
   };
+  // Cache hints for the next timed events (at thousands of nodes each one's state is a miss).
+  void hint_upcoming();
+  void prefetch_slot(std::uint32_t slot, int for_write) const;
   // "nic": a storage transfer in flight (its completion is a timed event).
   struct NicStorage {
     core::NodeId node = 0;

@@ -62,25 +62,27 @@ public:
   }
 
   bool empty() const { return heap_.empty(); }
-  // The earliest event if it is a task end (a hint for prefetching; it may not be the next one
-  // handled if an earlier event is added meanwhile).
-  bool peek_task(graphs::NodeId& node, graphs::TaskId& task) const {
-    return !heap_.empty() && task_at(0, node, task);
-  }
-  // The same for the event after the earliest (the earlier of the root's two children).
-  bool peek_second_task(graphs::NodeId& node, graphs::TaskId& task) const {
-    return heap_.size() >= 2 && task_at(second_index(), node, task);
-  }
-  // The same for the event after those two: the other child of the root, or a child of the
-  // second (the third earliest is one of these three).
-  bool peek_third_task(graphs::NodeId& node, graphs::TaskId& task) const {
-    if (heap_.size() < 3) return false;
-    const std::size_t second = second_index();
-    std::size_t third = second == 1 ? 2 : 1;
-    for (std::size_t c = 2 * second + 1; c <= 2 * second + 2 && c < heap_.size(); ++c) {
-      if (Later{}(heap_[third], heap_[c])) third = c;
+  // What the earliest events are, for cache hints: rank 0 is the earliest, 1 the one after it (the
+  // earlier of the root's two children), 2 the one after those (the root's other child or a child
+  // of the second). A hint only: an event added meanwhile may come first.
+  struct Upcoming {
+    Kind kind = Kind::action;
+    graphs::NodeId node = 0;
+    std::uint32_t id = 0;
+  };
+  bool peek(int rank, Upcoming& out) const {
+    if (heap_.size() <= std::size_t(rank)) return false;
+    std::size_t i = 0;
+    if (rank >= 1) i = second_index();
+    if (rank == 2) {
+      const std::size_t second = i;
+      i = second == 1 ? 2 : 1;
+      for (std::size_t c = 2 * second + 1; c <= 2 * second + 2 && c < heap_.size(); ++c) {
+        if (Later{}(heap_[i], heap_[c])) i = c;
+      }
     }
-    return task_at(third, node, task);
+    out = {heap_[i].kind, heap_[i].node, heap_[i].id};
+    return true;
   }
   double earliest() const { return heap_.empty() ? std::numeric_limits<double>::infinity() : heap_.front().time; }
   // Takes the earliest event due at or before `now` into `out`; false when none is due.
@@ -125,13 +127,6 @@ private:
     }
   };
   std::size_t second_index() const { return heap_.size() > 2 && Later{}(heap_[1], heap_[2]) ? 2 : 1; }
-  // The (node, task) of heap entry i, if it is a task end.
-  bool task_at(std::size_t i, graphs::NodeId& node, graphs::TaskId& task) const {
-    if (heap_[i].kind != Kind::task_end) return false;
-    node = heap_[i].node;
-    task = heap_[i].id;
-    return true;
-  }
   Handle slot() {
     if (!free_.empty()) {
       const Handle h = free_.back();

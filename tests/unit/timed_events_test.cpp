@@ -93,27 +93,29 @@ TEST_CASE("timed events: typed events keep kind, node and id while another event
 
 TEST_CASE("timed events: the peeks name the first three events in the order they will pop", "[simgrid][timers]") {
   // The cache hints of the backend (three stages) must name the right tasks, or they warm the
-  // wrong lines: at every step, peek, peek_second and peek_third are the next three pops.
+  // wrong lines: at every step, peek(0), peek(1) and peek(2) are the next three pops, kind and id.
   std::mt19937 random(7);
   std::uniform_int_distribution<int> time(0, 20);
+  const TimedEvents::Kind kinds[] = {TimedEvents::Kind::task_end, TimedEvents::Kind::nic_head,
+                                     TimedEvents::Kind::nic_arrival};
   for (int trial = 0; trial < 50; ++trial) {
     TimedEvents q;
     const std::uint32_t n = 1 + static_cast<std::uint32_t>(trial);
-    for (std::uint32_t t = 0; t < n; ++t) q.add_task_end(time(random), t % 5, t);
-    std::vector<std::uint32_t> peeked[3];
-    std::vector<std::uint32_t> popped;
+    for (std::uint32_t t = 0; t < n; ++t) q.add(time(random), kinds[t % 3], t % 5, t);
+    std::vector<std::pair<TimedEvents::Kind, std::uint32_t>> peeked[3];
+    std::vector<std::pair<TimedEvents::Kind, std::uint32_t>> popped;
     TimedEvents::Event e;
     for (;;) {
-      ftsim::graphs::NodeId node = 0;
-      ftsim::graphs::TaskId task = 0;
-      if (q.peek_task(node, task)) peeked[0].push_back(task);
-      if (q.peek_second_task(node, task)) peeked[1].push_back(task);
-      if (q.peek_third_task(node, task)) peeked[2].push_back(task);
+      TimedEvents::Upcoming up;
+      for (int k = 0; k < 3; ++k) {
+        if (q.peek(k, up)) peeked[k].emplace_back(up.kind, up.id);
+      }
       if (!q.pop_due(100.0, e)) break;
-      popped.push_back(e.id);
+      popped.emplace_back(e.kind, e.id);
     }
     for (std::size_t k = 0; k < 3; ++k) {
-      const std::vector<std::uint32_t> expected(popped.begin() + std::min(k, popped.size()), popped.end());
+      const std::vector<std::pair<TimedEvents::Kind, std::uint32_t>> expected(popped.begin() + std::min(k, popped.size()),
+                                                                          popped.end());
       CHECK(peeked[k] == expected);
     }
   }
