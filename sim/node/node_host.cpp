@@ -188,7 +188,8 @@ void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest dig
   m.version = version;
   m.digest = digest;
   m.content = runtime_->store().read_content(handle, version);
-  m.section = version == 0 ? 0 : graph.section(graph.writer(handle, version));
+  // (Without candidate cuts every section is 0: no need to look the writer up, a cache miss.)
+  m.section = version == 0 || graph.cut_count() == 0 ? 0 : graph.section(graph.writer(handle, version));
   m.epoch = epoch_;
   const SendVerdict verdict = protocol_->on_send(*this, m);
   m.bytes = graph.bytes(handle) + setup_.envelope_bytes + 4ull * m.header_words;

@@ -90,6 +90,12 @@ public:
   void prefetch_task_end(TaskId task) const {
     if (runtime_) runtime_->prefetch_task_end(task);
   }
+  void prefetch_send_done(HandleId h) const {
+    if (runtime_) runtime_->prefetch_send_done(h);
+  }
+  void prefetch_version(HandleId h, Version v) const {
+    if (runtime_) runtime_->store().prefetch(h, v);
+  }
   void prefetch_task_versions(TaskId task) const {
     if (runtime_) runtime_->prefetch_task_versions(task);
   }

@@ -117,6 +117,7 @@ public:
   // The versions `task` reads and writes, in this node's table (its end looks them up): a hint
   // once its accesses are in cache (prefetch_task_end, an event earlier).
   void prefetch_task_versions(TaskId task) const;
+  void prefetch_send_done(HandleId h) const { sending_.prefetch(h); }
   void on_data(HandleId h, Version v, Digest digest, ContentRef content = nullptr);
   void on_send_done(HandleId h);
 

@@ -176,7 +176,13 @@ void SimgridBackend::hint_upcoming() {
       prefetch_slot(up.id, 0);
     }
   }
-  if (timed_.peek(0, up) && up.kind == TimedEvents::Kind::task_end) events_->prefetch_task_versions(up.node, up.id);
+  if (timed_.peek(0, up)) {
+    if (up.kind == TimedEvents::Kind::task_end) {
+      events_->prefetch_task_versions(up.node, up.id);
+    } else if (up.kind == TimedEvents::Kind::nic_arrival && up.id < slots_.size()) {
+      events_->prefetch_delivery(slots_[up.id].message);
+    }
+  }
 }
 
 void SimgridBackend::prefetch_slot(std::uint32_t slot, int for_write) const {

@@ -22,6 +22,9 @@ public:
   virtual void prefetch_task_end(NodeId, TaskId) {}
   //   the next: the slots of the versions its accesses name, in its node's table.
   virtual void prefetch_task_versions(NodeId, TaskId) {}
+  // The same for a message about to be delivered (its slot fetched a stage earlier): the channel
+  // it arrives on, the sender's count of sends in flight of its handle, the receiver's version slot.
+  virtual void prefetch_delivery(const Message&) {}
   // A message reached its destination (the backend never delivers to or from a dead node).
   virtual void on_message_delivered(const Message& message) = 0;
   // A message was cancelled because its destination failed (the sender learns it is gone).

@@ -238,6 +238,14 @@ void Simulation::prefetch_task_versions(NodeId node, TaskId task) {
   if (graph_task_on_host(node, task)) hosts_[node]->prefetch_task_versions(task);
 }
 
+void Simulation::prefetch_delivery(const Message& m) {
+  if (m.source >= hosts_.size() || m.destination >= hosts_.size()) return;
+  if (m.source < channels_.size()) channels_[m.source].prefetch(m.destination);
+  if (!m.is_data) return;
+  if (hosts_[m.source]) hosts_[m.source]->prefetch_send_done(m.handle);
+  if (hosts_[m.destination]) hosts_[m.destination]->prefetch_version(m.handle, m.version);
+}
+
 void Simulation::prefetch_task_entries(NodeId, TaskId task) {
   if (task >= graph_.task_count()) return;
   graph_.prefetch_task(task);

@@ -66,6 +66,7 @@ public:
   void prefetch_task_end(NodeId node, TaskId task) override;
   void prefetch_task_entries(NodeId node, TaskId task) override;
   void prefetch_task_versions(NodeId node, TaskId task) override;
+  void prefetch_delivery(const Message& message) override;
   void on_message_delivered(const Message& message) override;
   void on_message_lost(const Message& message) override;
   void on_storage_done(NodeId node, std::uint64_t token) override;
