@@ -177,7 +177,8 @@ void NodeHost::transmit(Message m) {
   env_.send(std::move(m));
 }
 
-void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) {
+void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic,
+                         TaskId writer) {
   const auto& graph = setup_.graph;
   Message m;
   m.source = node_;
@@ -189,7 +190,9 @@ void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest dig
   m.digest = digest;
   m.content = runtime_->store().read_content(handle, version);
   // (Without candidate cuts every section is 0: no need to look the writer up, a cache miss.)
-  m.section = version == 0 || graph.cut_count() == 0 ? 0 : graph.section(graph.writer(handle, version));
+  if (version > 0 && graph.cut_count() > 0) {
+    m.section = graph.section(writer != graphs::kNone ? writer : graph.writer(handle, version));
+  }
   m.epoch = epoch_;
   const SendVerdict verdict = protocol_->on_send(*this, m);
   m.bytes = graph.bytes(handle) + setup_.envelope_bytes + 4ull * m.header_words;

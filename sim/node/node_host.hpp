@@ -171,7 +171,8 @@ private:
   // --- RuntimeServices ---
   void start_task(TaskId task) override;
   void cancel_task(TaskId task) override;
-  void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) override;
+  void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic,
+                 TaskId writer) override;
   void task_completed(TaskId task, bool first_execution) override;
   bool may_start(TaskId task) override { return !migration_hold_ && protocol_->may_start(*this, task); }
   bool defers_dispatch() override { return env_.defers_dispatch(); }

@@ -191,7 +191,7 @@ void NodeRuntime::rebuild() {
   dispatch();
 }
 
-void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic) {
+void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic, TaskId writer) {
   ++sending_[h];
   ++outgoing_;
   Digest digest = store_.read_digest(h, v);
@@ -204,7 +204,7 @@ void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic) {
     digest = v > 0 && store_.holds(h, v - 1) ? store_.read_digest(h, v - 1) : mix_digest(digest);
     ++test_faults().fired;
   }
-  services_.send_data(to, h, v, digest, traffic);
+  services_.send_data(to, h, v, digest, traffic, writer);
 }
 
 void NodeRuntime::send_subscribers(HandleId h, Version v) {
@@ -352,7 +352,7 @@ void NodeRuntime::produce_outputs(TaskId task, Digest digest, bool first_executi
   if (!first_execution) return;
   for (std::uint32_t id : index_.sends_after(task)) {
     const graphs::Transfer& x = graph_.transfers()[id];
-    send(x.destination, x.handle, x.version, Traffic::application);
+    send(x.destination, x.handle, x.version, Traffic::application, task);
   }
 }
 
@@ -372,7 +372,10 @@ void NodeRuntime::prefetch_task_end(TaskId task) const {
 void NodeRuntime::prefetch_task_versions(TaskId task) const {
   for (const Access& a : graph_.accesses(task)) {
     if (graphs::reads(a.mode)) store_.prefetch(a.handle, version_read(a));
-    if (graphs::writes(a.mode)) store_.prefetch(a.handle, a.version);
+    if (graphs::writes(a.mode)) {
+      store_.prefetch(a.handle, a.version);
+      sending_.prefetch(a.handle);  // its count of sends in flight
+    }
   }
   // The task this end will likely start next: its accesses were hinted an event earlier
   // (prefetch_task_end); the versions it reads are looked up as it starts (dispatch_now).

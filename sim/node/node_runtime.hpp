@@ -30,7 +30,10 @@ public:
   virtual ~RuntimeServices() = default;
   virtual void start_task(TaskId task) = 0;
   virtual void cancel_task(TaskId task) = 0;
-  virtual void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic) = 0;
+  // `writer`: the task that produced the version when the caller knows it (its own task's
+  // outputs), else graphs::kNone (looked up: a cache miss at scale).
+  virtual void send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic,
+                         TaskId writer) = 0;
   virtual void task_completed(TaskId task, bool first_execution) = 0;
   // A protocol veto on starting a task now (e.g. a checkpoint in progress); see NodeRuntime::retry().
   virtual bool may_start(TaskId task) = 0;
@@ -169,7 +172,7 @@ private:
     }
   };
   bool input_missing(TaskId task, const graphs::Access& access) const;
-  void send(NodeId to, HandleId h, Version v, Traffic traffic);
+  void send(NodeId to, HandleId h, Version v, Traffic traffic, TaskId writer = graphs::kNone);
   void send_subscribers(HandleId h, Version v);
   void forget_schedule();
   void plant_stale_version(const NodeSnapshot& snapshot);

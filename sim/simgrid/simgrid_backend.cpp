@@ -171,7 +171,6 @@ void SimgridBackend::hint_upcoming() {
   if (timed_.peek(1, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
       events_->prefetch_task_end(up.node, up.id);
-      if (!free_slots_.empty()) prefetch_slot(free_slots_.back(), 1);
     } else if (up.kind != TimedEvents::Kind::action) {
       prefetch_slot(up.id, 0);
     }
@@ -179,6 +178,8 @@ void SimgridBackend::hint_upcoming() {
   if (timed_.peek(0, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
       events_->prefetch_task_versions(up.node, up.id);
+      // The slots its sends will take (assigning a message there reads the one it replaces).
+      for (std::size_t i = free_slots_.size(); i > 0 && i + 2 > free_slots_.size(); --i) prefetch_slot(free_slots_[i - 1], 1);
     } else if (up.kind == TimedEvents::Kind::nic_arrival && up.id < slots_.size()) {
       events_->prefetch_delivery(slots_[up.id].message);
     }

@@ -31,7 +31,7 @@ struct FakeServices : core::RuntimeServices {
   bool veto = false;
   void start_task(TaskId task) override { started.push_back(task); }
   void cancel_task(TaskId task) override { cancelled.push_back(task); }
-  void send_data(NodeId to, HandleId h, Version v, core::Digest digest, Traffic traffic) override {
+  void send_data(NodeId to, HandleId h, Version v, core::Digest digest, Traffic traffic, TaskId) override {
     sent.push_back({node, to, h, v, traffic});
     sent_digest = digest;
   }
