@@ -90,6 +90,9 @@ public:
   void prefetch_task_end(TaskId task) const {
     if (runtime_) runtime_->prefetch_task_end(task);
   }
+  void prefetch_next_ready_entries() const {
+    if (runtime_) runtime_->prefetch_next_ready_entries();
+  }
   void prefetch_send_done(HandleId h) const {
     if (runtime_) runtime_->prefetch_send_done(h);
   }

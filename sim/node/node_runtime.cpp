@@ -362,11 +362,19 @@ void NodeRuntime::prefetch_task_end(TaskId task) const {
   __builtin_prefetch(&tasks_[slot(task)]);
   __builtin_prefetch(graph_.accesses(task).data());
   __builtin_prefetch(graph_.successors(task).data());
+  // The task the node would start next: its state and accesses (its entries were hinted a stage
+  // earlier, by prefetch_next_ready_entries).
+  if (ready_.empty()) return;
+  const TaskId next = ready_.top().task;
+  __builtin_prefetch(&tasks_[slot(next)]);
+  __builtin_prefetch(graph_.accesses(next).data());
+}
+
+void NodeRuntime::prefetch_next_ready_entries() const {
   if (ready_.empty()) return;
   const TaskId next = ready_.top().task;
   graph_.prefetch_task(next);  // its kernel (the digest seed at its start) and access offsets
-  __builtin_prefetch(&tasks_[slot(next)]);
-  __builtin_prefetch(graph_.accesses(next).data());
+  index_.prefetch_task(next);  // its slot in tasks_
 }
 
 void NodeRuntime::prefetch_task_versions(TaskId task) const {

@@ -121,6 +121,7 @@ public:
   // once its accesses are in cache (prefetch_task_end, an event earlier).
   void prefetch_task_versions(TaskId task) const;
   void prefetch_send_done(HandleId h) const { sending_.prefetch(h); }
+  void prefetch_next_ready_entries() const;
   void on_data(HandleId h, Version v, Digest digest, ContentRef content = nullptr);
   void on_send_done(HandleId h);
 

@@ -163,9 +163,11 @@ void SimgridBackend::fire_due() {
 }
 
 void SimgridBackend::hint_upcoming() {
-  // Three stages, each reading what the stage before fetched: the third event's per-task entries,
-  // the second's state (and, for a message, its slot; for a task end, the slot its sends will
-  // take), the next one's version-table slots (see NodeRuntime::prefetch_task_*).
+  // Three stages, each reading what the stage before fetched (see BackendEvents' hints):
+  //   the third event: a task end's per-task entries;
+  //   the second: a task end's state, accesses and successors; a message's slot;
+  //   the next: a task end's version-table slots and the slots its sends will take; for a message
+  //   about to be delivered, what its delivery looks up (read from its slot, fetched a stage before).
   TimedEvents::Upcoming up;
   if (timed_.peek(2, up) && up.kind == TimedEvents::Kind::task_end) events_->prefetch_task_entries(up.node, up.id);
   if (timed_.peek(1, up)) {
@@ -178,8 +180,9 @@ void SimgridBackend::hint_upcoming() {
   if (timed_.peek(0, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
       events_->prefetch_task_versions(up.node, up.id);
-      // The slots its sends will take (assigning a message there reads the one it replaces).
-      for (std::size_t i = free_slots_.size(); i > 0 && i + 2 > free_slots_.size(); --i) prefetch_slot(free_slots_[i - 1], 1);
+      // The slots its sends will take, last freed first (storing a message reads the one it replaces).
+      const std::size_t free = free_slots_.size();
+      for (std::size_t i = free > 2 ? free - 2 : 0; i < free; ++i) prefetch_slot(free_slots_[i], 1);
     } else if (up.kind == TimedEvents::Kind::nic_arrival && up.id < slots_.size()) {
       events_->prefetch_delivery(slots_[up.id].message);
     }

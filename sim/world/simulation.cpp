@@ -246,10 +246,12 @@ void Simulation::prefetch_delivery(const Message& m) {
   if (hosts_[m.destination]) hosts_[m.destination]->prefetch_version(m.handle, m.version);
 }
 
-void Simulation::prefetch_task_entries(NodeId, TaskId task) {
+void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
   if (task >= graph_.task_count()) return;
   graph_.prefetch_task(task);
   index_.prefetch_task(task);
+  // The task its node will likely start when this one ends: the same three stages.
+  if (graph_task_on_host(node, task)) hosts_[node]->prefetch_next_ready_entries();
 }
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
