@@ -80,13 +80,31 @@ void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t ed
   reserve_on_huge_pages(graph_.task_label_, tasks);
   reserve_on_huge_pages(graph_.access_offset_, tasks + 1);
   reserve_on_huge_pages(graph_.accesses_, accesses);
-  reader_task_.reserve(accesses);
-  reader_next_.reserve(accesses);
   reserve_on_huge_pages(edge_source_, edges);
   reserve_on_huge_pages(in_edge_offset_, tasks + 1);
   graph_.transfers_.transfers_.reserve(transfers);
-  holder_node_.reserve(transfers);
-  holder_next_.reserve(transfers);
+}
+
+std::uint32_t StfBuilder::push_entry(std::vector<std::uint32_t>& values, std::vector<std::uint32_t>& next,
+                                     std::uint32_t& free, std::uint32_t value, std::uint32_t head) {
+  if (free == kNone) {
+    values.push_back(value);
+    next.push_back(head);
+    return static_cast<std::uint32_t>(values.size() - 1);
+  }
+  const std::uint32_t entry = free;
+  free = next[entry];
+  values[entry] = value;
+  next[entry] = head;
+  return entry;
+}
+
+void StfBuilder::release_list(std::vector<std::uint32_t>& next, std::uint32_t& free, std::uint32_t head) {
+  if (head == kNone) return;
+  std::uint32_t last = head;
+  while (next[last] != kNone) last = next[last];
+  next[last] = free;
+  free = head;
 }
 
 void StfBuilder::add_edge(TaskId from) {
@@ -162,9 +180,7 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
           if (node < kBitNodes) {
             h.holder_bits |= std::uint64_t{1} << node;
           } else {
-            holder_node_.push_back(node);
-            holder_next_.push_back(h.holders_head);
-            h.holders_head = static_cast<std::uint32_t>(holder_node_.size() - 1);
+            h.holders_head = push_entry(holder_node_, holder_next_, holder_free_, node, h.holders_head);
           }
         }
       }
@@ -175,8 +191,10 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
       for (std::uint32_t i = h.readers_head; i != kNone; i = reader_next_[i]) {
         if (reader_task_[i] != task_id) add_edge(reader_task_[i]);
       }
+      release_list(reader_next_, reader_free_, h.readers_head);
       h.readers_head = kNone;
       h.holder_bits = 0;  // a new write invalidates the remote copies
+      release_list(holder_next_, holder_free_, h.holders_head);
       h.holders_head = kNone;
       h.last_writer = task_id;
       h.version_node = node;
@@ -187,9 +205,7 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
       }
       graph_.accesses_.push_back({spec.handle, h.version, spec.mode});
     } else {
-      reader_task_.push_back(task_id);
-      reader_next_.push_back(h.readers_head);
-      h.readers_head = static_cast<std::uint32_t>(reader_task_.size() - 1);
+      h.readers_head = push_entry(reader_task_, reader_next_, reader_free_, task_id, h.readers_head);
       graph_.accesses_.push_back({spec.handle, h.version, spec.mode});
     }
   }
