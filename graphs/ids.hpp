@@ -23,11 +23,23 @@ const char* to_string(AccessMode mode);
 
 // One data access of a task. For R the version read; for W and RW the version written
 // (an RW access reads version - 1).
+// 8 bytes, not 12: a large graph holds tens of millions (330 MB against 220 MB for the 9.2 M-task
+// Lion graph, memory that costs its first touch and is read at every task). A handle may have at
+// most kMaxVersion versions (StfBuilder checks it).
 struct Access {
   HandleId handle;
-  Version version;
-  AccessMode mode;
+  Version version : 30;
+  AccessMode mode : 2;
 };
+static_assert(sizeof(Access) == 8);
+inline constexpr Version kMaxVersion = (Version{1} << 30) - 1;
+inline Access make_access(HandleId handle, Version version, AccessMode mode) {
+  Access a{};
+  a.handle = handle;
+  a.version = version & kMaxVersion;
+  a.mode = mode;
+  return a;
+}
 
 // What an application passes to StfBuilder::task().
 struct AccessSpec {

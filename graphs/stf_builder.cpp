@@ -186,6 +186,10 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
       }
     }
     if (writes(spec.mode)) {
+      if (h.version >= kMaxVersion) {
+        throw GraphError("data handle " + std::to_string(spec.handle) + " is written more than " +
+                         std::to_string(kMaxVersion) + " times (the most versions a handle may have)");
+      }
       // WAW: after the last writer; WAR: after every reader since then.
       if (h.last_writer != kNone) add_edge(h.last_writer);
       for (std::uint32_t i = h.readers_head; i != kNone; i = reader_next_[i]) {
@@ -203,10 +207,10 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
         h.dirty_stamp = segment_;
         dirty_handles_.push_back(spec.handle);
       }
-      graph_.accesses_.push_back({spec.handle, h.version, spec.mode});
+      graph_.accesses_.push_back(make_access(spec.handle, h.version, spec.mode));
     } else {
       h.readers_head = push_entry(reader_task_, reader_next_, reader_free_, task_id, h.readers_head);
-      graph_.accesses_.push_back({spec.handle, h.version, spec.mode});
+      graph_.accesses_.push_back(make_access(spec.handle, h.version, spec.mode));
     }
   }
 
