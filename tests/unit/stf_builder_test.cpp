@@ -102,6 +102,39 @@ TEST_CASE("WAR: the reader list starts again after each write", "[graphs][stf]")
   CHECK(predecessors(g, w2) == std::set<TaskId>{w1, r1});
 }
 
+TEST_CASE("WAR: reader lists freed by a write are reused by other handles without mixing", "[graphs][stf]") {
+  // The builder pools reader entries and gives a handle's list back when the handle is written;
+  // interleaved handles then build their lists from each other's freed entries.
+  StfBuilder b(1);
+  const KernelId k = b.kernel("k", 1);
+  const HandleId a = b.data(8, 0), c = b.data(8, 0);
+  const TaskId a1 = b.task(k, {R(a)}, 0, 0);
+  const TaskId a2 = b.task(k, {R(a)}, 0, 0);
+  const TaskId c1 = b.task(k, {R(c)}, 0, 0);
+  const TaskId a3 = b.task(k, {R(a)}, 0, 0);
+  const TaskId wa = b.task(k, {W(a)}, 0, 0);  // WAR a1 a2 a3: its three entries are freed
+  const TaskId c2 = b.task(k, {R(c)}, 0, 0);  // reuses one
+  const TaskId c3 = b.task(k, {R(c)}, 0, 0);  // and another
+  const TaskId ra = b.task(k, {R(a)}, 0, 0);  // and the last
+  const TaskId c4 = b.task(k, {R(c)}, 0, 0);  // a new entry
+  const TaskId wc = b.task(k, {W(c)}, 0, 0);  // WAR c1 c2 c3 c4 only
+  const TaskId wa2 = b.task(k, {W(a)}, 0, 0); // WAW wa, WAR ra only
+  const TaskGraph g = b.finish();
+  CHECK(predecessors(g, wa) == std::set<TaskId>{a1, a2, a3});
+  CHECK(predecessors(g, wc) == std::set<TaskId>{c1, c2, c3, c4});
+  CHECK(predecessors(g, wa2) == std::set<TaskId>{wa, ra});
+}
+
+TEST_CASE("Access: 8 bytes that keep the largest version and every mode", "[graphs][stf]") {
+  for (AccessMode mode : {AccessMode::R, AccessMode::W, AccessMode::RW}) {
+    const Access x = make_access(7, kMaxVersion, mode);
+    CHECK(x.handle == 7u);
+    CHECK(x.version == kMaxVersion);
+    CHECK(x.mode == mode);
+  }
+  CHECK(sizeof(Access) == 8u);
+}
+
 TEST_CASE("WAW: consecutive writers form a chain", "[graphs][stf]") {
   StfBuilder b(1);
   const KernelId k = b.kernel("k", 1);
