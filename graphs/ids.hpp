@@ -36,7 +36,7 @@ inline constexpr Version kMaxVersion = (Version{1} << 30) - 1;
 inline Access make_access(HandleId handle, Version version, AccessMode mode) {
   Access a{};
   a.handle = handle;
-  a.version = version & kMaxVersion;
+  a.version = version;  // at most kMaxVersion: StfBuilder refuses more
   a.mode = mode;
   return a;
 }

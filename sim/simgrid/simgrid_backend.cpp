@@ -174,7 +174,7 @@ void SimgridBackend::hint_upcoming() {
     if (up.kind == TimedEvents::Kind::task_end) {
       events_->prefetch_task_end(up.node, up.id);
     } else if (up.kind != TimedEvents::Kind::action) {
-      prefetch_slot(up.id, 0);
+      prefetch_slot<0>(up.id);
     }
   }
   if (timed_.peek(0, up)) {
@@ -182,21 +182,9 @@ void SimgridBackend::hint_upcoming() {
       events_->prefetch_task_versions(up.node, up.id);
       // The slots its sends will take, last freed first (storing a message reads the one it replaces).
       const std::size_t free = free_slots_.size();
-      for (std::size_t i = free > 2 ? free - 2 : 0; i < free; ++i) prefetch_slot(free_slots_[i], 1);
+      for (std::size_t i = free > 2 ? free - 2 : 0; i < free; ++i) prefetch_slot<1>(free_slots_[i]);
     } else if (up.kind == TimedEvents::Kind::nic_arrival && up.id < slots_.size()) {
       events_->prefetch_delivery(slots_[up.id].message);
-    }
-  }
-}
-
-void SimgridBackend::prefetch_slot(std::uint32_t slot, int for_write) const {
-  if (slot >= slots_.size()) return;
-  const char* begin = reinterpret_cast<const char*>(&slots_[slot]);
-  for (std::size_t offset = 0; offset < sizeof(Slot); offset += 64) {
-    if (for_write) {
-      __builtin_prefetch(begin + offset, 1);
-    } else {
-      __builtin_prefetch(begin + offset, 0);
     }
   }
 }
@@ -211,10 +199,7 @@ std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr 
     slots_.emplace_back();
   }
   Slot& s = slots_[slot];
-  s.nic_in_flight = false;
-  s.nic_event = 0;
-  s.nic_source = s.nic_destination = 0;
-  s.nic_bytes = double(std::max<std::uint64_t>(message.bytes, 1));
+  s.nic_in_flight = false;  // the other "nic" fields are read only while it is in flight (send_nic sets them)
   s.message = std::move(message);
   s.comm = std::move(comm);
   return slot;
@@ -249,6 +234,7 @@ void SimgridBackend::send_nic(core::Message message) {
   const double head = nic_queues_.send(source, destination, bytes, now());
   const std::uint32_t slot = store_message(std::move(message), nullptr);
   slots_[slot].nic_in_flight = true;
+  slots_[slot].nic_bytes = bytes;
   slots_[slot].nic_source = static_cast<std::uint32_t>(source);
   slots_[slot].nic_destination = static_cast<std::uint32_t>(destination);
   slots_[slot].nic_event = timed_.add(head, TimedEvents::Kind::nic_head, 0, slot);

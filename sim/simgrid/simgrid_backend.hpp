@@ -94,7 +94,12 @@ private:
   };
   // Cache hints for the next timed events (at thousands of nodes each one's state is a miss).
   void hint_upcoming();
-  void prefetch_slot(std::uint32_t slot, int for_write) const;
+  template <int kForWrite>  // __builtin_prefetch's read/write argument must be a constant
+  void prefetch_slot(std::uint32_t slot) const {
+    if (slot >= slots_.size()) return;
+    const char* begin = reinterpret_cast<const char*>(&slots_[slot]);
+    for (std::size_t offset = 0; offset < sizeof(Slot); offset += 64) __builtin_prefetch(begin + offset, kForWrite);
+  }
   // "nic": a storage transfer in flight (its completion is a timed event).
   struct NicStorage {
     core::NodeId node = 0;
