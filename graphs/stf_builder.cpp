@@ -76,8 +76,8 @@ void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t ed
   reserve_on_huge_pages(graph_.task_kernel_, tasks);
   reserve_on_huge_pages(graph_.task_node_, tasks);
   reserve_on_huge_pages(graph_.task_priority_, tasks);
-  reserve_on_huge_pages(graph_.task_flops_, tasks);
-  reserve_on_huge_pages(graph_.task_label_, tasks);
+  reserved_tasks_ = tasks;  // task_flops_ is reserved if a task overrides its kernel's flops
+  graph_.task_label_.reserve(tasks);
   reserve_on_huge_pages(graph_.access_offset_, tasks + 1);
   reserve_on_huge_pages(graph_.accesses_, accesses);
   reserve_on_huge_pages(edge_source_, edges);
@@ -203,10 +203,6 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
       h.last_writer = task_id;
       h.version_node = node;
       ++h.version;
-      if (h.dirty_stamp != segment_) {
-        h.dirty_stamp = segment_;
-        dirty_handles_.push_back(spec.handle);
-      }
       graph_.accesses_.push_back(make_access(spec.handle, h.version, spec.mode));
     } else {
       h.readers_head = push_entry(reader_task_, reader_next_, reader_free_, task_id, h.readers_head);
@@ -217,7 +213,14 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
   graph_.task_kernel_.push_back(kernel);
   graph_.task_node_.push_back(node);
   graph_.task_priority_.push_back(priority);
-  graph_.task_flops_.push_back(task_flops);
+  if (!graph_.task_flops_.empty()) {
+    graph_.task_flops_.push_back(task_flops);
+  } else if (task_flops != graph_.kernel_flops_[kernel]) {
+    // The first task whose flops are not its kernel's: from now on every task's is stored.
+    reserve_on_huge_pages(graph_.task_flops_, std::max<std::size_t>(reserved_tasks_, task_id + 1));
+    for (TaskId t = 0; t < task_id; ++t) graph_.task_flops_.push_back(graph_.kernel_flops_[graph_.task_kernel_[t]]);
+    graph_.task_flops_.push_back(task_flops);
+  }
   graph_.task_label_.push_back(label);
   graph_.access_offset_.push_back(static_cast<std::uint32_t>(graph_.accesses_.size()));
   in_edge_offset_.push_back(static_cast<std::uint32_t>(edge_source_.size()));
@@ -226,17 +229,10 @@ TaskId StfBuilder::task(KernelId kernel, std::span<const AccessSpec> accesses, N
 
 void StfBuilder::checkpoint() {
   graph_.cut_position_.push_back(static_cast<TaskId>(graph_.task_kernel_.size()));
-  if (graph_.cut_entry_offset_.empty()) graph_.cut_entry_offset_.push_back(0);
-  std::sort(dirty_handles_.begin(), dirty_handles_.end());
-  for (HandleId handle : dirty_handles_) graph_.cut_entries_.push_back({handle, state_[handle].version});
-  graph_.cut_entry_offset_.push_back(static_cast<std::uint32_t>(graph_.cut_entries_.size()));
-  dirty_handles_.clear();
-  ++segment_;
 }
 
 TaskGraph StfBuilder::finish() {
   TaskGraph& g = graph_;
-  if (g.cut_entry_offset_.empty()) g.cut_entry_offset_.push_back(0);
 
   // Writers of every version, per handle (CSR): writer(h, v) = writers_[offset[h] + v - 1].
   const std::size_t handles = g.handle_bytes_.size();
@@ -249,11 +245,10 @@ TaskGraph StfBuilder::finish() {
     }
   }
 
-  // The dependency DAG, a bidirectional Boost CSR graph filled directly (its arrays are public
+  // The dependency DAG, a directed Boost CSR graph filled directly (its arrays are public
   // members): Boost's edge-list constructor sorts the edges twice through temporary copies,
-  // while ours are already its in-edge half. Same layout as that constructor makes: out-edges
-  // of a task in edge order (so by target), in-edges by source; an in-edge stores the index
-  // of its out-edge.
+  // while ours are already sorted by target. Same layout as that constructor makes: out-edges of
+  // a task in edge order (so by target). The edge list itself becomes the predecessors' CSR.
   const std::size_t tasks = g.task_kernel_.size();
   const std::size_t edges = edge_source_.size();
   TaskGraph::Dag& dag = g.dag_;
@@ -271,18 +266,15 @@ TaskGraph StfBuilder::finish() {
   // out_start[s] is now the first out-edge of s; used as a cursor it ends at the next one's.
   reserve_on_huge_pages(dag.m_forward.m_column, edges);
   dag.m_forward.m_column.resize(edges);
-  dag.m_backward.m_edge_properties.resize(edges);
   for (TaskId t = 0; t < tasks; ++t) {
     for (std::uint32_t e = in_edge_offset_[t]; e < in_edge_offset_[t + 1]; ++e) {
-      const std::uint32_t position = out_start[edge_source_[e]]++;
-      dag.m_forward.m_column[position] = t;
-      dag.m_backward.m_edge_properties[e] = position;
+      dag.m_forward.m_column[out_start[edge_source_[e]]++] = t;
     }
   }
   std::copy_backward(out_start.begin(), out_start.end() - 1, out_start.end());
   out_start[0] = 0;
-  dag.m_backward.m_rowstart = std::move(in_edge_offset_);
-  dag.m_backward.m_column = std::move(edge_source_);
+  g.predecessor_offset_ = std::move(in_edge_offset_);
+  g.predecessors_ = std::move(edge_source_);
 
   // Release the builder's scratch state.
   std::vector<HandleState>().swap(state_);

@@ -73,7 +73,6 @@ private:
     // list missed the caches at every read), larger ids in a list through holder_next_.
     std::uint64_t holder_bits = 0;
     std::uint32_t holders_head = kNone;
-    std::uint32_t dirty_stamp = 0;        // last cut segment in which it was written (+1)
     // Where the current version lives: the owner, then the last writer's node. Kept here since
     // looking it up in task_node_ (tens of MB, an old task) missed the caches on every read.
     NodeId version_node = 0;
@@ -98,12 +97,11 @@ private:
   std::vector<NodeId> holder_node_;
   std::vector<std::uint32_t> holder_next_;
   std::uint32_t holder_free_ = kNone;
-  std::vector<HandleId> dirty_handles_;   // written since the last cut
-  std::uint32_t segment_ = 1;
   // Edges grouped by target (tasks come in id order), each group sorted by source: these
-  // arrays are already the in-edge half of the CSR dag; finish() moves them into it.
+  // arrays are already the predecessors' CSR; finish() moves them into the graph.
   std::vector<TaskId> edge_source_;
   std::vector<std::uint32_t> in_edge_offset_;  // task_count + 1: task t's in-edges start here
+  std::size_t reserved_tasks_ = 0;  // reserve()'s task count
   std::vector<AccessSpec> merged_;        // scratch for one task's accesses
   std::unordered_map<std::string, std::uint32_t> family_index_;
 };

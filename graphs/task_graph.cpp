@@ -42,6 +42,24 @@ std::span<const TaskId> TaskGraph::successors(TaskId t) const {
   return {first, last};
 }
 
+std::vector<TaskGraph::CutEntry> TaskGraph::modified_before_cut(CutId c) const {
+  const TaskId begin = c > 1 ? cut_position_[c - 2] : 0, end = cut_position_[c - 1];
+  std::vector<CutEntry> entries;
+  for (TaskId t = begin; t < end; ++t) {
+    for (const Access& a : accesses(t)) {
+      if (writes(a.mode)) entries.push_back({a.handle, a.version});
+    }
+  }
+  // A handle's versions grow with its writes: keep each handle's last.
+  std::sort(entries.begin(), entries.end(), [](const CutEntry& x, const CutEntry& y) {
+    return x.handle != y.handle ? x.handle < y.handle : x.version > y.version;
+  });
+  entries.erase(std::unique(entries.begin(), entries.end(),
+                            [](const CutEntry& x, const CutEntry& y) { return x.handle == y.handle; }),
+                entries.end());
+  return entries;
+}
+
 CutId TaskGraph::section(TaskId t) const {
   // Cuts at position <= t come before task t.
   return static_cast<CutId>(std::upper_bound(cut_position_.begin(), cut_position_.end(), t) -

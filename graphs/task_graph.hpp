@@ -1,8 +1,9 @@
 #pragma once
 // TaskGraph: the immutable task graph of one application run, built by StfBuilder.
 // Struct-of-arrays indexed by dense ids (no per-task heap allocation, no per-task string);
-// dependencies in a bidirectional Boost compressed_sparse_row_graph so Boost algorithms run on
-// it directly. Task ids follow the STF submission order, which is a topological order.
+// dependencies in a directed Boost compressed_sparse_row_graph so Boost algorithms run on it
+// directly, and its in-edges (the predecessors) in a CSR of their own. Task ids follow the STF
+// submission order, which is a topological order.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -11,13 +12,14 @@
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include "graphs/ids.hpp"
+#include "graphs/label_column.hpp"
 #include "graphs/transfer_plan.hpp"
 
 namespace ftsim::graphs {
 
 class TaskGraph {
 public:
-  using Dag = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property,
+  using Dag = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property,
                                                  boost::no_property, boost::no_property,
                                                  TaskId, std::uint32_t>;
 
@@ -51,7 +53,8 @@ public:
     __builtin_prefetch(&dag_.m_forward.m_rowstart[t]);
   }
   std::int32_t priority(TaskId t) const { return task_priority_[t]; }
-  double flops(TaskId t) const { return task_flops_[t]; }
+  // Its kernel's flops unless a task of the graph overrode them (then each task's is stored).
+  double flops(TaskId t) const { return task_flops_.empty() ? kernel_flops_[task_kernel_[t]] : task_flops_[t]; }
   Label label(TaskId t) const { return task_label_[t]; }
   std::span<const Access> accesses(TaskId t) const {
     return {accesses_.data() + access_offset_[t], accesses_.data() + access_offset_[t + 1]};
@@ -62,9 +65,12 @@ public:
   // --- dependencies ---
   const Dag& dag() const { return dag_; }
   std::span<const TaskId> successors(TaskId t) const;
-  std::size_t predecessor_count(TaskId t) const { return boost::in_degree(t, dag_); }
+  std::size_t predecessor_count(TaskId t) const { return predecessor_offset_[t + 1] - predecessor_offset_[t]; }
+  std::span<const TaskId> predecessors(TaskId t) const {
+    return {predecessors_.data() + predecessor_offset_[t], predecessors_.data() + predecessor_offset_[t + 1]};
+  }
   template <class F> void for_each_predecessor(TaskId t, F&& f) const {
-    for (auto [it, end] = boost::in_edges(t, dag_); it != end; ++it) f(boost::source(*it, dag_));
+    for (TaskId p : predecessors(t)) f(p);
   }
 
   // --- data handles ---
@@ -96,9 +102,11 @@ public:
     HandleId handle;
     Version version;
   };
-  std::span<const CutEntry> modified_before_cut(CutId c) const {
-    return {cut_entries_.data() + cut_entry_offset_[c - 1], cut_entries_.data() + cut_entry_offset_[c]};
-  }
+  // The handles written between cut c - 1 and cut c, each with its version at cut c, by handle:
+  // what a checkpoint at c saves beyond one at c - 1. Computed from the section's accesses when
+  // asked (stored for every cut it took 73 MB of the Lion 2020 graph, which no run without
+  // checkpoints reads).
+  std::vector<CutEntry> modified_before_cut(CutId c) const;
 
   // --- the transfer plan (StarPU-MPI cache rule) ---
   const TransferPlan& transfers() const { return transfers_; }
@@ -114,8 +122,8 @@ private:
   std::vector<KernelId> task_kernel_;
   std::vector<NodeId> task_node_;
   std::vector<std::int32_t> task_priority_;
-  std::vector<double> task_flops_;
-  std::vector<Label> task_label_;
+  std::vector<double> task_flops_;  // empty while every task has its kernel's flops
+  LabelColumn task_label_;
   std::vector<std::uint32_t> access_offset_;  // task_count + 1
   std::vector<Access> accesses_;
 
@@ -127,11 +135,13 @@ private:
   std::vector<TaskId> writers_;
 
   std::vector<TaskId> cut_position_;
-  std::vector<std::uint32_t> cut_entry_offset_;  // cut_count + 1
-  std::vector<CutEntry> cut_entries_;
 
   TransferPlan transfers_;
-  Dag dag_;
+  Dag dag_;  // out-edges by target
+  // In-edges by source: a directed CSR graph has no in-edges, and a bidirectional one would store,
+  // besides these, the index of each in-edge's out-edge (4 bytes per edge that nothing reads).
+  std::vector<std::uint32_t> predecessor_offset_;  // task_count + 1
+  std::vector<TaskId> predecessors_;
 };
 
 }  // namespace ftsim::graphs

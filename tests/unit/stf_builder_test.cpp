@@ -388,7 +388,7 @@ TEST_CASE("candidate cuts: a cut before any task and a graph with no cut", "[gra
   }
 }
 
-TEST_CASE("the Boost CSR dag() works with topological_sort and matches successors()",
+TEST_CASE("the Boost CSR dag() works with topological_sort and matches successors() and predecessors()",
           "[graphs][stf][boost]") {
   // Two chains that meet, on two nodes.
   StfBuilder b(2);
@@ -422,18 +422,16 @@ TEST_CASE("the Boost CSR dag() works with topological_sort and matches successor
       out_targets.push_back(target);
       CHECK(rank[t] < rank[target]);  // a topological order
       CHECK(t < target);              // submission order is one too
-      // The same edge appears among the target's in-edges.
-      bool found = false;
-      for (auto [in, in_end] = boost::in_edges(target, dag); in != in_end; ++in) {
-        if (boost::source(*in, dag) == t) found = true;
-      }
-      CHECK(found);
+      // The same edge appears among the target's predecessors.
+      const auto preds = g.predecessors(target);
+      CHECK(std::count(preds.begin(), preds.end(), t) == 1);
     }
     std::sort(out_targets.begin(), out_targets.end());
     CHECK(out_targets == successor_list(g, t));
     out_total += boost::out_degree(t, dag);
-    in_total += boost::in_degree(t, dag);
-    CHECK(boost::in_degree(t, dag) == g.predecessor_count(t));
+    in_total += g.predecessor_count(t);
+    CHECK(g.predecessors(t).size() == g.predecessor_count(t));
+    CHECK(std::is_sorted(g.predecessors(t).begin(), g.predecessors(t).end()));
   }
   CHECK(out_total == g.edge_count());
   CHECK(in_total == g.edge_count());
@@ -468,6 +466,45 @@ TEST_CASE("tasks, kernels and handles keep what was declared", "[graphs][stf]") 
   CHECK(g.bytes(a) == 100u);
   CHECK(g.owner(a) == 1u);
   CHECK(g.total_data_bytes() == 107u);
+}
+
+TEST_CASE("flops and labels read back after a late override and a label too large for 16 bits",
+          "[graphs][stf]") {
+  // The graph stores per-task flops only once a task overrides its kernel's, and labels on 16 bits
+  // until one does not fit: the switches must keep what the earlier tasks had.
+  StfBuilder b(1);
+  b.reserve(8, 8, 8, 0);
+  const KernelId f = b.kernel("f", 10), h = b.kernel("h", 4);
+  const HandleId x = b.data(8, 0);
+  const TaskId t0 = b.task(f, {RW(x)}, 0, 0, {1, 2, 3});
+  const TaskId t1 = b.task(h, {RW(x)}, 0, 0, {-1, -1, -1}, 4.0);  // the kernel's own flops
+  const TaskId t2 = b.task(f, {RW(x)}, 0, 0, {32767, -32768, 0}, 7.5);
+  const TaskId t3 = b.task(h, {RW(x)}, 0, 0, {40000, 5, -40000});
+  const TaskId t4 = b.task(f, {RW(x)}, 0, 0, {6, 7});
+  const TaskGraph g = b.finish();
+  CHECK(g.flops(t0) == 10.0);
+  CHECK(g.flops(t1) == 4.0);
+  CHECK(g.flops(t2) == 7.5);
+  CHECK(g.flops(t3) == 4.0);
+  CHECK(g.flops(t4) == 10.0);
+  const auto same = [](Label l, std::int32_t a, std::int32_t b2, std::int32_t c) { return l.a == a && l.b == b2 && l.c == c; };
+  CHECK(same(g.label(t0), 1, 2, 3));
+  CHECK(same(g.label(t1), -1, -1, -1));
+  CHECK(same(g.label(t2), 32767, -32768, 0));
+  CHECK(same(g.label(t3), 40000, 5, -40000));
+  CHECK(same(g.label(t4), 6, 7, -1));
+  CHECK(g.task_name(t3) == "h(40000,5)");  // a negative index ends a name
+
+  // Without any override or large label, the same values come from the compact storage.
+  StfBuilder c(1);
+  const KernelId k = c.kernel("k", 3);
+  const HandleId y = c.data(8, 0);
+  for (int i = 0; i < 4; ++i) c.task(k, {RW(y)}, 0, 0, {i, 32767 - i});
+  const TaskGraph small = c.finish();
+  for (TaskId t = 0; t < 4; ++t) {
+    CHECK(small.flops(t) == 3.0);
+    CHECK(same(small.label(t), static_cast<std::int32_t>(t), 32767 - static_cast<std::int32_t>(t), -1));
+  }
 }
 
 TEST_CASE("builder errors are GraphError", "[graphs][stf][errors]") {
