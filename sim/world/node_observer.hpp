@@ -69,7 +69,8 @@ private:
 };
 
 // The digest every handle's final version has in a failure-free run (see digest.hpp).
-std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph);
+// `interruptible`: a stop request (Ctrl-C) ends it with Interrupted.
+std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph, bool interruptible = true);
 
 // The handles whose final version each node must hold at the end (one pass over the handles).
 std::vector<std::vector<HandleId>> final_handles_by_node(const graphs::TaskGraph& graph);
