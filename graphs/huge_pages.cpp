@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -9,15 +10,17 @@
 namespace ftsim::graphs {
 
 namespace {
-// FTSIM_HUGE_PAGES=0 turns the advice off: bench/lion_run.py measures what it gains.
+std::atomic<bool> default_wanted{true};
+
 bool huge_pages_wanted() {
-  static const bool wanted = [] {
-    const char* value = std::getenv("FTSIM_HUGE_PAGES");
-    return value == nullptr || std::string_view(value) != "0";
-  }();
-  return wanted;
+  // FTSIM_HUGE_PAGES=0 or 1 overrides the command's choice: bench/lion_run.py measures what it gains.
+  static const char* forced = std::getenv("FTSIM_HUGE_PAGES");
+  if (forced != nullptr) return std::string_view(forced) != "0";
+  return default_wanted.load(std::memory_order_relaxed);
 }
 }  // namespace
+
+void set_huge_pages_default(bool wanted) { default_wanted.store(wanted, std::memory_order_relaxed); }
 
 void advise_huge_pages(const void* data, std::size_t bytes) {
   constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;

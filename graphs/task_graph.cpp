@@ -42,22 +42,32 @@ std::span<const TaskId> TaskGraph::successors(TaskId t) const {
   return {first, last};
 }
 
-std::vector<TaskGraph::CutEntry> TaskGraph::modified_before_cut(CutId c) const {
-  const TaskId begin = c > 1 ? cut_position_[c - 2] : 0, end = cut_position_[c - 1];
-  std::vector<CutEntry> entries;
-  for (TaskId t = begin; t < end; ++t) {
-    for (const Access& a : accesses(t)) {
-      if (writes(a.mode)) entries.push_back({a.handle, a.version});
+const TaskGraph::CutEntries& TaskGraph::cut_entries() const {
+  std::call_once(cut_entries_->computed, [this] {
+    CutEntries& cut = *cut_entries_;
+    std::vector<Version> version(handle_count(), 0);
+    std::vector<std::uint32_t> section_of(handle_count(), 0);  // last section that wrote it, + 1
+    std::vector<HandleId> written;
+    cut.offset.assign(1, 0);
+    TaskId t = 0;
+    for (std::uint32_t c = 1; c <= cut_position_.size(); ++c) {
+      for (; t < cut_position_[c - 1]; ++t) {
+        for (const Access& a : accesses(t)) {
+          if (!writes(a.mode)) continue;
+          version[a.handle] = a.version;  // versions grow with submission: the last write wins
+          if (section_of[a.handle] != c) {
+            section_of[a.handle] = c;
+            written.push_back(a.handle);
+          }
+        }
+      }
+      std::sort(written.begin(), written.end());
+      for (HandleId h : written) cut.entries.push_back({h, version[h]});
+      cut.offset.push_back(static_cast<std::uint32_t>(cut.entries.size()));
+      written.clear();
     }
-  }
-  // A handle's versions grow with its writes: keep each handle's last.
-  std::sort(entries.begin(), entries.end(), [](const CutEntry& x, const CutEntry& y) {
-    return x.handle != y.handle ? x.handle < y.handle : x.version > y.version;
   });
-  entries.erase(std::unique(entries.begin(), entries.end(),
-                            [](const CutEntry& x, const CutEntry& y) { return x.handle == y.handle; }),
-                entries.end());
-  return entries;
+  return *cut_entries_;
 }
 
 CutId TaskGraph::section(TaskId t) const {

@@ -11,6 +11,7 @@
 #include "graphs/application.hpp"
 #include "graphs/graph_json.hpp"
 #include "graphs/graph_stats.hpp"
+#include "graphs/huge_pages.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/run/table.hpp"
 #include "sim/config/config.hpp"
@@ -82,6 +83,7 @@ Command add_graph_command(CLI::App& app) {
   return [options] {
     const config::Config cfg = config::load_config(options->config);
     const auto start = std::chrono::steady_clock::now();
+    graphs::set_huge_pages_default(false);  // built and read once: see graphs/huge_pages.hpp
     const graphs::TaskGraph graph = graphs::build_application(cfg);
     const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const graphs::CostModel cost(cfg, graph);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analysis/volumes.hpp"
+#include "graphs/huge_pages.hpp"
 #include "graphs/application.hpp"
 #include "graphs/buddy_mapping.hpp"
 #include "graphs/cut_selection.hpp"
@@ -75,6 +76,7 @@ Command add_volumes_command(CLI::App& app) {
                                 "missing required key \"checkpoints\" (where to cut and which buddy); add it, or give "
                                 "the counts to compute with --count, e.g. --count 1,2,4,8");
     }
+    graphs::set_huge_pages_default(false);  // built and read once: see graphs/huge_pages.hpp
     const graphs::TaskGraph graph = graphs::build_application(cfg);
     const std::vector<PlacementVolumes> placements = placement_volumes(cfg, graph);
     const analysis::PerNode application = analysis::application_bytes_sent(graph);
