@@ -233,7 +233,7 @@ void NodeRuntime::resume() {
 void NodeRuntime::set_task_limit(TaskId limit) {
   task_limit_ = limit;
   for (TaskId t : beyond_limit_) {
-    if (status(t) == TaskStatus::ready) ready_.push({priority(t), t});
+    if (status(t) == TaskStatus::ready) queue_ready(t, priority(t));
   }
   beyond_limit_.clear();
   retry();
@@ -241,7 +241,7 @@ void NodeRuntime::set_task_limit(TaskId limit) {
 
 void NodeRuntime::retry() {
   for (TaskId t : set_aside_) {
-    if (status(t) == TaskStatus::ready) ready_.push({priority(t), t});
+    if (status(t) == TaskStatus::ready) queue_ready(t, priority(t));
   }
   set_aside_.clear();
   dispatch();
@@ -267,8 +267,9 @@ void NodeRuntime::release_core() {
 }
 
 void NodeRuntime::make_ready(TaskId task) {
-  status_of(task) = TaskStatus::ready;
-  ready_.push({priority(task), task});
+  const std::uint32_t s = slot(task);
+  tasks_[s].status = TaskStatus::ready;
+  ready_.push({priority(task), task, s});
 }
 
 bool NodeRuntime::write_held(TaskId task) const {
@@ -300,10 +301,11 @@ void NodeRuntime::flush_dispatch() {
 
 void NodeRuntime::dispatch_now() {
   while (!paused_ && running_.size() + protocol_cores_ < cores_ && !ready_.empty()) {
-    const TaskId t = ready_.top().task;
-    const std::int32_t queued_at = ready_.top().priority;
+    const ReadyEntry entry = ready_.top();
+    const TaskId t = entry.task;
+    const std::int32_t queued_at = entry.priority;
     ready_.pop();
-    if (status(t) != TaskStatus::ready) continue;
+    if (tasks_[entry.slot].status != TaskStatus::ready) continue;
     if (!priority_override_.empty() && queued_at != priority(t)) continue;  // queued before an override
     if (t >= task_limit_) {
       beyond_limit_.push_back(t);
@@ -323,7 +325,7 @@ void NodeRuntime::dispatch_now() {
       inputs = combine_digest(inputs, held ? *held : store_.read_digest(a.handle, version_read(a)));
     }
     if (missing) ++inputs_missing_at_start_;
-    status_of(t) = TaskStatus::running;
+    tasks_[entry.slot].status = TaskStatus::running;
     running_.push_back({t, inputs});
     services_.start_task(t);
   }
@@ -366,7 +368,7 @@ void NodeRuntime::prefetch_task_end(TaskId task) const {
   // earlier, by prefetch_next_ready_entries).
   if (ready_.empty()) return;
   const TaskId next = ready_.top().task;
-  __builtin_prefetch(&tasks_[slot(next)]);
+  __builtin_prefetch(&tasks_[ready_.top().slot]);
   __builtin_prefetch(graph_.accesses(next).data());
 }
 
@@ -466,7 +468,7 @@ void NodeRuntime::set_priority(TaskId task, std::int32_t priority) {
   if (priority_override_[slot(task)] == priority) return;
   priority_override_[slot(task)] = priority;
   if (status(task) == TaskStatus::ready) {
-    ready_.push({priority, task});  // the entry at the old priority is skipped when it comes up
+    queue_ready(task, priority);  // the entry at the old priority is skipped when it comes up
     dispatch();
   }
 }

@@ -167,6 +167,7 @@ private:
   struct ReadyEntry {
     std::int32_t priority;
     TaskId task;
+    std::uint32_t slot;  // slot(task): its state is read as it comes up, without a lookup that misses
     bool operator<(const ReadyEntry& other) const {
       // Highest priority first, then submission order.
       return priority != other.priority ? priority < other.priority : task > other.task;
@@ -178,6 +179,7 @@ private:
   void forget_schedule();
   void plant_stale_version(const NodeSnapshot& snapshot);
   void make_ready(TaskId task);
+  void queue_ready(TaskId task, std::int32_t priority) { ready_.push({priority, task, slot(task)}); }
   std::int32_t priority(TaskId task) const {
     return priority_override_.empty() ? graph_.priority(task) : priority_override_[slot(task)];
   }
