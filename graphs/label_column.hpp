@@ -34,7 +34,6 @@ public:
     return {n.a, n.b, n.c};
   }
   std::size_t size() const { return wide_.empty() ? narrow_.size() : wide_.size(); }
-  bool narrow() const { return wide_.empty(); }
 
 private:
   struct Narrow {
