@@ -33,7 +33,6 @@ public:
     const Narrow& n = narrow_[i];
     return {n.a, n.b, n.c};
   }
-  std::size_t size() const { return wide_.empty() ? narrow_.size() : wide_.size(); }
 
 private:
   struct Narrow {

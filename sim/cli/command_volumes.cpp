@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "analysis/volumes.hpp"
-#include "graphs/huge_pages.hpp"
 #include "graphs/application.hpp"
 #include "graphs/buddy_mapping.hpp"
 #include "graphs/cut_selection.hpp"
+#include "graphs/huge_pages.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/run/table.hpp"
 #include "sim/run/volumes_document.hpp"

@@ -267,9 +267,8 @@ void NodeRuntime::release_core() {
 }
 
 void NodeRuntime::make_ready(TaskId task) {
-  const std::uint32_t s = slot(task);
-  tasks_[s].status = TaskStatus::ready;
-  ready_.push({priority(task), task, s});
+  status_of(task) = TaskStatus::ready;
+  queue_ready(task, priority(task));
 }
 
 bool NodeRuntime::write_held(TaskId task) const {
