@@ -3,8 +3,8 @@
 against issue 25's targets (<= 15 s wall, <= 2 GB), from one run of this script: both network
 models ("flows", the config's, and "nic"), each with and without huge pages (FTSIM_HUGE_PAGES=0,
 graphs/huge_pages.hpp), alternated so that a change of the machine's load hits all alike.
-Prints per run the wall time, the simulation's CPU seconds, the peak memory and the makespan, then
-the ratios. Each run has a wall timeout; a hang, a crash or a makespan that differs between the
+Prints per run the wall time (and its graph build and simulation set-up), the simulation's CPU
+seconds, the peak memory and the makespan, then the ratios. Each run has a wall timeout; a hang, a crash or a makespan that differs between the
 huge-page settings is reported apart and ends the script with a failure.
   /usr/bin/python3 bench/lion_run.py [--rounds N] [--models flows,nic]   (about 3 minutes a round)"""
 import argparse
@@ -43,6 +43,7 @@ def run_once(config_path, huge_pages, out_dir):
         return {"outcome": "crash" if code < 0 or code > 2 else f"exit {code}"}
     results = json.loads((Path(out_dir) / "results.json").read_text())
     return {"outcome": "ok", "wall": wall, "cpu": results["wall"]["simulation_cpu_seconds"],
+            "graph": results["wall"]["graph_seconds"], "setup": results["wall"]["setup_seconds"],
             "peak": usage.ru_maxrss * 1024, "makespan": results["makespan"], "events": results["events"]}
 
 
@@ -75,7 +76,8 @@ def main():
                         failures.append(f"{label}: {result['outcome']}")
                         continue
                     runs.setdefault((model, huge), []).append(result)
-                    print(f"{label}: {result['wall']:6.1f} s wall, {result['cpu']:6.1f} s simulation CPU, "
+                    print(f"{label}: {result['wall']:6.1f} s wall (graph {result['graph']:.2f} s, set-up "
+                          f"{result['setup']:.2f} s), {result['cpu']:6.1f} s simulation CPU, "
                           f"{result['peak'] / 1e9:.2f} GB, {result['events']:,} events, makespan "
                           f"{result['makespan']:.6f} s", flush=True)
     for model in models:

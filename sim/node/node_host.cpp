@@ -46,6 +46,14 @@ void NodeHost::schedule() {
   if (runtime_) runtime_->rebuild();
 }
 
+void NodeHost::requeue_tasks() {
+  if (runtime_) runtime_->requeue();
+}
+
+void NodeHost::request_dispatch() {
+  if (runtime_) runtime_->request_dispatch();
+}
+
 void NodeHost::dispatch() {
   if (runtime_) runtime_->flush_dispatch();
 }

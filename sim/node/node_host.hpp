@@ -79,7 +79,10 @@ public:
   void load_initial_state();
   void start_protocol();
   void send_initial_values();
-  void schedule();
+  void schedule();  // requeue_tasks(), then a dispatch request
+  // The node-local part of schedule(): safe to run for different hosts on different threads.
+  void requeue_tasks();
+  void request_dispatch();
   // The end of an instant: starts the ready tasks the instant's events made ready.
   void dispatch();
   // --- or the start of a replacement (holding nothing) ---

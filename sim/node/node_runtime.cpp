@@ -167,11 +167,25 @@ bool NodeRuntime::input_missing(TaskId, const Access& a) const {
 }
 
 void NodeRuntime::rebuild() {
+  requeue();
+  dispatch();
+}
+
+void NodeRuntime::requeue() {
   done_cursor_ = 0;
   ready_ = {};
   set_aside_.clear();
   beyond_limit_.clear();
   remaining_ = 0;
+  // At a job's start no task has run: every local predecessor and every locally produced input
+  // is then pending without reading its status (two dependent misses each, on millions of tasks).
+  const bool none_started = std::all_of(tasks_.begin(), tasks_.end(), [](const TaskState& s) {
+    return s.status == TaskStatus::waiting || s.status == TaskStatus::ready;
+  });
+  if (none_started) {
+    requeue_none_started();
+    return;
+  }
   for (TaskId t : index_.tasks_of(node_)) {
     TaskStatus& s = status_of(t);
     if (s == TaskStatus::done) continue;
@@ -188,7 +202,27 @@ void NodeRuntime::rebuild() {
     s = TaskStatus::waiting;
     if (pending == 0) make_ready(t);
   }
-  dispatch();
+}
+
+void NodeRuntime::requeue_none_started() {
+  const auto local = index_.tasks_of(node_);
+  remaining_ = local.size();
+  for (std::uint32_t i = 0; i < local.size(); ++i) {
+    const TaskId t = local[i];
+    std::int32_t pending = 0;
+    for (TaskId p : graph_.predecessors(t)) pending += graph_.node(p) == node_;
+    for (const Access& a : graph_.accesses(t)) {
+      if (!graphs::reads(a.mode)) continue;
+      const Version v = version_read(a);
+      // Produced by a local task, which has not run: counted as an edge above.
+      if (v > 0 && graph_.node(graph_.writer(a.handle, v)) == node_) continue;
+      pending += !store_.holds(a.handle, v);
+    }
+    TaskState& state = tasks_[i];
+    state.pending = pending;
+    state.status = TaskStatus::waiting;
+    if (pending == 0) make_ready(t);
+  }
 }
 
 void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic, TaskId writer) {

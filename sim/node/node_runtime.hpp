@@ -86,6 +86,11 @@ public:
   void abort();
   // Recomputes the pending counts and the ready queue from the current state, then dispatches.
   void rebuild();
+  // rebuild() without the dispatch. Reads and writes this node's state only: the runtimes of
+  // different nodes may requeue at the same time (the start of a run does, on two threads).
+  void requeue();
+  // Starts ready tasks now, or asks for a dispatch at the end of the instant.
+  void request_dispatch() { dispatch(); }
   // Sends the initial values of the transfer plan (start of a run or of a restart from scratch).
   void send_initial_values();
 
@@ -174,6 +179,7 @@ private:
     }
   };
   bool input_missing(TaskId task, const graphs::Access& access) const;
+  void requeue_none_started();  // requeue() when no task has run or is running
   void send(NodeId to, HandleId h, Version v, Traffic traffic, TaskId writer = graphs::kNone);
   void send_subscribers(HandleId h, Version v);
   void forget_schedule();

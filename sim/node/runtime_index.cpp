@@ -1,5 +1,7 @@
 #include "sim/node/runtime_index.hpp"
 
+#include <future>
+
 #include "graphs/huge_pages.hpp"
 #include "sim/config/stop_request.hpp"
 
@@ -30,8 +32,15 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
 
   fill_csr(graph.node_count(), graph.task_count(), [&](std::size_t t) { return graph.node(static_cast<TaskId>(t)); },
            node_task_offset_, node_tasks_);
+  // The readers and the rest are independent passes over millions of tasks: on both cores. (If
+  // the readers' pass is interrupted, the future's destructor waits for the other one.)
+  auto rest = std::async(std::launch::async, [this, &graph] { index_sends_and_slots(graph); });
+  index_readers(graph, slots);
+  rest.get();
+}
 
-  // Readers of each version: count, prefix, fill.
+// Readers of each version: count, prefix, fill.
+void RuntimeIndex::index_readers(const TaskGraph& graph, std::size_t slots) {
   graphs::reserve_on_huge_pages(reader_offset_, slots + 1);
   reader_offset_.assign(slots + 1, 0);
   auto read_slot = [&](const graphs::Access& a) {
@@ -59,12 +68,14 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
       }
     }
   }
+}
 
-  // Sends grouped by the task that produces their version, or by owner for initial values.
+// Sends grouped by the task that produces their version, or by owner for initial values.
+void RuntimeIndex::index_sends_and_slots(const TaskGraph& graph) {
+  const std::size_t handles = graph.handle_count();
   const auto& plan = graph.transfers();
   const std::size_t tasks = graph.task_count();
   std::vector<std::uint32_t> producer_key(plan.size());
-  std::vector<std::uint32_t> initial;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& x = plan[i];
     producer_key[i] = x.version == 0 ? static_cast<std::uint32_t>(tasks) : graph.writer(x.handle, x.version);

@@ -61,6 +61,9 @@ public:
   }
 
 private:
+  void index_readers(const TaskGraph& graph, std::size_t slots);
+  void index_sends_and_slots(const TaskGraph& graph);  // sends, owned handles, local slots
+
   std::vector<std::uint64_t> version_slot_;   // first slot of handle h (one slot per version 0..final)
   std::vector<std::uint32_t> reader_offset_;  // per slot
   std::vector<TaskId> readers_;

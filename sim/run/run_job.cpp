@@ -1,5 +1,6 @@
 #include "sim/run/run_job.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
@@ -28,11 +29,13 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
     sim_options.log_file = options.log_file;
   }
   simgrid_backend::SimulationResult result;
+  const auto graph_start = std::chrono::steady_clock::now();
   try {
     job.graph = graphs::build_application(cfg);
   } catch (const Interrupted&) {
     job.graph = graphs::TaskGraph{};
   }
+  const double graph_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - graph_start).count();
   if (stop_requested()) {
     // Stopped before the simulation started: an empty result that says so.
     result.metrics.failure_reason = "interrupted before the simulation started (while loading and building the graph)";
@@ -94,7 +97,9 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
       {"simulation_seconds", result.wall_seconds},
       {"reference_seconds", reference_wall},
       {"events_per_second", result.wall_seconds > 0 ? double(result.metrics.events) / result.wall_seconds : 0.0},
-      {"simulation_cpu_seconds", result.cpu_seconds}};
+      {"simulation_cpu_seconds", result.cpu_seconds},
+      {"graph_seconds", graph_seconds},
+      {"setup_seconds", result.setup_seconds}};
   job.results["mpi"] = nullptr;
   return job;
 }

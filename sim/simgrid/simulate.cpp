@@ -41,12 +41,14 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
                               with_metrics);
   backend.set_events(&simulation);
   simulation.start();
+  const auto setup_end = std::chrono::steady_clock::now();
   backend.run();
   simulation.finish();
   SimulationResult result;
   result.metrics = simulation.metrics();
   result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.cpu_seconds = double(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  result.setup_seconds = std::chrono::duration<double>(setup_end - start).count();
   return result;
 }
 
@@ -90,7 +92,7 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
     try {
       SimulationResult result = simulate_in_process(config, graph, cost, options);
       answer = {{"metrics", core::to_json(result.metrics)}, {"wall_seconds", result.wall_seconds},
-                {"cpu_seconds", result.cpu_seconds}};
+                {"cpu_seconds", result.cpu_seconds}, {"setup_seconds", result.setup_seconds}};
     } catch (const Interrupted& e) {
       core::RunMetrics metrics;
       metrics.failure_reason = std::string(e.what()) + ", before the simulation started";
@@ -145,6 +147,7 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
   result.metrics = core::run_metrics_from_json(answer.at("metrics"));
   result.wall_seconds = answer.at("wall_seconds");
   result.cpu_seconds = answer.value("cpu_seconds", 0.0);
+  result.setup_seconds = answer.value("setup_seconds", 0.0);
   return result;
 }
 

@@ -14,6 +14,7 @@ struct SimulationResult {
   core::RunMetrics metrics;
   double wall_seconds = 0;
   double cpu_seconds = 0;  // CPU time of the simulating process over the same span (robust to a loaded machine)
+  double setup_seconds = 0;  // the part of wall_seconds before the first event: index, hosts, ready queues
 };
 
 // Runs in this process. SimGrid allows one engine per process: call it once.

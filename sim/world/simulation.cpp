@@ -24,8 +24,6 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
       options_(std::move(options)),
       index_(graph),
       setup_{config, graph, index_, cost, config.platform.network.envelope},
-      // Not interruptible: the run it overlaps handles a stop request, then waits for it.
-      expected_digests_(std::async(std::launch::async, [&graph] { return failure_free_digests(graph, false); })),
       failures_(config.failures, graph.node_count(), config.seed, config.platform.ranks_per_machine) {
   const NodeId processes = graph.node_count() + 1;
   process_metrics_.resize(processes);
@@ -188,15 +186,44 @@ void Simulation::start() {
   for (auto& host : hosts_) host->load_initial_state();
   for (auto& host : hosts_) host->start_protocol();
   for (auto& host : hosts_) host->send_initial_values();
-  for (auto& host : hosts_) {
-    if (stop_requested()) break;
-    host->schedule();
-  }
+  schedule_hosts();
+  // The oracle's expected digests, which only the end of the run reads: on the second core while
+  // the run goes on (the start-up above used both). Not interruptible: the run it overlaps
+  // handles a stop request, then waits for it.
+  expected_digests_ = std::async(std::launch::async, [this] { return failure_free_digests(graph_, false); });
   if (stop_requested()) {
     periodic_checks();  // a stop asked during the start-up
     return;
   }
   check_completion();
+}
+
+void Simulation::schedule_hosts() {
+  if (!defers_dispatch_) {
+    // A backend that starts tasks at once: each host's first tasks start before the next host's
+    // queue is built, as in a launch.
+    for (auto& host : hosts_) {
+      if (stop_requested()) break;
+      host->schedule();
+    }
+    return;
+  }
+  // The dispatches wait for the end of the instant: the hosts' ready queues are built first, on
+  // both cores (each host's own state only; millions of tasks take a second), then the dispatches
+  // are asked for in host order, as schedule() would have.
+  auto requeue = [this](std::size_t first, std::size_t step) {
+    for (std::size_t n = first; n < hosts_.size(); n += step) {
+      if (stop_requested()) return;
+      hosts_[n]->requeue_tasks();
+    }
+  };
+  auto other_half = std::async(std::launch::async, requeue, 1, 2);
+  requeue(0, 2);
+  other_half.get();
+  for (auto& host : hosts_) {
+    if (stop_requested()) break;
+    host->request_dispatch();
+  }
 }
 
 // ----------------------------------------------------------------------------- tasks
@@ -801,7 +828,8 @@ void Simulation::finalize_metrics() {
 void Simulation::check_oracle() {
   const std::vector<std::vector<HandleId>> final_handles = final_handles_by_node(graph_);
   OracleFindings findings;
-  const std::vector<Digest> expected = expected_digests_.get();
+  const std::vector<Digest> expected =
+      expected_digests_.valid() ? expected_digests_.get() : failure_free_digests(graph_, false);
   for (NodeId n = 0; n < node_count(); ++n) {
     const NodeRuntime* runtime = hosts_[n] ? &hosts_[n]->node_runtime() : nullptr;
     observers_[n].check_oracle(graph_, runtime, final_handles[n], expected, findings);

@@ -182,6 +182,7 @@ private:
   // checkpoint or a finished restore resets it; so does a replacement starting.
   void note_progress();
   void derive_progress_bounds();
+  void schedule_hosts();  // the start of the run: every host builds its ready queue and asks for a dispatch
   void fail_without_progress(const std::string& what);
   std::string protocol_phases();
   void periodic_checks();
@@ -199,7 +200,8 @@ private:
   RuntimeIndex index_;
   HostSetup setup_;
   // The oracle's expected digests, a pass over the whole graph that only the end of the run
-  // reads: computed on the other core while the run sets up and runs (0.2 s of the Lion run).
+  // reads: computed on the other core while the run goes on (started by start(); finish()
+  // computes them itself if start() did not).
   std::future<std::vector<Digest>> expected_digests_;
   // Observer's records (outlive the processes): declared before the hosts that write them.
   RunMetrics metrics_;

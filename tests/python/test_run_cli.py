@@ -172,7 +172,8 @@ def test_results_fields_of_a_recovered_run(run, ftsim, stable_window):
     assert version.returncode == 0 and res["ftsim_version"] in version.stdout
     assert res["graph"] == {"tasks": TASKS, "edges": res["graph"]["edges"], "handles": HANDLES,
                             "data_bytes": HANDLES * TILE_BYTES, "transfers": res["graph"]["transfers"]}
-    assert set(res["wall"]) == {"simulation_seconds", "reference_seconds", "events_per_second", "simulation_cpu_seconds"}
+    assert set(res["wall"]) == {"simulation_seconds", "reference_seconds", "events_per_second", "simulation_cpu_seconds",
+                                "graph_seconds", "setup_seconds"}
     assert res["wall"]["simulation_seconds"] > 0 and res["wall"]["reference_seconds"] > 0
 
     # The failure-free reference (protocol none, no failure).
