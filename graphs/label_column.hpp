@@ -17,7 +17,7 @@ class LabelColumn {
 public:
   void reserve(std::size_t n) {
     reserved_ = n;
-    reserve_on_huge_pages(narrow_, n);
+    narrow_.reserve(n);  // written once, read by exports only: 4 KiB pages (huge_pages.hpp)
   }
   void push_back(const Label& label) {
     if (wide_.empty() && fits(label)) {
@@ -44,7 +44,7 @@ private:
     return label.a >= low && label.a <= high && label.b >= low && label.b <= high && label.c >= low && label.c <= high;
   }
   void widen() {
-    reserve_on_huge_pages(wide_, std::max(reserved_, narrow_.size() + 1));
+    wide_.reserve(std::max(reserved_, narrow_.size() + 1));
     for (const Narrow& n : narrow_) wide_.push_back({n.a, n.b, n.c});
     std::vector<Narrow>().swap(narrow_);
   }

@@ -80,8 +80,8 @@ void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t ed
   graph_.task_label_.reserve(tasks);
   reserve_on_huge_pages(graph_.access_offset_, tasks + 1);
   reserve_on_huge_pages(graph_.accesses_, accesses);
-  reserve_on_huge_pages(edge_source_, edges);
-  reserve_on_huge_pages(in_edge_offset_, tasks + 1);
+  edge_source_.reserve(edges);  // read in order (predecessors): 4 KiB pages (huge_pages.hpp)
+  in_edge_offset_.reserve(tasks + 1);
   graph_.transfers_.transfers_.reserve(transfers);
 }
 

@@ -8,15 +8,16 @@
 namespace ftsim::core {
 
 namespace {
-// Fills a CSR (offsets + items) from a key per item, keeping the items' original order.
+// Fills a CSR (offsets + items) from a key per item, keeping the items' original order. `random`:
+// the run reads it at random (huge pages), not only in order.
 template <class KeyOf>
 void fill_csr(std::size_t keys, std::size_t items, KeyOf key_of, std::vector<std::uint32_t>& offset,
-              std::vector<std::uint32_t>& values) {
-  graphs::reserve_on_huge_pages(offset, keys + 1);
+              std::vector<std::uint32_t>& values, bool random = true) {
+  if (random) graphs::reserve_on_huge_pages(offset, keys + 1);
   offset.assign(keys + 1, 0);
   for (std::size_t i = 0; i < items; ++i) ++offset[key_of(i) + 1];
   for (std::size_t k = 0; k < keys; ++k) offset[k + 1] += offset[k];
-  graphs::reserve_on_huge_pages(values, items);
+  if (random) graphs::reserve_on_huge_pages(values, items);
   values.resize(items);
   std::vector<std::uint32_t> cursor(offset.begin(), offset.end() - 1);
   for (std::size_t i = 0; i < items; ++i) values[cursor[key_of(i)]++] = static_cast<std::uint32_t>(i);
@@ -30,8 +31,9 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
   for (HandleId h = 0; h < handles; ++h) version_slot_[h + 1] = version_slot_[h] + graph.final_version(h) + 1;
   const std::size_t slots = version_slot_[handles];
 
+  // Each node's tasks are read in order (its start, its snapshots).
   fill_csr(graph.node_count(), graph.task_count(), [&](std::size_t t) { return graph.node(static_cast<TaskId>(t)); },
-           node_task_offset_, node_tasks_);
+           node_task_offset_, node_tasks_, false);
   // The readers and the rest are independent passes over millions of tasks: on both cores. (If
   // the readers' pass is interrupted, the future's destructor waits for the other one.)
   auto rest = std::async(std::launch::async, [this, &graph] { index_sends_and_slots(graph); });
