@@ -6,7 +6,9 @@
 // compact the pages (bench/lion_run.py, docs/benchmarks.md). Debian's default is THP "madvise":
 // the range must be advised before its pages are first touched, so arrays are reserved, advised,
 // then filled.
-// Only a hint: on a kernel without THP, or for arrays under 2 MiB, nothing changes.
+// Only a hint: on a kernel without THP, or for arrays under 2 MiB, nothing changes. Arrays read in
+// order (the in-edges, the labels, each node's task list) stay on 4 KiB pages: their first touch
+// is cheaper there and a sequential read gains nothing from them.
 // Huge pages pay back in a long run that reads the arrays at random (ftsim run). A command that
 // builds a graph and reads it once (ftsim graph, ftsim volumes) is left with their first touch
 // only, which on this machine's virtual machine costs twice that of 4 KiB pages when memory is
