@@ -61,6 +61,30 @@ struct Fig1 {
   }
 };
 
+// A random STF graph: `tasks` tasks on random nodes, each reading a random handle and writing
+// another, in place or not; one task in `read_only_every` (0: none) only reads.
+TaskGraph random_graph(unsigned seed, NodeId nodes, int handle_count, int tasks, int read_only_every) {
+  std::mt19937 random(seed);
+  StfBuilder b(nodes);
+  const KernelId k = b.kernel("f", 1e9);
+  std::vector<HandleId> handles;
+  for (int i = 0; i < handle_count; ++i) handles.push_back(b.data(8, static_cast<NodeId>(i % nodes)));
+  for (int t = 0; t < tasks; ++t) {
+    const HandleId read = handles[random() % handles.size()];
+    HandleId write = handles[random() % handles.size()];
+    if (write == read) write = handles[(read + 1) % handles.size()];
+    const NodeId node = static_cast<NodeId>(random() % nodes);
+    if (read_only_every > 0 && random() % read_only_every == 0) {
+      b.task(k, {R(read)}, node, 0);
+    } else if (random() % 2) {
+      b.task(k, {R(read), RW(write)}, node, 0);
+    } else {
+      b.task(k, {R(read), W(write)}, node, 0);
+    }
+  }
+  return b.finish();
+}
+
 // The Fig. 1 graph with one runtime per node, each with `cores` cores, at its initial state.
 struct Harness {
   Fig1 f;
@@ -189,22 +213,7 @@ TEST_CASE("runtime index: each version's readers grouped by node, a node's own f
           "[core][runtime]") {
   // A random STF graph over 5 nodes: the index must list every reader of every version exactly
   // once, nodes in increasing order, each node's readers in submission order.
-  std::mt19937 random(7);
-  StfBuilder b(5);
-  const KernelId k = b.kernel("f", 1e9);
-  std::vector<HandleId> handles;
-  for (int i = 0; i < 12; ++i) handles.push_back(b.data(8, static_cast<NodeId>(i % 5)));
-  for (int t = 0; t < 400; ++t) {
-    const HandleId read = handles[random() % handles.size()];
-    HandleId write = handles[random() % handles.size()];
-    if (write == read) write = handles[(read + 1) % handles.size()];
-    if (random() % 2) {
-      b.task(k, {R(read), RW(write)}, static_cast<NodeId>(random() % 5), 0);
-    } else {
-      b.task(k, {R(read), W(write)}, static_cast<NodeId>(random() % 5), 0);
-    }
-  }
-  const TaskGraph graph = b.finish();
+  const TaskGraph graph = random_graph(7, 5, 12, 400, 0);
   const core::RuntimeIndex index(graph);
   std::size_t listed = 0, expected = 0;
   for (TaskId t = 0; t < graph.task_count(); ++t) {
@@ -239,28 +248,12 @@ TEST_CASE("runtime index: each version's readers grouped by node, a node's own f
 TEST_CASE("node runtime: from a job's start, every task runs once, after its predecessors and with its inputs held",
           "[core][runtime]") {
   // Random STF graphs over 3 nodes, played to the end by hand: tasks end in a random order and
-  // messages arrive in order. A task starts after its local predecessors and with its inputs held. A pending count too low at the start (rebuild when no task has
-  // run) starts a task early; one too high leaves it waiting at the end.
+  // messages arrive in order. A task starts after its local predecessors and with its inputs
+  // held. A pending count too low at the start (rebuild when no task has run) starts a task
+  // early; one too high leaves it waiting at the end.
   for (unsigned seed = 1; seed <= 20; ++seed) {
     std::mt19937 random(seed);
-    StfBuilder b(3);
-    const KernelId k = b.kernel("f", 1e9);
-    std::vector<HandleId> handles;
-    for (int i = 0; i < 9; ++i) handles.push_back(b.data(8, static_cast<NodeId>(i % 3)));
-    for (int t = 0; t < 120; ++t) {
-      const HandleId read = handles[random() % handles.size()];
-      HandleId write = handles[random() % handles.size()];
-      if (write == read) write = handles[(read + 1) % handles.size()];
-      const NodeId node = static_cast<NodeId>(random() % 3);
-      if (random() % 3 == 0) {
-        b.task(k, {R(read)}, node, 0);
-      } else if (random() % 2) {
-        b.task(k, {R(read), RW(write)}, node, 0);
-      } else {
-        b.task(k, {R(read), W(write)}, node, 0);
-      }
-    }
-    const TaskGraph graph = b.finish();
+    const TaskGraph graph = random_graph(seed, 3, 9, 120, 3);
     const core::RuntimeIndex index(graph);
     std::vector<std::unique_ptr<FakeServices>> services;
     std::vector<std::unique_ptr<NodeRuntime>> nodes;
