@@ -4,8 +4,9 @@ against issue 25's targets (<= 15 s wall, <= 2 GB), from one run of this script:
 models ("flows", the config's, and "nic"), each with and without huge pages (FTSIM_HUGE_PAGES=0,
 graphs/huge_pages.hpp), alternated so that a change of the machine's load hits all alike.
 Prints per run the wall time (and its graph build and simulation set-up), the simulation's CPU
-seconds, the peak memory and the makespan, then the ratios. Each run has a wall timeout; a hang, a crash or a makespan that differs between the
-huge-page settings is reported apart and ends the script with a failure.
+seconds, the peak memory and the makespan, then the ratios. Each run has a wall timeout; a hang, a
+crash or a makespan that differs between the huge-page settings is reported apart and ends the
+script with a failure.
   /usr/bin/python3 bench/lion_run.py [--rounds N] [--models flows,nic]   (about 3 minutes a round)"""
 import argparse
 import json
