@@ -1,6 +1,7 @@
 #include "sim/simgrid/simgrid_backend.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "sim/simgrid/network_model.hpp"
 
@@ -67,10 +68,36 @@ double SimgridBackend::now() const { return sg4::Engine::get_clock(); }
 
 sg4::Host* SimgridBackend::host_of(core::NodeId node) const { return node_host_[node]; }
 
+void SimgridBackend::track(sg4::Activity& activity, Kind kind, core::NodeId node, std::uint64_t value) {
+  std::uint32_t ticket;
+  if (free_pending_.empty()) {
+    ticket = static_cast<std::uint32_t>(pending_.size());
+    pending_.emplace_back();
+  } else {
+    ticket = free_pending_.back();
+    free_pending_.pop_back();
+  }
+  pending_[ticket] = Pending{&activity, kind, node, value};
+  activity.set_data(reinterpret_cast<void*>(std::uintptr_t{ticket} + 1));
+}
+
+SimgridBackend::Pending* SimgridBackend::tracked(const sg4::Activity& activity) {
+  const auto ticket = reinterpret_cast<std::uintptr_t>(activity.get_data<void>());
+  if (ticket == 0 || ticket > pending_.size()) return nullptr;
+  Pending& pending = pending_[ticket - 1];
+  return pending.activity == &activity ? &pending : nullptr;  // a ticket freed or given to another
+}
+
+void SimgridBackend::untrack(Pending& pending) {
+  pending.activity = nullptr;
+  free_pending_.push_back(static_cast<std::uint32_t>(&pending - pending_.data()));
+}
+
 void SimgridBackend::cancel(sg4::ActivityPtr activity) {
   // SimGrid reports a cancelled activity twice: at once (CANCELED), then when its model action is
   // reaped (FAILED). Our reference must outlive the second report.
-  pending_.erase(activity.get());
+  if (Pending* pending = tracked(*activity)) untrack(*pending);
+  activity->set_data(nullptr);
   const sg4::Activity* key = activity.get();
   cancelled_.emplace(key, activity);
   cancelling_ = true;
@@ -221,9 +248,9 @@ void SimgridBackend::send(core::Message message) {
   sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(message.source), host_of(message.destination),
                                                      std::max<std::uint64_t>(message.bytes, 1));
   const core::NodeId source = message.source;
-  const sg4::Activity* key = comm.get();
+  sg4::Activity& activity = *comm;
   const std::uint32_t slot = store_message(std::move(message), std::move(comm));
-  pending_.emplace(key, Pending{Kind::message, source, slot});
+  track(activity, Kind::message, source, slot);
 }
 
 void SimgridBackend::send_nic(core::Message message) {
@@ -302,7 +329,7 @@ void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, s
   sg4::Host* host = host_of(node);
   sg4::CommPtr comm = write ? simgrid_compat::start_transfer(host, storage, std::max<std::uint64_t>(bytes, 1))
                             : simgrid_compat::start_transfer(storage, host, std::max<std::uint64_t>(bytes, 1));
-  pending_.emplace(comm.get(), Pending{Kind::storage, node, token});
+  track(*comm, Kind::storage, node, token);
   storage_comms_.emplace_back(node, std::move(comm));  // SimGrid needs it alive until it completes
 }
 
@@ -336,8 +363,8 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
     SimgridBackend& backend;
     ~AfterReport() { backend.after_report(); }
   } after_report{*this};
-  auto it = pending_.find(&activity);
-  if (it == pending_.end()) {
+  Pending* tracked_pending = tracked(activity);
+  if (tracked_pending == nullptr) {
     auto cancelled = cancelled_.find(&activity);
     if (cancelled != cancelled_.end() && activity.get_state() != sg4::Activity::State::CANCELED) {
       bury(std::move(cancelled->second));
@@ -350,8 +377,8 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
     int& depth;
     ~Leave() { --depth; }
   } leave{completion_depth_};
-  const Pending pending = it->second;
-  pending_.erase(it);
+  const Pending pending = *tracked_pending;
+  untrack(*tracked_pending);
   const bool ok = activity.get_state() == sg4::Activity::State::FINISHED;
   if (ok && completions_unreported_ > 0 && completions_time_ == now()) --completions_unreported_;
   switch (pending.kind) {
@@ -467,7 +494,7 @@ void SimgridBackend::migration_transfer(core::NodeId node, std::uint64_t bytes, 
     return;
   }
   sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(node), platform_.spares[spare], std::max<std::uint64_t>(bytes, 1));
-  pending_.emplace(comm.get(), Pending{Kind::migration, node, token});
+  track(*comm, Kind::migration, node, token);
   storage_comms_.emplace_back(node, std::move(comm));  // cancelled with the rank's host, as storage transfers
 }
 

@@ -55,11 +55,18 @@ public:
 
 private:
   enum class Kind : std::uint8_t { message, storage, migration };
+  // A communication in flight, found from its activity's user data (a ticket: its index + 1), not
+  // a hash map: no allocation per message.
   struct Pending {
-    Kind kind;
-    core::NodeId node;
-    std::uint64_t value;  // message slot or storage token
+    const simgrid::s4u::Activity* activity = nullptr;  // null: a free ticket
+    Kind kind = Kind::message;
+    core::NodeId node = 0;
+    std::uint64_t value = 0;  // message slot or storage token
   };
+  void track(simgrid::s4u::Activity& activity, Kind kind, core::NodeId node, std::uint64_t value);
+  // The pending entry of a reported activity, or null (cancelled, or not ours).
+  Pending* tracked(const simgrid::s4u::Activity& activity);
+  void untrack(Pending& pending);
   simgrid::s4u::Host* host_of(core::NodeId node) const;
   void on_completion(const simgrid::s4u::Activity& activity);
   void bury(simgrid::s4u::ActivityPtr activity);
@@ -81,7 +88,8 @@ private:
   std::size_t next_spare_ = 0;
   static constexpr std::size_t kNoSpare = static_cast<std::size_t>(-1);
   std::vector<std::size_t> reserved_spare_;  // per rank: the spare set aside by a migration
-  std::unordered_map<const simgrid::s4u::Activity*, Pending> pending_;
+  std::vector<Pending> pending_;
+  std::vector<std::uint32_t> free_pending_;
   std::vector<std::vector<std::pair<core::TaskId, TimedEvents::Handle>>> running_;
   // A message in flight. "nic": what its first timed event reads comes first, in one cache line.
   struct Slot {
