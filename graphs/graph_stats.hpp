@@ -34,7 +34,7 @@ double longest_path(const TaskGraph& graph, Weight&& weight) {
   double longest = 0;
   for (TaskId t = 0; t < graph.task_count(); ++t) {
     double start = 0;
-    graph.for_each_predecessor(t, [&](TaskId p) { start = std::max(start, finish[p]); });
+    for (TaskId p : graph.predecessors(t)) start = std::max(start, finish[p]);
     finish[t] = start + weight(t);
     longest = std::max(longest, finish[t]);
   }

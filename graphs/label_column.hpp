@@ -8,7 +8,6 @@
 #include <limits>
 #include <vector>
 
-#include "graphs/huge_pages.hpp"
 #include "graphs/ids.hpp"
 
 namespace ftsim::graphs {

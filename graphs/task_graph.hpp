@@ -71,9 +71,6 @@ public:
   std::span<const TaskId> predecessors(TaskId t) const {
     return {predecessors_.data() + predecessor_offset_[t], predecessors_.data() + predecessor_offset_[t + 1]};
   }
-  template <class F> void for_each_predecessor(TaskId t, F&& f) const {
-    for (TaskId p : predecessors(t)) f(p);
-  }
 
   // --- data handles ---
   std::uint64_t bytes(HandleId h) const { return handle_bytes_[h]; }

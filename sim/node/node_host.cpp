@@ -51,7 +51,7 @@ void NodeHost::requeue_tasks() {
 }
 
 void NodeHost::request_dispatch() {
-  if (runtime_) runtime_->request_dispatch();
+  if (runtime_) runtime_->dispatch();
 }
 
 void NodeHost::dispatch() {

@@ -192,9 +192,9 @@ void NodeRuntime::requeue() {
     ++remaining_;
     if (s == TaskStatus::running) continue;
     std::int32_t pending = 0;
-    graph_.for_each_predecessor(t, [&](TaskId p) {
+    for (TaskId p : graph_.predecessors(t)) {
       if (graph_.node(p) == node_ && status(p) != TaskStatus::done) ++pending;
-    });
+    }
     for (const Access& a : graph_.accesses(t)) {
       if (graphs::reads(a.mode) && input_missing(t, a)) ++pending;
     }
@@ -574,9 +574,9 @@ std::string NodeRuntime::describe_wait(TaskId task) const {
     out << (first ? ": " : ", ") << text;
     first = false;
   };
-  graph_.for_each_predecessor(task, [&](TaskId p) {
+  for (TaskId p : graph_.predecessors(task)) {
     if (graph_.node(p) == node_ && status(p) != TaskStatus::done) item("task " + graph_.task_name(p));
-  });
+  }
   for (const Access& a : graph_.accesses(task)) {
     if (graphs::reads(a.mode) && input_missing(task, a)) {
       const Version v = version_read(a);

@@ -89,8 +89,8 @@ public:
   // rebuild() without the dispatch. Reads and writes this node's state only: the runtimes of
   // different nodes may requeue at the same time (the start of a run does, on two threads).
   void requeue();
-  // Starts ready tasks now, or asks for a dispatch at the end of the instant.
-  void request_dispatch() { dispatch(); }
+  // Starts ready tasks now, or asks for a dispatch at the end of the instant (RuntimeServices::defers_dispatch).
+  void dispatch();
   // Sends the initial values of the transfer plan (start of a run or of a restart from scratch).
   void send_initial_values();
 
@@ -189,8 +189,6 @@ private:
   std::int32_t priority(TaskId task) const {
     return priority_override_.empty() ? graph_.priority(task) : priority_override_[slot(task)];
   }
-  // Asks for a dispatch: now, or at the end of the instant (RuntimeServices::defers_dispatch).
-  void dispatch();
   void dispatch_now();
   bool write_held(TaskId task) const;
   void produce_outputs(TaskId task, Digest inputs, bool first_execution);

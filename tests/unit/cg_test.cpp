@@ -33,7 +33,7 @@ TaskGraph build_cg(std::uint32_t grid, std::uint32_t blocks, std::uint32_t itera
 
 std::set<TaskId> predecessors(const TaskGraph& g, TaskId t) {
   std::set<TaskId> result;
-  g.for_each_predecessor(t, [&](TaskId p) { result.insert(p); });
+  for (TaskId p : g.predecessors(t)) result.insert(p);
   return result;
 }
 

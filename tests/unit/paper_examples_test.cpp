@@ -48,7 +48,7 @@ std::vector<Saved> saved_at(const TaskGraph& g, CutId c) {
 
 std::set<TaskId> predecessors(const TaskGraph& g, TaskId t) {
   std::set<TaskId> result;
-  g.for_each_predecessor(t, [&](TaskId p) { result.insert(p); });
+  for (TaskId p : g.predecessors(t)) result.insert(p);
   return result;
 }
 

@@ -130,7 +130,7 @@ TEST_CASE("SPMD: COMPUTE of iteration t reads the messages packed in iteration t
                     tasks.at({"PACK", left, t - 1})};                                // RAW message
       }
       std::set<TaskId> actual;
-      g.for_each_predecessor(compute, [&](TaskId p) { actual.insert(p); });
+      for (TaskId p : g.predecessors(compute)) actual.insert(p);
       CHECK(actual == expected);
       // PACK(r, t): RAW on the state, WAR from the right neighbour's COMPUTE(t) that read the
       // previous message, WAW from PACK(r, t-1).
@@ -138,7 +138,7 @@ TEST_CASE("SPMD: COMPUTE of iteration t reads the messages packed in iteration t
       std::set<TaskId> expected_pack{compute, tasks.at({"COMPUTE", right, t})};
       if (t > 0) expected_pack.insert(tasks.at({"PACK", r, t - 1}));
       std::set<TaskId> actual_pack;
-      g.for_each_predecessor(pack, [&](TaskId p) { actual_pack.insert(p); });
+      for (TaskId p : g.predecessors(pack)) actual_pack.insert(p);
       CHECK(actual_pack == expected_pack);
     }
   }

@@ -60,7 +60,7 @@ std::map<Key, TaskId> index_tasks(const TaskGraph& g) {
 
 std::set<TaskId> predecessors(const TaskGraph& g, TaskId t) {
   std::set<TaskId> result;
-  g.for_each_predecessor(t, [&](TaskId p) { result.insert(p); });
+  for (TaskId p : g.predecessors(t)) result.insert(p);
   return result;
 }
 

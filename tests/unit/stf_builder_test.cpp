@@ -19,13 +19,13 @@ namespace {
 
 std::set<TaskId> predecessors(const TaskGraph& g, TaskId t) {
   std::set<TaskId> result;
-  g.for_each_predecessor(t, [&](TaskId p) { result.insert(p); });
+  for (TaskId p : g.predecessors(t)) result.insert(p);
   return result;
 }
 
 std::vector<TaskId> predecessor_list(const TaskGraph& g, TaskId t) {
   std::vector<TaskId> result;
-  g.for_each_predecessor(t, [&](TaskId p) { result.push_back(p); });
+  for (TaskId p : g.predecessors(t)) result.push_back(p);
   std::sort(result.begin(), result.end());
   return result;
 }
