@@ -3,7 +3,9 @@
   (simulated tasks + messages per wall second of `ftsim run`) /
   (activities per wall second of bench/raw_s4u doing exec + comm on the same hosts and cores).
 Target: >= 0.9 (issue 25). Each side runs --repeat N times (default 3), alternated; medians are
-compared. With --full, also the failure-free 380-tile Cholesky on 25 nodes x 24 cores
+compared. ftsim runs twice per round: with SimGrid's default lazy sharing solver (the default of
+/platform/network/solver) and with "full", which this run's coupled broadcasts favour
+(docs/configs.md#sharing-solver). With --full, also the failure-free 380-tile Cholesky on 25 nodes x 24 cores
 (configs/papers/lion2020-platform.json): target <= 3 minutes and <= 8 GB."""
 import json
 import resource
@@ -33,19 +35,22 @@ config = {
     "platform": {"nodes": hosts, "cores_per_node": cores, "core_gflops": {"default": 60.2},
                  "network": {"topology": "cluster", "bandwidth": "40Gbps", "latency": "1us"}},
 }
-raw_runs, engine_runs = [], []
+SOLVERS = ("lazy", "full")
+raw_runs, engine_runs = [], {solver: [] for solver in SOLVERS}
 with tempfile.TemporaryDirectory() as tmp:
-    path = Path(tmp) / "engine-speed.json"
-    path.write_text(json.dumps(config))
     for _ in range(repeat):
         cpu_start = cpu_seconds()
         raw_out, _, _ = run([BUILD / "bench" / "raw_s4u", hosts, cores, 300, 3000])
         raw = json.loads(raw_out)
         raw_runs.append((raw["activities"] / raw["wall_seconds"], raw["activities"] / (cpu_seconds() - cpu_start), raw))
-        run([FTSIM, "run", path, "-o", tmp])
-        results = json.loads((Path(tmp) / "results.json").read_text())
-        engine_runs.append((results["wall"]["events_per_second"],
-                            results["events"] / results["wall"]["simulation_cpu_seconds"], results))
+        for solver in SOLVERS:
+            config["platform"]["network"]["solver"] = solver
+            path = Path(tmp) / f"engine-speed-{solver}.json"
+            path.write_text(json.dumps(config))
+            run([FTSIM, "run", path, "-o", tmp])
+            results = json.loads((Path(tmp) / "results.json").read_text())
+            engine_runs[solver].append((results["wall"]["events_per_second"],
+                                        results["events"] / results["wall"]["simulation_cpu_seconds"], results))
 
 
 def median(values):
@@ -54,20 +59,24 @@ def median(values):
 
 
 raw_rate, raw_cpu_rate = median(r[0] for r in raw_runs), median(r[1] for r in raw_runs)
-engine_rate, ftsim_cpu_rate = median(r[0] for r in engine_runs), median(r[1] for r in engine_runs)
-raw, results = raw_runs[0][2], engine_runs[0][2]
+raw = raw_runs[0][2]
 print(f"raw S4U : {raw['activities']} exec+comm activities per run, median {raw_rate:,.0f} /s over {repeat} runs "
       f"({', '.join(f'{r[0]:,.0f}' for r in raw_runs)}; {hosts} hosts x {cores} cores)")
-print(f"ftsim   : {results['events']} task completions + message deliveries per run, median {engine_rate:,.0f} /s "
-      f"({', '.join(f'{r[0]:,.0f}' for r in engine_runs)}; cholesky 120 tiles, same hosts), "
-      f"makespan {results['makespan']:.6f} s")
-if len({r[2]["makespan"] for r in engine_runs}) != 1:
-    raise SystemExit("ftsim's makespan differs between identical runs: not deterministic")
-print(f"engine / raw S4U = {engine_rate / raw_rate:.2f}   (target >= 0.9; medians of {repeat} alternated runs)")
-# On a loaded machine wall times mostly measure the load: the same ratio per CPU second (the
-# simulation's CPU time against the whole raw_s4u process's).
-print(f"per CPU second: raw S4U {raw_cpu_rate:,.0f} /s, ftsim {ftsim_cpu_rate:,.0f} /s, "
-      f"ratio {ftsim_cpu_rate / raw_cpu_rate:.2f}")
+for solver in SOLVERS:
+    runs = engine_runs[solver]
+    engine_rate, ftsim_cpu_rate = median(r[0] for r in runs), median(r[1] for r in runs)
+    results = runs[0][2]
+    if len({r[2]["makespan"] for r in runs}) != 1:
+        raise SystemExit(f"ftsim's makespan differs between identical runs (solver {solver}): not deterministic")
+    label = "default, lazy" if solver == "lazy" else "full"
+    print(f"ftsim ({label} sharing solver): {results['events']} task completions + message deliveries per run, "
+          f"median {engine_rate:,.0f} /s ({', '.join(f'{r[0]:,.0f}' for r in runs)}; cholesky 120 tiles, same hosts), "
+          f"makespan {results['makespan']:.9f} s")
+    print(f"  engine / raw S4U = {engine_rate / raw_rate:.2f}   (target >= 0.9; medians of {repeat} alternated runs)")
+    # On a loaded machine wall times mostly measure the load: the same ratio per CPU second (the
+    # simulation's CPU time against the whole raw_s4u process's).
+    print(f"  per CPU second: raw S4U {raw_cpu_rate:,.0f} /s, ftsim {ftsim_cpu_rate:,.0f} /s, "
+          f"ratio {ftsim_cpu_rate / raw_cpu_rate:.2f}")
 
 if "--full" in sys.argv:
     with tempfile.TemporaryDirectory() as tmp:

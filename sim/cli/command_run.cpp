@@ -91,7 +91,8 @@ Command add_run_command(CLI::App& app) {
     write_results(dir, job.results);
     print_summary(cfg, job.graph, job.metrics, job.reference, job.wall_seconds,
                   "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model) +
-                      (cfg.platform.network.contention == config::Contention::nic ? ", contention nic (LogGP-style NIC queues)" : ""),
+                      (cfg.platform.network.contention == config::Contention::nic ? ", contention nic (LogGP-style NIC queues)" : "") +
+                      (cfg.platform.network.solver == config::SharingSolver::full ? ", full sharing solver" : ""),
                   false, std::cout,
                   job.protocol_reference);
     std::cout << "results: " << (dir / "results.json").string();

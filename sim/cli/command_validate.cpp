@@ -105,6 +105,9 @@ void print_resolved(const config::Config& cfg, std::ostream& out) {
   if (!given(cfg, "/platform/network/contention")) {
     defaults.push_back("network contention " + std::string(config::to_string(cfg.platform.network.contention)));
   }
+  if (!given(cfg, "/platform/network/solver") && cfg.platform.network.contention == config::Contention::flows) {
+    defaults.push_back("sharing solver " + std::string(config::to_string(cfg.platform.network.solver)));
+  }
   if (!given(cfg, "/platform/spares")) defaults.push_back("unlimited spares");
   if (cfg.failures.model != config::FailureModel::none) {
     if (!given(cfg, "/failures/downtime")) defaults.push_back("failure downtime 0");

@@ -23,6 +23,8 @@ const char* to_string(NetworkModel model) {
 
 const char* to_string(Contention contention) { return contention == Contention::nic ? "nic" : "flows"; }
 
+const char* to_string(SharingSolver solver) { return solver == SharingSolver::full ? "full" : "lazy"; }
+
 NetworkConfig read_network(JsonReader reader) {
   NetworkConfig n;
   reader.expect_object();
@@ -112,6 +114,13 @@ NetworkConfig read_network(JsonReader reader) {
                          "\" has factors by message size" +
                          (n.model == NetworkModel::ib ? " and contention penalties of its own" : "") + ": use \"flows\"");
       }
+    }
+  }
+  if (auto solver = reader.find("solver")) {
+    n.solver = solver->as_choice({"lazy", "full"}) == "full" ? SharingSolver::full : SharingSolver::lazy;
+    if (n.contention == Contention::nic) {
+      solver->fail("\"nic\" shares no link, so SimGrid has no sharing to solve: drop \"solver\", or use "
+                   "\"contention\": \"flows\"");
     }
   }
   reader.finish();

@@ -20,10 +20,16 @@ enum class NetworkModel { lv08, cm02, smpi, ib };
 // and end); nic: LogGP-style, each host's network interface sends one message at a time and
 // receives one at a time, nothing else is shared (sim/simgrid/nic_queues.hpp).
 enum class Contention { flows, nic };
+// How SimGrid updates the max-min sharing of "flows" (its network/optim setting). Both solve the
+// same sharing and differ only by rounding. lazy (SimGrid's default) touches only the flows that a
+// step changes and keeps completion dates in a heap; full updates every flow in flight at every
+// step, and wins when nearly every step starts or ends coupled flows (docs/configs.md#sharing-solver).
+enum class SharingSolver { lazy, full };
 
 struct NetworkConfig {
   NetworkModel model = NetworkModel::lv08;  // also applies to a /platform/xml file
   Contention contention = Contention::flows;
+  SharingSolver solver = SharingSolver::lazy;  // "flows" only
   Topology topology = Topology::cluster;
   double bandwidth = 1.25e9;      // bytes/s of each node's link (10 Gb/s)
   double latency = 1e-6;          // seconds
@@ -37,6 +43,7 @@ struct NetworkConfig {
 
 const char* to_string(NetworkModel model);  // SimGrid's name: "LV08", "CM02", "SMPI", "IB"
 const char* to_string(Contention contention);  // "flows", "nic"
+const char* to_string(SharingSolver solver);   // "lazy", "full"
 
 // The size of a generated network: host places (fat-tree leaves, torus positions; a place
 // without a host of ours gets an idle filler host), switches and links, each a SimGrid object.

@@ -92,7 +92,10 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
                                   {"latency_factor", factors.latency},
                                   {"bandwidth_factor", factors.bandwidth},
                                   {"factors_by_message_size", factors.by_message_size},
-                                  {"contention", config::to_string(cfg.platform.network.contention)}};
+                                  {"contention", config::to_string(cfg.platform.network.contention)},
+                                  {"solver", cfg.platform.network.contention == config::Contention::flows
+                                                 ? nlohmann::json(config::to_string(cfg.platform.network.solver))
+                                                 : nlohmann::json(nullptr)}};
   job.results["wall"] = {
       {"simulation_seconds", result.wall_seconds},
       {"reference_seconds", reference_wall},

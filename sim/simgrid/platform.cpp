@@ -179,8 +179,10 @@ void check_routes(const Platform& platform, const config::Config& config) {
 
 Platform build_platform(sg4::Engine& engine, const config::Config& config) {
   // Before the first zone, where SimGrid creates its models. Always set, even to the default: a
-  // value set here also wins over a <config> network/model of a platform file.
+  // value set here also wins over a <config> network/model or network/optim of a platform file.
   sg4::Engine::set_config(std::string("network/model:") + config::to_string(config.platform.network.model));
+  sg4::Engine::set_config(std::string("network/optim:") +
+                          (config.platform.network.solver == config::SharingSolver::full ? "Full" : "Lazy"));
   const auto specs = host_specs(config);
   if (!config.platform.xml.empty()) {
     try {

@@ -45,8 +45,8 @@ def graph(swap_data_order: bool):
     }
 
 
-def run(ftsim, tmp_path, swap: bool, contention: str = "flows"):
-    name = f"{'swapped' if swap else 'plain'}-{contention}"
+def run(ftsim, tmp_path, swap: bool, contention: str = "flows", solver: str | None = None):
+    name = f"{'swapped' if swap else 'plain'}-{contention}-{solver}"
     (tmp_path / f"{name}.graph.json").write_text(json.dumps(graph(swap)))
     config = {
         "name": name,
@@ -55,6 +55,8 @@ def run(ftsim, tmp_path, swap: bool, contention: str = "flows"):
                      "network": {"topology": "star", "model": "CM02", "contention": contention,
                                  "bandwidth": "8Gbps", "latency": "10us"}},
     }
+    if solver:
+        config["platform"]["network"]["solver"] = solver
     path = tmp_path / f"{name}.json"
     path.write_text(json.dumps(config))
     result = ftsim("run", path, "-o", tmp_path / name, "--trace")
