@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "graphs/huge_pages.hpp"
 #include "graphs/task_graph.hpp"
 
 namespace ftsim::graphs {
@@ -57,8 +58,9 @@ public:
   std::size_t handle_count() const { return graph_.handle_bytes_.size(); }
 
   // Reserves memory when the application knows its sizes (optional, for speed): exact counts or
-  // upper bounds (untouched reserved memory costs address space only). `transfers` bounds the
-  // transfers, which is also the number of cached copies recorded.
+  // close upper bounds. The reserved tasks, accesses and edges are faulted in on the second core
+  // as the graph is built (BackgroundPrefault), so a loose bound costs memory, not only address
+  // space. `transfers` bounds the transfers, which is also the number of cached copies recorded.
   void reserve(std::size_t tasks, std::size_t accesses, std::size_t edges, std::size_t transfers = 0);
 
   // Freezes the graph. The builder must not be used afterwards.
@@ -104,6 +106,8 @@ private:
   std::size_t reserved_tasks_ = 0;  // reserve()'s task count
   std::vector<AccessSpec> merged_;        // scratch for one task's accesses
   std::unordered_map<std::string, std::uint32_t> family_index_;
+  // Last: destroyed first, so that its thread stops before the arrays it faults could be freed.
+  BackgroundPrefault prefault_;  // faults the reserved huge-page arrays in on the second core
 };
 
 }  // namespace ftsim::graphs
