@@ -107,7 +107,7 @@ private:
   std::vector<AccessSpec> merged_;        // scratch for one task's accesses
   std::unordered_map<std::string, std::uint32_t> family_index_;
   // Last: destroyed first, so that its thread stops before the arrays it faults could be freed.
-  BackgroundPrefault prefault_;  // faults the reserved huge-page arrays in on the second core
+  BackgroundPrefault prefault_;  // faults the reserved arrays in on the second core
 };
 
 }  // namespace ftsim::graphs
