@@ -29,10 +29,9 @@ public:
   // Queues the whole pages inside [data, data + bytes) (ranges under 2 MiB are left to the owner).
   void add(const void* data, std::size_t bytes);
 
-  // v.reserve(n), then its storage queued.
+  // Queues a vector's reserved storage (call it after reserve()).
   template <class T, class A>
-  void reserve(std::vector<T, A>& v, std::size_t n) {
-    v.reserve(n);
+  void add(const std::vector<T, A>& v) {
     add(v.data(), v.capacity() * sizeof(T));
   }
 

@@ -17,8 +17,6 @@
 #include <cstddef>
 #include <vector>
 
-#include "graphs/background_prefault.hpp"
-
 namespace ftsim::graphs {
 
 // The advice when FTSIM_HUGE_PAGES is not set (on unless a command turns it off).
@@ -32,13 +30,6 @@ template <class T, class A>
 void reserve_on_huge_pages(std::vector<T, A>& v, std::size_t n) {
   v.reserve(n);
   advise_huge_pages(v.data(), v.capacity() * sizeof(T));
-}
-
-// reserve_on_huge_pages, then faults the reserved pages in on `prefault`'s thread.
-template <class T, class A>
-void reserve_on_huge_pages(std::vector<T, A>& v, std::size_t n, BackgroundPrefault& prefault) {
-  reserve_on_huge_pages(v, n);
-  prefault.add(v.data(), v.capacity() * sizeof(T));
 }
 
 }  // namespace ftsim::graphs

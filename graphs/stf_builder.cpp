@@ -73,16 +73,24 @@ HandleId StfBuilder::data(std::uint64_t bytes, NodeId owner, std::string_view fa
 
 void StfBuilder::reserve(std::size_t tasks, std::size_t accesses, std::size_t edges, std::size_t transfers) {
   // The arrays the engine reads per task at random, on huge pages (huge_pages.hpp).
-  reserve_on_huge_pages(graph_.task_kernel_, tasks, prefault_);
-  reserve_on_huge_pages(graph_.task_node_, tasks, prefault_);
-  reserve_on_huge_pages(graph_.task_priority_, tasks, prefault_);
+  reserve_on_huge_pages(graph_.task_kernel_, tasks);
+  reserve_on_huge_pages(graph_.task_node_, tasks);
+  reserve_on_huge_pages(graph_.task_priority_, tasks);
   reserved_tasks_ = tasks;  // task_flops_ is reserved if a task overrides its kernel's flops
   graph_.task_label_.reserve(tasks);
-  reserve_on_huge_pages(graph_.access_offset_, tasks + 1, prefault_);
-  reserve_on_huge_pages(graph_.accesses_, accesses, prefault_);
-  prefault_.reserve(edge_source_, edges);  // read in order (predecessors): 4 KiB pages (huge_pages.hpp)
-  prefault_.reserve(in_edge_offset_, tasks + 1);
+  reserve_on_huge_pages(graph_.access_offset_, tasks + 1);
+  reserve_on_huge_pages(graph_.accesses_, accesses);
+  edge_source_.reserve(edges);  // read in order (predecessors): 4 KiB pages (huge_pages.hpp)
+  in_edge_offset_.reserve(tasks + 1);
   graph_.transfers_.transfers_.reserve(transfers);
+  // Their first touch on the second core while the build fills them (BackgroundPrefault).
+  prefault_.add(graph_.task_kernel_);
+  prefault_.add(graph_.task_node_);
+  prefault_.add(graph_.task_priority_);
+  prefault_.add(graph_.access_offset_);
+  prefault_.add(graph_.accesses_);
+  prefault_.add(edge_source_);
+  prefault_.add(in_edge_offset_);
 }
 
 std::uint32_t StfBuilder::push_entry(std::vector<std::uint32_t>& values, std::vector<std::uint32_t>& next,
@@ -264,7 +272,8 @@ TaskGraph StfBuilder::finish() {
     first += degree;
   }
   // out_start[s] is now the first out-edge of s; used as a cursor it ends at the next one's.
-  reserve_on_huge_pages(dag.m_forward.m_column, edges, prefault_);
+  reserve_on_huge_pages(dag.m_forward.m_column, edges);
+  prefault_.add(dag.m_forward.m_column);
   dag.m_forward.m_column.resize(edges);
   for (TaskId t = 0; t < tasks; ++t) {
     for (std::uint32_t e = in_edge_offset_[t]; e < in_edge_offset_[t + 1]; ++e) {

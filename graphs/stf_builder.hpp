@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "graphs/huge_pages.hpp"
+#include "graphs/background_prefault.hpp"
 #include "graphs/task_graph.hpp"
 
 namespace ftsim::graphs {
