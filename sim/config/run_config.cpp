@@ -23,7 +23,14 @@ const char* to_string(NetworkModel model) {
 
 const char* to_string(Contention contention) { return contention == Contention::nic ? "nic" : "flows"; }
 
-const char* to_string(SharingSolver solver) { return solver == SharingSolver::full ? "full" : "lazy"; }
+const char* to_string(SharingSolver solver) {
+  switch (solver) {
+    case SharingSolver::lazy: return "lazy";
+    case SharingSolver::full: return "full";
+    case SharingSolver::grouped: return "grouped";
+  }
+  return "lazy";
+}
 
 NetworkConfig read_network(JsonReader reader) {
   NetworkConfig n;
@@ -117,13 +124,18 @@ NetworkConfig read_network(JsonReader reader) {
     }
   }
   if (auto solver = reader.find("solver")) {
-    n.solver = solver->as_choice({"lazy", "full"}) == "full" ? SharingSolver::full : SharingSolver::lazy;
+    const std::string choice = solver->as_choice({"lazy", "full", "grouped"});
+    n.solver = choice == "full" ? SharingSolver::full : choice == "grouped" ? SharingSolver::grouped : SharingSolver::lazy;
     if (n.contention == Contention::nic) {
       solver->fail("\"nic\" shares no link, so SimGrid has no sharing to solve: drop \"solver\", or use "
                    "\"contention\": \"flows\"");
     }
     // SimGrid 3.32's IB model recomputes its contention penalties as flows start and end; under
     // the full update its makespans move by percents (1.7% on configs/examples/stencil-small.json).
+    if (n.solver == SharingSolver::grouped && n.model == NetworkModel::ib) {
+      solver->fail("SimGrid's \"IB\" model has contention penalties of its own, which the \"grouped\" solver does not "
+                   "model: use \"lazy\" with \"IB\"");
+    }
     if (n.solver == SharingSolver::full && n.model == NetworkModel::ib) {
       solver->fail("SimGrid's \"IB\" model updates its contention penalties for the lazy solver only (under "
                    "\"full\" the same run moves by percents): use \"lazy\" with \"IB\"");

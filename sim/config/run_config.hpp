@@ -24,7 +24,9 @@ enum class Contention { flows, nic };
 // same sharing and differ only by rounding. lazy (SimGrid's default) touches only the flows that a
 // step changes and keeps completion dates in a heap; full updates every flow in flight at every
 // step, and wins when nearly every step starts or ends coupled flows (docs/configs.md#sharing-solver).
-enum class SharingSolver { lazy, full };
+// grouped: ftsim's own solver of the same model (sim/simgrid/flow_sharing.hpp), flows of one route
+// solved as one: its cost grows with the routes in use, not the flows in flight.
+enum class SharingSolver { lazy, full, grouped };
 
 struct NetworkConfig {
   NetworkModel model = NetworkModel::lv08;  // also applies to a /platform/xml file
@@ -43,7 +45,7 @@ struct NetworkConfig {
 
 const char* to_string(NetworkModel model);  // SimGrid's name: "LV08", "CM02", "SMPI", "IB"
 const char* to_string(Contention contention);  // "flows", "nic"
-const char* to_string(SharingSolver solver);   // "lazy", "full"
+const char* to_string(SharingSolver solver);   // "lazy", "full", "grouped"
 
 // The size of a generated network: host places (fat-tree leaves, torus positions; a place
 // without a host of ours gets an idle filler host), switches and links, each a SimGrid object.

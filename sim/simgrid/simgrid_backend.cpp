@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <cstdio>
+
+#include "sim/simgrid/comm_detach_shim.hpp"
 #include "sim/simgrid/network_model.hpp"
 
 namespace ftsim::simgrid_backend {
@@ -46,6 +49,10 @@ SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
     for (std::size_t i = 0; i < platform_.storage.size(); ++i) nic_queues_.add(storage_nic);
     node_nic_.push_back(nic_queues_.add(node_nic));  // the coordinator's host
   }
+  if (config.platform.network.contention == config::Contention::flows &&
+      config.platform.network.solver == config::SharingSolver::grouped) {
+    flows_ = std::make_unique<FlowNetwork>(config);
+  }
   sg4::Activity::on_completion_cb([this](const sg4::Activity& activity) { on_completion(activity); });
   // A communication that ends in SimGrid's solve is reported after the step's timers: count them,
   // so that the end of the instant waits for their reports (request_end_of_instant).
@@ -62,13 +69,23 @@ SimgridBackend::SimgridBackend(const config::Config& config) : config_(config) {
 
 SimgridBackend::~SimgridBackend() = default;
 
-void SimgridBackend::run() { engine().run(); }
+void SimgridBackend::run() {
+  const std::uint64_t shim_calls = simgrid_compat::comm_detach_shim_calls();
+  engine().run();
+  if (comms_started_ > 0 && simgrid_compat::comm_detach_shim_compiled() &&
+      simgrid_compat::comm_detach_shim_calls() == shim_calls) {
+    // The executable did not export the replacement (a build without ftsim_simgrid's link options).
+    std::fprintf(stderr, "ftsim: warning: SimGrid's CommImpl::detach was not replaced (comm_detach_shim.cpp): runs "
+                         "with many messages in flight pay SimGrid 3.32's linear-time removal\n");
+  }
+}
 
 double SimgridBackend::now() const { return sg4::Engine::get_clock(); }
 
 sg4::Host* SimgridBackend::host_of(core::NodeId node) const { return node_host_[node]; }
 
 void SimgridBackend::track(sg4::Activity& activity, Kind kind, core::NodeId node, std::uint64_t value) {
+  ++comms_started_;
   std::uint32_t ticket;
   if (free_pending_.empty()) {
     ticket = static_cast<std::uint32_t>(pending_.size());
@@ -137,6 +154,7 @@ void SimgridBackend::request_end_of_instant() {
 
 void SimgridBackend::arm() {
   if (firing_ || halted_) return;
+  if (flows_changed_) reschedule_flows();
   // The end of the instant waits for the reports of communications that ended now: on_completion
   // arms it after them (arming it now would run it before them, in the same step).
   const bool end_instant = instant_requested_ && !completions_pending();
@@ -176,6 +194,7 @@ void SimgridBackend::fire_due() {
       case TimedEvents::Kind::action: event.action(); continue;
       case TimedEvents::Kind::nic_head: nic_head(event.id); continue;
       case TimedEvents::Kind::nic_arrival: nic_arrival(event.id); continue;
+      case TimedEvents::Kind::flows_due: flows_due(); continue;
       case TimedEvents::Kind::task_end: break;
     }
     auto& running = running_[event.node];
@@ -200,7 +219,7 @@ void SimgridBackend::hint_upcoming() {
   if (timed_.peek(1, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
       events_->prefetch_task_end(up.node, up.id);
-    } else if (up.kind != TimedEvents::Kind::action) {
+    } else if (up.kind == TimedEvents::Kind::nic_head || up.kind == TimedEvents::Kind::nic_arrival) {
       prefetch_slot<0>(up.id);
     }
   }
@@ -243,6 +262,10 @@ void SimgridBackend::send(core::Message message) {
   }
   if (nic_) {
     send_nic(std::move(message));
+    return;
+  }
+  if (flows_) {
+    send_grouped(std::move(message));
     return;
   }
   sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(message.source), host_of(message.destination),
@@ -288,10 +311,7 @@ void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t serve
   nic_transfer(node, write ? host : storage, write ? storage : host, bytes, false, token);
 }
 
-void SimgridBackend::nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
-                                  bool migration, std::uint64_t token) {
-  const double size = double(std::max<std::uint64_t>(bytes, 1));
-  const double head = nic_queues_.send(source, destination, size, now());
+std::uint32_t SimgridBackend::add_transfer(core::NodeId node, bool migration) {
   std::uint32_t index;
   if (!free_nic_storage_.empty()) {
     index = free_nic_storage_.back();
@@ -304,6 +324,15 @@ void SimgridBackend::nic_transfer(core::NodeId node, std::size_t source, std::si
   transfer.node = node;
   transfer.migration = migration;
   transfer.in_flight = true;
+  return index;
+}
+
+void SimgridBackend::nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
+                                  bool migration, std::uint64_t token) {
+  const double size = double(std::max<std::uint64_t>(bytes, 1));
+  const double head = nic_queues_.send(source, destination, size, now());
+  const std::uint32_t index = add_transfer(node, migration);
+  NicStorage& transfer = nic_storage_[index];
   transfer.event = timed_.add_action(head, [this, index, node, token, source, destination, size, migration] {
     nic_storage_[index].event = timed_.add_action(nic_queues_.receive(source, destination, size, now()), [this, index, node, token, migration] {
       nic_storage_[index].in_flight = false;
@@ -318,6 +347,79 @@ void SimgridBackend::nic_transfer(core::NodeId node, std::size_t source, std::si
   arm();
 }
 
+// ----------------------------------------------------------------------------- "grouped" flows
+
+void SimgridBackend::send_grouped(core::Message message) {
+  const sg4::Host* from = host_of(message.source);
+  const sg4::Host* to = host_of(message.destination);
+  const std::uint64_t bytes = std::max<std::uint64_t>(message.bytes, 1);
+  const std::uint32_t slot = store_message(std::move(message), nullptr);
+  slots_[slot].flow_in_flight = true;
+  slots_[slot].flow = flows_->start(from, to, bytes, now(), flow_tag(FlowKind::message, slot));
+  flows_changed_ = true;
+  arm();
+}
+
+void SimgridBackend::grouped_transfer(core::NodeId node, sg4::Host* from, sg4::Host* to, std::uint64_t bytes,
+                                      bool migration, std::uint64_t token) {
+  const std::uint32_t index = add_transfer(node, migration);
+  nic_storage_[index].token = token;
+  nic_storage_[index].flow =
+      flows_->start(from, to, std::max<std::uint64_t>(bytes, 1), now(), flow_tag(FlowKind::transfer, index));
+  flows_changed_ = true;
+  arm();
+}
+
+void SimgridBackend::reschedule_flows() {
+  flows_changed_ = false;
+  const double next = flows_->sharing().next_event(now());
+  if (flows_event_armed_ && next == flows_event_time_) return;
+  if (flows_event_armed_) timed_.cancel(flows_event_);
+  flows_event_armed_ = next != FlowSharing::kNever;
+  if (!flows_event_armed_) return;
+  flows_event_ = timed_.add_late(next, TimedEvents::Kind::flows_due, 0, 0);
+  flows_event_time_ = next;
+}
+
+void SimgridBackend::flows_due() {
+  flows_event_armed_ = false;
+  flows_changed_ = true;
+  completed_flows_.clear();
+  flows_->sharing().advance(now(), completed_flows_);
+  // Every completed flow leaves its slot before any callback runs: a callback may fail a node
+  // (whose flows are cancelled) or send (and reuse the slots and flow ids freed here).
+  flow_deliveries_.resize(completed_flows_.size());
+  for (std::size_t i = 0; i < completed_flows_.size(); ++i) {
+    const std::uint64_t tag = completed_flows_[i];
+    const auto index = static_cast<std::uint32_t>(tag);
+    FlowDelivery& delivery = flow_deliveries_[i];
+    delivery.kind = FlowKind(tag >> 32);
+    if (delivery.kind == FlowKind::message) {
+      Slot& s = slots_[index];
+      s.flow_in_flight = false;
+      delivery.message = std::move(s.message);
+      free_slots_.push_back(index);
+    } else {
+      NicStorage& transfer = nic_storage_[index];
+      transfer.in_flight = false;
+      delivery.node = transfer.node;
+      delivery.migration = transfer.migration;
+      delivery.token = transfer.token;
+      free_nic_storage_.push_back(index);
+    }
+  }
+  for (FlowDelivery& delivery : flow_deliveries_) {
+    if (halted_) break;
+    if (delivery.kind == FlowKind::message) {
+      events_->on_message_delivered(delivery.message);
+    } else if (delivery.migration) {
+      events_->on_migration_transfer_done(delivery.node, delivery.token);
+    } else {
+      events_->on_storage_done(delivery.node, delivery.token);
+    }
+  }
+}
+
 void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
                                       std::uint64_t token) {
   if (nic_) {
@@ -327,6 +429,11 @@ void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, s
   }
   sg4::Host* storage = platform_.storage.at(server);
   sg4::Host* host = host_of(node);
+  if (flows_) {
+    if (halted_) return;
+    grouped_transfer(node, write ? host : storage, write ? storage : host, bytes, false, token);
+    return;
+  }
   sg4::CommPtr comm = write ? simgrid_compat::start_transfer(host, storage, std::max<std::uint64_t>(bytes, 1))
                             : simgrid_compat::start_transfer(storage, host, std::max<std::uint64_t>(bytes, 1));
   track(*comm, Kind::storage, node, token);
@@ -422,10 +529,17 @@ void SimgridBackend::fail_node(core::NodeId node) {
   std::vector<std::shared_ptr<core::Message>> lost;
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
     Slot& s = slots_[slot];
-    if ((!s.comm && !s.nic_in_flight) || (s.message.source != node && s.message.destination != node)) continue;
+    if ((!s.comm && !s.nic_in_flight && !s.flow_in_flight) ||
+        (s.message.source != node && s.message.destination != node)) {
+      continue;
+    }
     if (s.nic_in_flight) {
       timed_.cancel(s.nic_event);
       s.nic_in_flight = false;
+    } else if (s.flow_in_flight) {
+      flows_->sharing().cancel(s.flow, now());
+      s.flow_in_flight = false;
+      flows_changed_ = true;
     } else {
       cancel(std::move(s.comm));
       s.comm = nullptr;
@@ -452,6 +566,16 @@ void SimgridBackend::fail_node(core::NodeId node) {
       free_nic_storage_.push_back(i);
     }
     nic_queues_.reset(node_nic_[node], now());  // its host is off: its queues empty
+  }
+  if (flows_) {
+    for (std::uint32_t i = 0; i < nic_storage_.size(); ++i) {
+      NicStorage& transfer = nic_storage_[i];
+      if (!transfer.in_flight || transfer.node != node) continue;
+      flows_->sharing().cancel(transfer.flow, now());
+      transfer.in_flight = false;
+      free_nic_storage_.push_back(i);
+      flows_changed_ = true;
+    }
   }
   if (!lost.empty()) {
     at(now(), [this, lost] {
@@ -493,6 +617,10 @@ void SimgridBackend::migration_transfer(core::NodeId node, std::uint64_t bytes, 
     nic_transfer(node, node_nic_[node], spare_nic_ + spare, bytes, true, token);
     return;
   }
+  if (flows_) {
+    grouped_transfer(node, host_of(node), platform_.spares[spare], bytes, true, token);
+    return;
+  }
   sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(node), platform_.spares[spare], std::max<std::uint64_t>(bytes, 1));
   track(*comm, Kind::migration, node, token);
   storage_comms_.emplace_back(node, std::move(comm));  // cancelled with the rank's host, as storage transfers
@@ -517,11 +645,14 @@ void SimgridBackend::halt() {
 void SimgridBackend::cancel_everything() {
   for (auto& running : running_) running.clear();
   timed_.clear();
+  flows_event_armed_ = false;
+  flows_changed_ = false;
   if (armed_ != nullptr) armed_->remove();
   armed_ = nullptr;
   for (auto& transfer : nic_storage_) transfer.in_flight = false;  // their events are gone with timed_
   for (Slot& s : slots_) {
     s.nic_in_flight = false;
+    s.flow_in_flight = false;  // the flows' event is gone with timed_
     if (!s.comm) continue;
     cancel(std::move(s.comm));
     s.comm = nullptr;

@@ -9,7 +9,10 @@
 // activities). No context switch per task: this is what makes million-task graphs simulate fast.
 // With /platform/network/contention "nic", messages and storage transfers are not Comms: each is a
 // timed event at the arrival time that NicQueues (nic_queues.hpp, LogGP-style send and receive
-// queues per host) computes when it is sent, so SimGrid's solver never runs.
+// queues per host) computes when it is sent, so SimGrid's solver never runs. With the "grouped"
+// sharing solver (the default under "flows"), they are not Comms either: they are flows of
+// FlowSharing (flow_sharing.hpp, SimGrid's max-min model with the flows of a route solved as one),
+// whose next join or completion is one late timed event.
 // A failed node is the equivalent of turning its host off: its executions and every
 // communication from or to it are cancelled; a spare host (or, with unlimited spares, the same
 // host rebooted) then takes its rank.
@@ -20,6 +23,7 @@
 
 #include "sim/config/config.hpp"
 #include "sim/world/backend.hpp"
+#include "sim/simgrid/flow_network.hpp"
 #include "sim/simgrid/nic_queues.hpp"
 #include "sim/simgrid/platform.hpp"
 #include "sim/simgrid/timed_events.hpp"
@@ -94,7 +98,9 @@ private:
   // A message in flight. "nic": what its first timed event reads comes first, in one cache line.
   struct Slot {
     bool nic_in_flight = false;  // "nic": its delivery is nic_event
+    bool flow_in_flight = false;  // "grouped": it is flow `flow` of the sharing
     TimedEvents::Handle nic_event = 0;
+    FlowSharing::FlowId flow = 0;
     std::uint32_t nic_source = 0, nic_destination = 0;  // "nic": its hosts' queues
     double nic_bytes = 1;                               // "nic": its simulated size, at least 1
     core::Message message;
@@ -108,11 +114,14 @@ private:
     const char* begin = reinterpret_cast<const char*>(&slots_[slot]);
     for (std::size_t offset = 0; offset < sizeof(Slot); offset += 64) __builtin_prefetch(begin + offset, kForWrite);
   }
-  // "nic": a storage transfer in flight (its completion is a timed event).
+  // "nic" or "grouped": a storage or migration transfer in flight (its completion is a timed event
+  // under "nic", a flow of the sharing under "grouped").
   struct NicStorage {
     core::NodeId node = 0;
     bool migration = false;  // a migration transfer (its completion is on_migration_transfer_done)
-    TimedEvents::Handle event = 0;
+    TimedEvents::Handle event = 0;  // "nic"
+    FlowSharing::FlowId flow = 0;   // "grouped"
+    std::uint64_t token = 0;        // "grouped"
     bool in_flight = false;
   };
   void send_nic(core::Message message);
@@ -122,6 +131,29 @@ private:
   // "nic": a transfer between two hosts' queues that is not a message (storage, migration).
   void nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
                     bool migration, std::uint64_t token);
+  // "grouped": messages and transfers as flows of the sharing (a tag tells which: kind << 32 | index).
+  enum class FlowKind : std::uint8_t { message, transfer };
+  static std::uint64_t flow_tag(FlowKind kind, std::uint32_t index) { return std::uint64_t(kind) << 32 | index; }
+  void send_grouped(core::Message message);
+  void grouped_transfer(core::NodeId node, simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes,
+                        bool migration, std::uint64_t token);
+  std::uint32_t add_transfer(core::NodeId node, bool migration);
+  void flows_due();       // the flows' event: joins and completions now
+  void reschedule_flows();  // after a change: one late timed event at the sharing's next event
+  std::unique_ptr<FlowNetwork> flows_;
+  bool flows_changed_ = false;
+  bool flows_event_armed_ = false;
+  TimedEvents::Handle flows_event_ = 0;
+  double flows_event_time_ = 0;
+  std::vector<std::uint64_t> completed_flows_;
+  struct FlowDelivery {  // a completed flow, taken out of its slot before any callback runs
+    FlowKind kind = FlowKind::message;
+    bool migration = false;
+    core::NodeId node = 0;
+    std::uint64_t token = 0;
+    core::Message message;
+  };
+  std::vector<FlowDelivery> flow_deliveries_;
   bool nic_ = false;
   NicQueues nic_queues_;
   std::vector<std::size_t> node_nic_;  // per rank (the coordinator's last): its host's queues
@@ -146,6 +178,7 @@ private:
   bool completions_pending() const { return completions_unreported_ > 0 && completions_time_ == now(); }
   bool halted_ = false;
   int completion_depth_ = 0;
+  std::uint64_t comms_started_ = 0;  // SimGrid Comms (lazy and full solvers)
 };
 
 }  // namespace ftsim::simgrid_backend

@@ -24,6 +24,7 @@ public:
     task_end,     // task `id` of node `node` ends
     nic_head,     // "nic": the first byte of the message in slot `id` reaches its receiver
     nic_arrival,  // "nic": its last byte has arrived
+    flows_due,    // "grouped" sharing solver: flows join or complete (a late event, see add_late)
   };
   struct Event {
     graphs::NodeId node = 0;
@@ -42,6 +43,14 @@ public:
   Handle add(double time, Kind kind, graphs::NodeId node, std::uint32_t id) {
     const Handle h = slot();
     push(time, h, node, id, kind);
+    return h;
+  }
+  // A typed event that fires after every other event of its time, as SimGrid reports the
+  // network's completions after its timers.
+  Handle add_late(double time, Kind kind, graphs::NodeId node, std::uint32_t id) {
+    const Handle h = slot();
+    heap_.push_back({time, kLate | next_sequence_++, h, node, id, kind});
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
     return h;
   }
   Handle add_action(double time, std::function<void()> action) {
@@ -148,6 +157,7 @@ private:
   std::vector<Entry> heap_;
   std::vector<Event> events_;  // per handle: an action, and whether it was cancelled
   std::vector<Handle> free_;
+  static constexpr std::uint64_t kLate = std::uint64_t{1} << 62;  // sorts after every sequence
   std::uint64_t next_sequence_ = 0;
   std::uint32_t cancelled_ = 0;  // queued events marked cancelled
 };

@@ -1,0 +1,384 @@
+#include "sim/simgrid/flow_sharing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ftsim::simgrid_backend {
+
+namespace {
+// SimGrid 3.32's precisions: maxmin/precision (shares and usages) and surf/precision (dates).
+constexpr double kMaxminPrecision = 1e-5;
+constexpr double kDatePrecision = 1e-9;
+
+// lmm's double_update: subtract, and round what falls under the precision down to zero.
+void subtract(double& variable, double value, double precision) {
+  variable -= value;
+  if (variable < precision) variable = 0.0;
+}
+}  // namespace
+
+FlowSharing::LinkId FlowSharing::add_link(double capacity, bool fatpipe) {
+  Link link;
+  link.capacity = capacity;
+  link.fatpipe = fatpipe;
+  links_.push_back(link);
+  return static_cast<LinkId>(links_.size() - 1);
+}
+
+FlowSharing::RouteId FlowSharing::add_route(const RouteSpec& spec) {
+  if (!(spec.penalty > 0)) throw std::invalid_argument("flow sharing: a route's penalty must be positive");
+  Route route;
+  route.uses_begin = static_cast<std::uint32_t>(uses_.size());
+  for (const Use& use : spec.uses) {
+    if (use.link >= links_.size()) throw std::invalid_argument("flow sharing: unknown link");
+    if (use.weight > 0) uses_.push_back(use);
+  }
+  route.uses_end = static_cast<std::uint32_t>(uses_.size());
+  route.penalty = spec.penalty;
+  route.bound = spec.bound;
+  routes_.push_back(std::move(route));
+  return static_cast<RouteId>(routes_.size() - 1);
+}
+
+void FlowSharing::settle(double now) {
+  // A change made at an earlier instant that no one asked about yet: solve it as of then, so that
+  // the shares between then and now are the new ones.
+  if (dirty_ && now > change_time_) solve(change_time_);
+}
+
+void FlowSharing::changed(double now) {
+  dirty_ = true;
+  change_time_ = now;
+}
+
+FlowSharing::FlowId FlowSharing::start(RouteId route, double work, double latency, double now, std::uint64_t tag) {
+  settle(now);
+  FlowId id;
+  if (!free_flows_.empty()) {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  } else {
+    id = static_cast<FlowId>(flows_.size());
+    flows_.emplace_back();
+  }
+  Flow& flow = flows_[id];
+  flow.route = route;
+  flow.work = work;
+  flow.tag = tag;
+  flow.sequence = next_sequence_++;
+  flow.live = true;
+  flow.joined = false;
+  if (latency > 0) {
+    joins_.push_back({now + latency, flow.sequence, id});
+    std::push_heap(joins_.begin(), joins_.end(), LaterJoin{});
+  } else {
+    join(id, now);
+  }
+  return id;
+}
+
+void FlowSharing::join(FlowId id, double now) {
+  Flow& flow = flows_[id];
+  flow.joined = true;
+  Route& route = routes_[flow.route];
+  if (route.uses_begin == route.uses_end) {
+    // A route of latency only (a platform file may have one): SimGrid ends it with its latency.
+    instant_done_.push_back({flow.sequence, flow.tag});
+    release(id);
+    return;
+  }
+  bring_up_to_date(route, now);
+  route.marks.push_back({route.progress + flow.work, flow.sequence, id});
+  std::push_heap(route.marks.begin(), route.marks.end(), LaterMark{});
+  if (route.active++ == 0) set_active(flow.route, true);
+  changed(now);
+}
+
+void FlowSharing::cancel(FlowId id, double now) {
+  settle(now);
+  Flow& flow = flows_[id];
+  if (!flow.live) return;
+  if (flow.joined) {
+    Route& route = routes_[flow.route];
+    bring_up_to_date(route, now);
+    if (--route.active == 0) set_active(flow.route, false);
+    changed(now);
+  }
+  release(id);  // its mark or join entry stays queued: the sequence tells it is gone
+  ++cancelled_;
+}
+
+void FlowSharing::release(FlowId id) {
+  flows_[id].live = false;
+  free_flows_.push_back(id);
+}
+
+bool FlowSharing::current(FlowId id, std::uint64_t sequence) const {
+  return flows_[id].live && flows_[id].sequence == sequence;
+}
+
+void FlowSharing::bring_up_to_date(Route& route, double now) {
+  route.progress += route.value * (now - route.updated);
+  route.updated = now;
+}
+
+void FlowSharing::set_active(RouteId id, bool active) {
+  Route& route = routes_[id];
+  if (active) {
+    route.active_slot = static_cast<std::uint32_t>(active_routes_.size());
+    active_routes_.push_back(id);
+    return;
+  }
+  const RouteId last = active_routes_.back();
+  active_routes_[route.active_slot] = last;
+  routes_[last].active_slot = route.active_slot;
+  active_routes_.pop_back();
+  route.active_slot = kNone;
+  route.value = 0;
+  route.completion = kNever;
+}
+
+void FlowSharing::drop_dead_marks(Route& route) {
+  if (cancelled_ == 0) return;  // only a cancellation leaves a mark behind
+  while (!route.marks.empty() && !current(route.marks.front().flow, route.marks.front().sequence)) {
+    std::pop_heap(route.marks.begin(), route.marks.end(), LaterMark{});
+    route.marks.pop_back();
+  }
+}
+
+double FlowSharing::next_event(double now) {
+  settle(now);
+  if (dirty_) solve(change_time_);
+  if (!instant_done_.empty()) return now;
+  double next = next_completion_;
+  if (!joins_.empty()) next = std::min(next, joins_.front().time);
+  return next;
+}
+
+void FlowSharing::advance(double now, std::vector<std::uint64_t>& completed) {
+  settle(now);
+  done_.clear();
+  done_.swap(instant_done_);
+  // Completions first, on the shares of the last solve (the joins of this instant change them
+  // only from now on).
+  if (next_completion_ <= now + kDatePrecision) {
+    for (std::size_t i = 0; i < active_routes_.size(); ++i) {
+      Route& route = routes_[active_routes_[i]];
+      if (route.completion > now + kDatePrecision) continue;
+      bring_up_to_date(route, now);
+      const double tolerance = route.value * kDatePrecision;
+      for (;;) {
+        drop_dead_marks(route);
+        if (route.marks.empty() || route.marks.front().mark > route.progress + tolerance) break;
+        const Mark mark = route.marks.front();
+        std::pop_heap(route.marks.begin(), route.marks.end(), LaterMark{});
+        route.marks.pop_back();
+        done_.push_back({mark.sequence, flows_[mark.flow].tag});
+        release(mark.flow);
+        --route.active;
+      }
+      route.completion = kNever;
+      changed(now);
+    }
+    next_completion_ = kNever;
+    for (std::size_t i = 0; i < active_routes_.size();) {
+      const RouteId id = active_routes_[i];
+      if (routes_[id].active == 0) {
+        set_active(id, false);  // moves the last one here: look at slot i again
+      } else {
+        ++i;
+      }
+    }
+  }
+  while (!joins_.empty() && joins_.front().time <= now) {
+    const Join join_entry = joins_.front();
+    std::pop_heap(joins_.begin(), joins_.end(), LaterJoin{});
+    joins_.pop_back();
+    if (current(join_entry.flow, join_entry.sequence)) join(join_entry.flow, now);
+  }
+  if (!instant_done_.empty()) {  // routes of latency only, joined now
+    done_.insert(done_.end(), instant_done_.begin(), instant_done_.end());
+    instant_done_.clear();
+  }
+  std::sort(done_.begin(), done_.end());
+  for (const auto& [sequence, tag] : done_) completed.push_back(tag);
+}
+
+double FlowSharing::share(FlowId id) {
+  if (dirty_) solve(change_time_);
+  const Flow& flow = flows_[id];
+  return flow.live && flow.joined ? routes_[flow.route].value : 0.0;
+}
+
+void FlowSharing::solve(double now) {
+  ++solves_;
+  ++stamp_;
+  dirty_ = false;
+  // The links in use, their usage (sum of weight / penalty over the flows crossing them) and, for
+  // each, the routes crossing it (routes_of_link_, by counting).
+  touched_.clear();
+  for (const RouteId r : active_routes_) {
+    Route& route = routes_[r];
+    bring_up_to_date(route, now);
+    const double n = route.active;
+    for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
+      Link& link = links_[uses_[u].link];
+      if (link.stamp != stamp_) {
+        link.stamp = stamp_;
+        link.remaining = link.capacity;
+        link.usage = 0;
+        link.count = 0;
+        link.light = false;
+        touched_.push_back(uses_[u].link);
+      }
+      const double usage = uses_[u].weight / route.penalty;
+      if (link.fatpipe) {
+        link.usage = std::max(link.usage, usage);
+      } else {
+        link.usage += n * usage;
+      }
+      ++link.count;
+    }
+  }
+  std::uint32_t offset = 0;
+  for (const LinkId l : touched_) {
+    links_[l].first = offset;
+    offset += links_[l].count;
+    links_[l].count = 0;
+  }
+  route_of_link_.resize(offset);
+  for (const RouteId r : active_routes_) {
+    const Route& route = routes_[r];
+    for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
+      Link& link = links_[uses_[u].link];
+      route_of_link_[link.first + link.count++] = r;
+    }
+  }
+  // Progressive filling (lmm::MaxMin::maxmin_solve): the links still to saturate, by remaining
+  // capacity over usage, in a heap. Fixing a flow never lowers a link's level (it takes at most
+  // the least level's share of what remains), so an entry whose link has risen since is pushed
+  // again when it comes out on top, and fixing pushes nothing.
+  levels_.clear();
+  for (const LinkId l : touched_) {
+    Link& link = links_[l];
+    if (!(link.remaining > link.capacity * kMaxminPrecision) || !(link.usage > 0)) continue;
+    link.light = true;
+    levels_.push_back({link.remaining / link.usage, l});
+  }
+  std::make_heap(levels_.begin(), levels_.end(), HigherLevel{});
+  const auto pop_least = [this]() -> bool {  // the least current level on top, or false
+    while (!levels_.empty()) {
+      const Level top = levels_.front();
+      const Link& link = links_[top.link];
+      if (!link.light) {
+        std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
+        levels_.pop_back();
+        continue;
+      }
+      const double ratio = link.remaining / link.usage;
+      if (ratio == top.ratio) return true;
+      std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
+      levels_.back().ratio = ratio;
+      std::push_heap(levels_.begin(), levels_.end(), HigherLevel{});
+    }
+    return false;
+  };
+  while (pop_least()) {
+    const Level top = levels_.front();
+    std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
+    levels_.pop_back();
+    // Every link at the least level saturates in this round, as in SimGrid (equal values only).
+    saturated_.assign(1, top.link);
+    while (pop_least() && levels_.front().ratio == top.ratio) {
+      saturated_.push_back(levels_.front().link);
+      std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
+      levels_.pop_back();
+    }
+    const double min_usage = top.ratio;
+    ++round_stamp_;
+    round_.clear();
+    for (const LinkId l : saturated_) {
+      const Link& link = links_[l];
+      for (std::uint32_t i = link.first; i < link.first + link.count; ++i) {
+        Route& route = routes_[route_of_link_[i]];
+        if (route.fixed_stamp == stamp_ || route.round_stamp == round_stamp_) continue;
+        route.round_stamp = round_stamp_;
+        round_.push_back(route_of_link_[i]);
+      }
+    }
+    // Flows that reach their bound before this level are fixed first (at their bound), alone.
+    double min_bound = -1;
+    for (const RouteId r : round_) {
+      const Route& route = routes_[r];
+      if (route.bound > 0 && route.bound * route.penalty < min_usage) {
+        min_bound = min_bound < 0 ? route.bound * route.penalty : std::min(min_bound, route.bound * route.penalty);
+      }
+    }
+    for (const RouteId r : round_) {
+      Route& route = routes_[r];
+      if (min_bound < 0) {
+        fix(route, min_usage / route.penalty);
+      } else if (std::fabs(min_bound - route.bound * route.penalty) < kMaxminPrecision) {
+        fix(route, route.bound);
+      }
+    }
+    // A saturated link whose routes were not all fixed (the bound case) stays, at its new level;
+    // one whose routes all are is done (whatever rounding left of its usage).
+    for (const LinkId l : saturated_) {
+      Link& link = links_[l];
+      if (!link.light) continue;
+      bool unfixed = false;
+      for (std::uint32_t i = link.first; i < link.first + link.count && !unfixed; ++i) {
+        unfixed = routes_[route_of_link_[i]].fixed_stamp != stamp_;
+      }
+      if (!unfixed) {
+        link.light = false;
+        continue;
+      }
+      levels_.push_back({link.remaining / link.usage, l});
+      std::push_heap(levels_.begin(), levels_.end(), HigherLevel{});
+    }
+  }
+  // Each route's next completion.
+  next_completion_ = kNever;
+  for (const RouteId r : active_routes_) {
+    Route& route = routes_[r];
+    if (route.fixed_stamp != stamp_) route.value = 0;  // no link to share (cannot happen on a route with links)
+    drop_dead_marks(route);
+    route.completion = kNever;
+    if (!route.marks.empty() && route.value > 0) {
+      route.completion = now + std::max(0.0, route.marks.front().mark - route.progress) / route.value;
+    }
+    next_completion_ = std::min(next_completion_, route.completion);
+  }
+  solved_at_ = now;
+}
+
+void FlowSharing::fix(Route& route, double value) {
+  route.value = value;
+  route.fixed_stamp = stamp_;
+  const double n = route.active;
+  for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
+    Link& link = links_[uses_[u].link];
+    const double weight = uses_[u].weight;
+    if (!link.fatpipe) {
+      subtract(link.remaining, n * weight * value, link.capacity * kMaxminPrecision);
+      subtract(link.usage, n * weight / route.penalty, kMaxminPrecision);
+    } else {
+      // A fat pipe is shared by no one: its usage is the largest of the routes still unfixed.
+      link.usage = 0;
+      for (std::uint32_t i = link.first; i < link.first + link.count; ++i) {
+        const Route& other = routes_[route_of_link_[i]];
+        if (other.fixed_stamp == stamp_) continue;
+        for (std::uint32_t v = other.uses_begin; v < other.uses_end; ++v) {
+          if (uses_[v].link == uses_[u].link) link.usage = std::max(link.usage, uses_[v].weight / other.penalty);
+        }
+      }
+    }
+    // Saturated: it leaves the heap when it comes out on top; otherwise its level has risen.
+    if (!(link.usage > kMaxminPrecision) || !(link.remaining > link.capacity * kMaxminPrecision)) link.light = false;
+  }
+}
+
+}  // namespace ftsim::simgrid_backend
