@@ -19,13 +19,16 @@ std::string micros(std::int64_t ns) {
   std::snprintf(buffer, sizeof buffer, "%lld.%03lld", static_cast<long long>(ns / 1000), static_cast<long long>(ns % 1000));
   return buffer;
 }
-std::string times(double start, double end) {
-  const std::int64_t from = nanos(start), to = std::max(from, nanos(end));
+std::string times_ns(std::int64_t from, std::int64_t to) {
   return "\"ts\":" + micros(from) + ",\"dur\":" + micros(to - from);
 }
-// How long a receive slice lasts: what a flow arrow's end binds to (viewers bind "f" events to the
-// slice enclosing them on their lane).
-constexpr double kReceiveSlice = 1e-9;
+std::string times(double start, double end) {
+  const std::int64_t from = nanos(start);
+  return times_ns(from, std::max(from, nanos(end)));
+}
+// How long a receive slice lasts (ns): what a flow arrow's end binds to (viewers bind "f" events
+// to the slice enclosing them on their lane).
+constexpr std::int64_t kReceiveSlice = 1;
 }  // namespace
 
 TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph, std::uint32_t cores,
@@ -34,10 +37,7 @@ TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph
   if (!out_) throw std::runtime_error("cannot write the trace file " + path);
   const std::uint32_t nodes = graph.node_count();
   out_ << "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
-  const auto lane = [this](std::uint32_t pid, std::uint32_t tid, const std::string& name) {
-    event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid) + ",\"tid\":" +
-          std::to_string(tid) + ",\"args\":{\"name\":" + quote(name) + "}}");
-  };
+  const auto lane = [this](std::uint32_t pid, std::uint32_t tid, const std::string& name) { name_lane(pid, tid, name); };
   for (std::uint32_t n = 0; n <= nodes; ++n) {
     const std::string name = n == nodes ? coordinator_name : "node " + std::to_string(n);
     event("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(n) + ",\"args\":{\"name\":" + quote(name) + "}}");
@@ -53,6 +53,21 @@ TraceWriter::TraceWriter(const std::string& path, const graphs::TaskGraph& graph
 }
 
 TraceWriter::~TraceWriter() { close(); }
+
+void TraceWriter::name_lane(std::uint32_t pid, std::uint32_t tid, const std::string& name) {
+  event("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + std::to_string(pid) + ",\"tid\":" +
+        std::to_string(tid) + ",\"args\":{\"name\":" + quote(name) + "}}");
+}
+
+std::uint32_t TraceWriter::lane_of(TraceLanes& lanes, std::uint32_t pid, std::int64_t start, std::int64_t end,
+                                   std::uint32_t first_lane, std::uint32_t more_lanes, const char* name) {
+  const TraceLanes::Placement placement = lanes.place(pid, start, end);
+  if (placement.lane == 0) return first_lane;
+  const std::uint32_t tid = more_lanes + placement.lane;
+  // "sends 2" is the second sends lane; a thread_name event may come anywhere in the file.
+  if (placement.added) name_lane(pid, tid, std::string(name) + " " + std::to_string(placement.lane + 1));
+  return tid;
+}
 
 void TraceWriter::event(const std::string& json) {
   if (!out_.is_open()) return;
@@ -70,23 +85,29 @@ void TraceWriter::message(std::uint32_t from, std::uint32_t to, const std::strin
                           double start, double end, std::uint64_t bytes) {
   const std::string id = std::to_string(++flow_id_);
   const std::string cat = std::string(",\"cat\":\"") + traffic + "\"";
+  const std::int64_t sent = nanos(start), delivered = std::max(sent, nanos(end));
+  const std::string send_lane =
+      std::to_string(lane_of(send_lanes_, from, sent, delivered, kSendLane, kMoreSendLanes, "sends"));
+  const std::string receive_lane = std::to_string(
+      lane_of(receive_lanes_, to, delivered, delivered + kReceiveSlice, kReceiveLane, kMoreReceiveLanes, "receives"));
   event("{\"ph\":\"X\",\"name\":" + quote(name) + cat + ",\"pid\":" + std::to_string(from) + ",\"tid\":" +
-        std::to_string(kSendLane) + "," + times(start, end) + ",\"args\":{\"to\":" + std::to_string(to) +
+        send_lane + "," + times_ns(sent, delivered) + ",\"args\":{\"to\":" + std::to_string(to) +
         ",\"bytes\":" + std::to_string(bytes) + "}}");
-  // The receiver's side: a short slice on its receives lane, which the arrow's end binds to.
+  // The receiver's side: a short slice on a receives lane, which the arrow's end binds to.
   event("{\"ph\":\"X\",\"name\":" + quote(name) + cat + ",\"pid\":" + std::to_string(to) + ",\"tid\":" +
-        std::to_string(kReceiveLane) + "," + times(end, end + kReceiveSlice) + ",\"args\":{\"from\":" +
+        receive_lane + "," + times_ns(delivered, delivered + kReceiveSlice) + ",\"args\":{\"from\":" +
         std::to_string(from) + ",\"bytes\":" + std::to_string(bytes) + "}}");
   event("{\"ph\":\"s\",\"name\":\"transfer\"" + cat + ",\"id\":" + id + ",\"pid\":" + std::to_string(from) +
-        ",\"tid\":" + std::to_string(kSendLane) + ",\"ts\":" + micros(nanos(start)) + "}");
+        ",\"tid\":" + send_lane + ",\"ts\":" + micros(sent) + "}");
   event("{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"transfer\"" + cat + ",\"id\":" + id + ",\"pid\":" +
-        std::to_string(to) + ",\"tid\":" + std::to_string(kReceiveLane) + ",\"ts\":" +
-        micros(std::max(nanos(start), nanos(end))) + "}");
+        std::to_string(to) + ",\"tid\":" + receive_lane + ",\"ts\":" + micros(delivered) + "}");
 }
 
 void TraceWriter::span(std::uint32_t node, const std::string& name, const char* category, double start, double end) {
+  const std::int64_t from = nanos(start), to = std::max(from, nanos(end));
+  const std::uint32_t lane = lane_of(protocol_lanes_, node, from, to, kProtocolLane, kMoreProtocolLanes, "protocol");
   event("{\"ph\":\"X\",\"name\":" + quote(name) + ",\"cat\":\"" + category + "\",\"pid\":" + std::to_string(node) +
-        ",\"tid\":" + std::to_string(kProtocolLane) + "," + times(start, end) + "}");
+        ",\"tid\":" + std::to_string(lane) + "," + times_ns(from, to) + "}");
 }
 
 void TraceWriter::marker(std::uint32_t node, const std::string& name, double time, const std::string& args,

@@ -430,7 +430,9 @@ def test_trace_of_a_failure_free_run(run, ftsim):
     assert max(e["ts"] + e["dur"] for e in tasks) == pytest.approx(r.results["makespan"] * 1e6, abs=0.01)
 
     # Transfers: a send span on the sender's send lane and a flow arrow s -> f to the receiver.
-    sends = [e for e in events if e["ph"] == "X" and e["tid"] == SEND_LANE]
+    # Concurrent sends of a node are on lanes "sends", "sends 2", ... (tid 10000 and above 1000000).
+    send_lanes = {lane for lane, name in lanes.items() if name.split()[0] == "sends"}
+    sends = [e for e in events if e["ph"] == "X" and (e["pid"], e["tid"]) in send_lanes]
     starts = {e["id"]: e for e in events if e["ph"] == "s"}
     finishes = {e["id"]: e for e in events if e["ph"] == "f"}
     assert len(sends) == len(starts) == len(finishes) > 0

@@ -1,8 +1,10 @@
-// The CG result: the true residual ||b - A x|| / ||b|| of the final x (row by row, independent of
-// the CSR blocks) against the recurrence residual sqrt(rr) / ||b||, and the final x against a
-// sequential CG on whole vectors with the same number of iterations.
+// The CG result against a sequential CG run here on whole vectors with the same operations in
+// the same order as the tasks (cg.cpp): the final x and the recurrence's rr. No bound on the
+// residual itself: CG minimises the A-norm of the error, not the residual, so an unconverged
+// CG's ||b - A x|| may well exceed ||b|| (grid 64, 20 iterations: 2.2) and still be right.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "sim/mpi/kernels/cg_problem.hpp"
 #include "sim/mpi/kernels/kernel_support.hpp"
@@ -11,7 +13,7 @@ namespace ftsim::kernels::detail {
 
 namespace {
 
-// y = A v, row by row (the same matrix as the CSR blocks, CgProblem::row).
+// y = A v, row by row in increasing column order, as SPMV walks its CSR rows (CgProblem::row).
 void multiply(const CgProblem& problem, const std::vector<double>& v, std::vector<double>& y) {
   for (std::uint64_t g = 0; g < problem.unknowns(); ++g) {
     double sum = 0;
@@ -20,11 +22,42 @@ void multiply(const CgProblem& problem, const std::vector<double>& v, std::vecto
   }
 }
 
-double dot(const std::vector<double>& a, const std::vector<double>& b) {
+// a . b as the tasks sum it: a partial dot per block (DOT), the partials added in block order
+// (REDUCE). Whole-vector sums would round differently.
+double blocked_dot(const CgProblem& problem, const std::vector<double>& a, const std::vector<double>& b) {
   double sum = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) sum += a[k] * b[k];
+  for (std::uint64_t i = 0; i < problem.blocks; ++i) {
+    double part = 0;
+    for (std::uint64_t g = problem.start(i); g < problem.start(i + 1); ++g) part += a[g] * b[g];
+    sum += part;
+  }
   return sum;
 }
+
+double norm(const std::vector<double>& v) {
+  double sum = 0;
+  for (const double value : v) sum += value * value;
+  return std::sqrt(sum);
+}
+
+// ||b - A x|| / ||b||: reported, not checked (see above).
+double true_residual(const CgProblem& problem, const std::vector<double>& b, const std::vector<double>& x) {
+  std::vector<double> residual(b.size());
+  multiply(problem, x, residual);
+  for (std::size_t g = 0; g < b.size(); ++g) residual[g] = b[g] - residual[g];
+  return norm(residual) / norm(b);
+}
+
+std::string short_number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
+  return buffer;
+}
+
+// Same operations in the same order as the tasks: expected bit-identical, 0. The tolerance admits
+// only rounding that a compiler may do differently in the two loops (fused multiply-adds); a
+// wrong, stale or lost block moves the result by orders of magnitude more.
+constexpr double kTolerance = 1e-12;
 
 }  // namespace
 
@@ -34,7 +67,7 @@ std::vector<NumericCheck> check_cg(const config::Config& config, const graphs::T
   const CgProblem problem(config);
   const std::uint64_t unknowns = problem.unknowns();
 
-  std::vector<double> b(unknowns), x(unknowns), ax(unknowns);
+  std::vector<double> b(unknowns), x(unknowns);
   for (std::uint64_t g = 0; g < unknowns; ++g) b[g] = problem.rhs(g);
   const auto xs = handles_of(graph, "x");
   for (std::uint64_t i = 0; i < problem.blocks; ++i) {
@@ -45,52 +78,48 @@ std::vector<NumericCheck> check_cg(const config::Config& config, const graphs::T
   const graphs::HandleId rr_handle = handle_at(handles_of(graph, "rr"), {-1, -1, -1}, "rr");
   const double rr = view<const double>(std::span<const std::uint8_t>(finals[rr_handle]), 1, "rr")[0];
 
-  multiply(problem, x, ax);
-  double residual2 = 0;
-  for (std::uint64_t g = 0; g < unknowns; ++g) residual2 += (b[g] - ax[g]) * (b[g] - ax[g]);
-  const double norm_b = std::sqrt(dot(b, b));
-  const double true_residual = std::sqrt(residual2) / norm_b;
-  const double recurrence_residual = std::sqrt(rr) / norm_b;
-
-  NumericCheck residual;
-  residual.name = "cg true residual ||b - A x|| / ||b||";
-  residual.value = true_residual;
-  // Below the initial residual (1 for x0 = 0) and agreeing with the recurrence; once converged
-  // to rounding level the two drift apart, so a tiny true residual passes on its own.
-  residual.tolerance = 1.0;
-  const double disagreement = std::fabs(true_residual - recurrence_residual) / std::max(true_residual, 1e-300);
-  residual.ok = true_residual < 1.0 && (disagreement <= 1e-6 || true_residual <= 1e-10);
-  residual.detail = "recurrence residual sqrt(rr) / ||b|| = " + std::to_string(recurrence_residual) +
-                    ", relative disagreement " + std::to_string(disagreement) + " (at most 1e-6 unless below 1e-10)";
-
-  // Sequential CG, same recurrences, whole vectors, dots summed in index order.
-  std::vector<double> xs_seq(unknowns, 0.0), r = b, p = b, q(unknowns);
-  double rr_seq = dot(r, r);
+  // Sequential CG (x0 = 0, r = p = b), the tasks' recurrences: SPMV, DOT + REDUCE (alpha), AXPY
+  // on x and r, DOT + REDUCE (beta, rr), XPAY.
+  std::vector<double> x_seq(unknowns, 0.0), r = b, p = b, q(unknowns);
+  double rr_seq = blocked_dot(problem, r, r);
   const std::uint32_t iterations = config.application.cg.iterations;
   for (std::uint32_t it = 0; it < iterations; ++it) {
     multiply(problem, p, q);
-    const double pq = dot(p, q);
+    const double pq = blocked_dot(problem, p, q);
     const double alpha = pq != 0 ? rr_seq / pq : 0.0;
-    for (std::uint64_t g = 0; g < unknowns; ++g) xs_seq[g] = xs_seq[g] + alpha * p[g];
+    for (std::uint64_t g = 0; g < unknowns; ++g) x_seq[g] = x_seq[g] + alpha * p[g];
     for (std::uint64_t g = 0; g < unknowns; ++g) r[g] = r[g] - alpha * q[g];
-    const double rr_new = dot(r, r);
+    const double rr_new = blocked_dot(problem, r, r);
     const double beta = rr_seq != 0 ? rr_new / rr_seq : 0.0;
     rr_seq = rr_new;
     for (std::uint64_t g = 0; g < unknowns; ++g) p[g] = r[g] + beta * p[g];
   }
+
   double difference2 = 0, norm2 = 0;
   for (std::uint64_t g = 0; g < unknowns; ++g) {
-    difference2 += (x[g] - xs_seq[g]) * (x[g] - xs_seq[g]);
-    norm2 += xs_seq[g] * xs_seq[g];
+    difference2 += (x[g] - x_seq[g]) * (x[g] - x_seq[g]);
+    norm2 += x_seq[g] * x_seq[g];
   }
-  NumericCheck sequential;
-  sequential.name = "cg ||x - x_sequential|| / ||x_sequential||";
-  sequential.value = norm2 > 0 ? std::sqrt(difference2 / norm2) : std::sqrt(difference2);
-  // The blocked dot products round differently from whole-vector ones; only that may differ.
-  sequential.tolerance = 1e-12;
-  sequential.ok = sequential.value <= sequential.tolerance;
-  sequential.detail = std::to_string(iterations) + " iterations on " + std::to_string(unknowns) + " unknowns";
-  return {residual, sequential};
+  NumericCheck solution;
+  solution.name = "cg ||x - x_sequential|| / ||x_sequential||";
+  solution.value = norm2 > 0 ? std::sqrt(difference2 / norm2) : std::sqrt(difference2);
+  solution.tolerance = kTolerance;
+  solution.ok = solution.value <= solution.tolerance;  // false for NaN too
+  solution.detail = std::to_string(iterations) + " iterations on " + std::to_string(unknowns) +
+                    " unknowns; true residual ||b - A x|| / ||b|| = " + short_number(true_residual(problem, b, x)) +
+                    " (the sequential CG's: " + short_number(true_residual(problem, b, x_seq)) + ")";
+
+  // The recurrence's residual, relative to ||b|| (its value at x0 = 0): a difference of residuals,
+  // so that a converged run (rr at rounding level) is not judged on rounding noise.
+  const double norm_b = norm(b);
+  NumericCheck recurrence;
+  recurrence.name = "cg |sqrt(rr) - sqrt(rr_sequential)| / ||b||";
+  recurrence.value = std::fabs(std::sqrt(rr) - std::sqrt(rr_seq)) / norm_b;
+  recurrence.tolerance = kTolerance;
+  recurrence.ok = recurrence.value <= recurrence.tolerance;  // false for NaN (a negative rr too)
+  recurrence.detail = "sqrt(rr) / ||b|| = " + short_number(std::sqrt(rr) / norm_b) + " (the sequential CG's: " +
+                      short_number(std::sqrt(rr_seq) / norm_b) + ")";
+  return {solution, recurrence};
 }
 
 }  // namespace ftsim::kernels::detail
