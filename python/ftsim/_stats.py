@@ -98,7 +98,8 @@ def mean_interval(values, level: float = 0.95, floor: Optional[float] = None) ->
     if span <= 0.0:  # every value on the floor
         return mean, mean
     factor = math.exp(half / span)
-    return floor + span / factor, floor + span * factor
+    # min/max: floor + (mean − floor) is the mean again only up to rounding.
+    return min(mean, floor + span / factor), max(mean, floor + span * factor)
 
 
 def mean_and_ci(frame, keys: list, value: str, level: float = 0.95, floor: Optional[float] = None):
