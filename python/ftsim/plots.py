@@ -358,12 +358,13 @@ def _finish(ax, path):
 
 def _label_groups(ax, groups: list, group: Optional[str], kinds: list, by: Optional[str], width: float) -> None:
     """The x axis of grouped bars: a tick per group, named, and the group column's words; with one
-    group and no group column (e.g. rows of one application), a tick per bar, named by ``by``."""
+    group and no group column (e.g. rows of one application), a tick per bar, named by ``by``; with
+    neither, one tick: "all runs"."""
     if group is None and by is not None:
         ax.set_xticks([(i - (len(kinds) - 1) / 2) * width for i in range(len(kinds))], [str(k) for k in kinds])
         ax.set_xlabel(_words(by))
         return
-    ax.set_xticks(range(len(groups)), [str(g) for g in groups] if group else [""])
+    ax.set_xticks(range(len(groups)), [str(g) for g in groups] if group else ["all runs"])
     if group:
         ax.set_xlabel(_words(group))
 

@@ -114,6 +114,10 @@ def test_overhead_split_of_one_application_labels_its_x_axis(four_seeds):
     assert [t.get_text() for t in ax.get_xticklabels()] == ["none"]
     ax = plots.protocol_bars(rows[four_seeds["failures.mtbf"] == "20ms"], "overhead")
     assert ax.get_xlabel() == "protocol" and [t.get_text() for t in ax.get_xticklabels()] == ["none"]
+    # Rows that name neither an application nor a protocol: one bar, still named.
+    ax = plots.overhead_split(four_seeds[four_seeds["failures.mtbf"] == "20ms"].drop(columns=["failures.mtbf",
+                                                                                             "failures.mtbf_s"]))
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["all runs"]
 
 
 def period_frame(protocol):
