@@ -10,9 +10,14 @@ and prints:
            with 20 servers; linear, under 230 ms at 240 nodes, with 60);
   Fig. 11  the overhead against the period and the frequency (paper: under 1 % for periods >= 10 s);
   Fig. 12  |T_a_re-executer| against the failure date, without and with reordering (mean over the
-           failed node), beside the paper's description.
+           failed node), beside the paper's description. The time unit T is the failure-free makespan
+           without protocol, measured first by a run of the same graph and platform: the period (0.2 T)
+           and the failure dates (0.05 T ... 0.95 T) are set from it, so that a change of the simulator
+           cannot leave the config's figures behind (they are T as it was, for `ftsim sweep` alone).
 The sweeps have no random draw (seed 1, the default: printed as the seed base).
-Usage: bench/besseron2006.py [--figures 10,11,12] [--jobs 2] [--timeout 900] [--binary build/ftsim]
+--smoke: a few points per figure (SMOKE) and a shorter Fig. 11 run, for the test suite
+(tests/python/test_reproductions.py): it checks that the bench runs, its numbers mean nothing.
+Usage: bench/besseron2006.py [--figures 10,11,12] [--jobs 2] [--timeout 900] [--binary build/ftsim] [--smoke]
 """
 import argparse
 import json
@@ -34,15 +39,36 @@ parser.add_argument("--timeout", type=float, default=1800.0, help="wall seconds 
 parser.add_argument("--point-wall-limit", default="300 s", help="/run/wall_limit of every point (default 300 s)")
 parser.add_argument("--binary", default=str(ROOT / "build" / "ftsim"))
 parser.add_argument("--keep", help="write the sweeps' outputs under this directory instead of a temporary one")
+parser.add_argument("--smoke", action="store_true", help="a few points per figure, for the test suite")
 args = parser.parse_args()
+
+# --smoke: the keys of each figure's config replaced (dotted paths; a sweep axis by its grid entry).
+SMOKE = {10: {"sweep.grid.platform.nodes": [10, 40], "sweep.grid.platform.storage.bandwidth": ["4Gbps"]},
+         11: {"application.iterations": 60, "sweep.grid.protocol.period": ["1s", "5s"]},
+         12: {"sweep.grid.failures.events.0.node": [0, 1]}}
+SMOKE_FIG12_DATES = (1, 9, 17)  # in 0.05 T: before the first checkpoint, in the middle, after the last one
 
 print("seed base: 1 (the sweeps draw nothing at random; every point runs with /seed 1)", flush=True)
 
 
-def sweep(figure: int, work: Path) -> list[tuple[dict, dict]]:
-    """Runs one figure's sweep; returns (row, results.json) per point, in point order."""
+def figure_config(figure: int) -> dict:
+    """The figure's sweep config, reduced with --smoke."""
     config = json.loads((ROOT / "configs" / "papers" / f"besseron2006-fig{figure}.json").read_text())
     config.pop("$schema", None)
+    for key, value in (SMOKE[figure].items() if args.smoke else ()):
+        if key.startswith("sweep.grid."):
+            config["sweep"]["grid"][key[len("sweep.grid."):]] = value
+        else:
+            parent = config
+            *path, last = key.split(".")
+            for step in path:
+                parent = parent[step]
+            parent[last] = value
+    return config
+
+
+def sweep(figure: int, work: Path, config: dict) -> list[tuple[dict, dict]]:
+    """Runs one figure's sweep config; returns (row, results.json) per point, in point order."""
     config.setdefault("run", {})["wall_limit"] = args.point_wall_limit
     out = work / f"fig{figure}"
     assert not out.exists(), f"{out}: not a fresh output directory"
@@ -65,6 +91,21 @@ def sweep(figure: int, work: Path) -> list[tuple[dict, dict]]:
                  f"{stderr[-2000:]}\n  command: {' '.join(command)}")
     print(f"Fig. {figure}: {len(rows)} points ok in {time.monotonic() - start:.0f} s ({out})", flush=True)
     return [(r, json.loads((out / "points" / r["id"] / "results.json").read_text())) for r in rows]
+
+
+def time_unit(config: dict, work: Path) -> float:
+    """Fig. 12's time unit T: the failure-free makespan of the config's graph and platform without protocol."""
+    base = {k: v for k, v in config.items() if k not in ("sweep", "failures")}
+    base["protocol"] = {"type": "none"}
+    base["name"] = "besseron2006-fig12-unit"
+    unit_config = work / "fig12-unit.json"
+    unit_config.write_text(json.dumps(base))
+    out = work / "fig12-unit"
+    run = subprocess.run([args.binary, "run", str(unit_config), "-o", str(out)], capture_output=True, text=True,
+                         timeout=300)
+    if run.returncode != 0:
+        sys.exit(f"Fig. 12: the failure-free run that measures the time unit exited {run.returncode}:\n{run.stderr[-2000:]}")
+    return json.loads((out / "results.json").read_text())["makespan"]
 
 
 def checkpoint_step_ms(results: dict) -> float:
@@ -135,22 +176,18 @@ with tempfile.TemporaryDirectory(prefix="besseron2006-") as temporary:
     work = Path(args.keep) if args.keep else Path(temporary)
     work.mkdir(parents=True, exist_ok=True)
     if 10 in figures:
-        figure_10(sweep(10, work))
+        figure_10(sweep(10, work, figure_config(10)))
     if 11 in figures:
-        figure_11(sweep(11, work))
+        figure_11(sweep(11, work, figure_config(11)))
     if 12 in figures:
-        points = sweep(12, work)
-        # The time unit of the config must be the failure-free makespan of the same graph and platform.
-        base = dict(points[0][1]["config"])
-        base.pop("failures", None)
-        base["protocol"] = {"type": "none"}
-        base["name"] = "besseron2006-fig12-unit"
-        unit_config = work / "fig12-unit.json"
-        unit_config.write_text(json.dumps(base))
-        out = work / "fig12-unit"
-        subprocess.run([args.binary, "run", str(unit_config), "-o", str(out)], check=True, capture_output=True, timeout=300)
-        measured = json.loads((out / "results.json").read_text())["makespan"]
-        stated = points[0][1]["config"]["protocol"]["period"] / 0.2
-        if abs(measured - stated) > 1e-6 * stated:
-            sys.exit(f"Fig. 12: the config's time unit {stated} s is not the failure-free makespan {measured} s: update it")
-        figure_12(points)
+        config = figure_config(12)
+        unit = time_unit(config, work)
+        stated = config["protocol"]["period"] / 0.2
+        if abs(unit - stated) > 1e-6 * stated:
+            print(f"Fig. 12: the time unit is today's failure-free makespan, {unit:.6f} s (the config's figures are for "
+                  f"{stated:.6f} s)", flush=True)
+        config["protocol"]["period"] = 0.2 * unit
+        steps = SMOKE_FIG12_DATES if args.smoke else range(1, 20)
+        config["sweep"]["grid"]["failures.events.0.time"] = [0.05 * k * unit for k in steps]
+        config["failures"]["events"][0]["time"] = 0.05 * unit
+        figure_12(sweep(12, work, config))

@@ -20,7 +20,10 @@ graphs/apps/data_profiles.cpp, measured on the real CG kernels) four ways, failu
 and prints, per node, the mean full checkpoint and the first incremental after a full one, as
 reductions against the base.
 
-usage: bench/cores2015_table2.py [--binary build/ftsim] [--block-size 64KiB]
+--smoke (the reduced form every bench of configs/papers/README.md has, for tests/python/test_reproductions.py)
+changes nothing here: the full run takes about a second.
+
+usage: bench/cores2015_table2.py [--binary build/ftsim] [--block-size 64KiB] [--smoke]
 """
 import argparse
 import copy
@@ -77,6 +80,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=os.environ.get("FTSIM_BINARY", str(ROOT / "build" / "ftsim")))
     parser.add_argument("--block-size", help="the block size instead of the config's (e.g. 8KiB)")
+    parser.add_argument("--smoke", action="store_true", help="for the test suite: the same run, it takes a second")
     args = parser.parse_args()
     document = json.loads(CONFIG.read_text())
     document.pop("$schema", None)

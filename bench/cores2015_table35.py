@@ -17,7 +17,10 @@ Jacobi stencil), on 8 nodes with 64 spares, one node (3) fails at about half of 
 Overheads are (T - T_orig) / T_orig, as in the thesis. Each run goes through bench/run_harness.py
 (a fresh directory, a wall timeout, exit codes checked). About 10 s on 2 cores.
 
-usage: bench/cores2015_table35.py [--binary PATH] [--period 150ms] [--json OUT]
+--smoke: smaller applications (SMOKE_APPS), the lead time and period scaled to them, for the test suite
+(tests/python/test_reproductions.py): it checks that the bench runs, its numbers mean nothing.
+
+usage: bench/cores2015_table35.py [--binary PATH] [--period 150ms] [--json OUT] [--smoke]
 """
 import argparse
 import copy
@@ -39,15 +42,19 @@ APPS = {
     "cg": {"type": "cg", "grid": 2048, "blocks": 16, "iterations": 200},
     "stencil": {"type": "stencil", "tiles": [16, 8], "tile_size": 512, "iterations": 400},
 }
+SMOKE_APPS = {
+    "cg": {"type": "cg", "grid": 512, "blocks": 16, "iterations": 40},
+    "stencil": {"type": "stencil", "tiles": [16, 8], "tile_size": 128, "iterations": 40},
+}
 FAILED_NODE = 3
 
 
-def base(app):
+def base(app, apps=APPS):
     c = json.loads((ROOT / "configs" / "papers" / "cores2015-migration.json").read_text())
     for key in ("sweep", "$schema"):
         c.pop(key)
     c["name"] = f"table35-{app}"
-    c["application"] = copy.deepcopy(APPS[app])
+    c["application"] = copy.deepcopy(apps[app])
     c["failures"] = {"model": "none"}
     return c
 
@@ -73,25 +80,29 @@ def main():
     parser.add_argument("--binary", default=default_binary)
     parser.add_argument("--period", default="150ms")
     parser.add_argument("--json")
+    parser.add_argument("--smoke", action="store_true", help="small applications, for the test suite")
     args = parser.parse_args()
+    apps = SMOKE_APPS if args.smoke else APPS
     rows = []
     with tempfile.TemporaryDirectory(prefix="table35-") as tmp:
         work = pathlib.Path(tmp)
-        for app in APPS:
-            orig_config = base(app)
+        for app in apps:
+            orig_config = base(app, apps)
             orig_config["protocol"] = {"type": "none"}
             orig = run(orig_config, work, f"{app}-orig", args.binary)
             half = orig["makespan"] / 2
-            migr = run(with_failure(orig_config, half, {"lead_time": "200ms", "recall": 1, "precision": 1, "spawn": "10ms"}),
+            lead, spawn = (0.9 * half, half / 20) if args.smoke else ("200ms", "10ms")
+            migr = run(with_failure(orig_config, half, {"lead_time": lead, "recall": 1, "precision": 1, "spawn": spawn}),
                        work, f"{app}-migr", args.binary)
-            one = base(app)
+            one = base(app, apps)
             one["protocol"] = {"type": "global", "at": "cuts", "storage": "stable"}
             one["checkpoints"] = {"count": 1}
             free = run(one, work, f"{app}-one-free", args.binary)
             committed = free["checkpoints"][0]["committed"]
             ckpt = run(with_failure(one, committed + 0.001), work, f"{app}-ckpt", args.binary)
-            periodic = base(app)
-            periodic["protocol"] = {"type": "global", "period": args.period, "storage": "stable"}
+            periodic = base(app, apps)
+            period = half / 3 if args.smoke else args.period
+            periodic["protocol"] = {"type": "global", "period": period, "storage": "stable"}
             periodic_run = run(with_failure(periodic, half), work, f"{app}-periodic", args.binary)
             record = migr["migration"]["records"][0]
             rows.append({
@@ -101,7 +112,8 @@ def main():
                 "checkpoint_bytes": ckpt["checkpoints"][0]["bytes"],
             })
     print("ftsim (8 nodes, one node migrated or failed at half of the run):\n")
-    print("| application | Orig | Migr | Ckpt&RB (one checkpoint just before) | Ckpt&RB (every " + args.period +
+    every = "Orig / 6" if args.smoke else args.period
+    print("| application | Orig | Migr | Ckpt&RB (one checkpoint just before) | Ckpt&RB (every " + every +
           ") | %Migr | %C&RB | %C&RB periodic | evacuation | state moved |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:

@@ -11,7 +11,10 @@ A run that exceeds --timeout (FT at 256 processes: an all-to-all of 65 k coupled
 max-min solver takes tens of minutes over) or fails is reported on its row and the bench goes on; the
 exit code is 1 if any row is missing. Points are the sweep's indices, as a list with ranges.
 
-usage: bench/guermouche_table1.py [--build build] [--points 0-26,28,...] [--timeout S] [--json FILE]
+--smoke keeps the points of 64 processes and 4 clusters (one per kernel) among --points, with 2
+iterations, and removes its work directory, for the test suite (tests/python/test_reproductions.py): it checks that the bench runs.
+
+usage: bench/guermouche_table1.py [--build build] [--points 0-26,28,...] [--timeout S] [--json FILE] [--smoke]
 """
 import argparse
 import json
@@ -105,6 +108,7 @@ def main() -> int:
     parser.add_argument("--points", default=None, help="point indices, e.g. 0-26,28 (default: all 40)")
     parser.add_argument("--timeout", type=float, default=300.0, help="wall seconds per run")
     parser.add_argument("--json", default=None, help="write the rows here")
+    parser.add_argument("--smoke", action="store_true", help="64 processes, 4 clusters, 2 iterations: for the test suite")
     args = parser.parse_args()
     ftsim = Path(args.build) / "ftsim"
     work = Path(tempfile.mkdtemp(prefix="ftsim-table1-"))
@@ -121,6 +125,10 @@ def main() -> int:
         config = point["config"]
         kernel = config["application"]["pattern"].split("-")[1].upper()
         processes, clusters = config["platform"]["nodes"], config["protocol"]["clusters"]
+        if args.smoke:
+            if (processes, clusters) != (64, 4):
+                continue
+            config["application"]["iterations"] = 2
         tag = f"{kernel}-{processes}-{clusters}"
         trace = work / f"{tag}-trace.json"
         outcome = run_ftsim(config, work, tag, timeout=args.timeout, binary=ftsim, args=["--checkpoint-trace", str(trace)])
@@ -141,6 +149,9 @@ def main() -> int:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     if missing:
         print(f"{missing} point(s) without a row (above)", file=sys.stderr)
+    if args.smoke:
+        import shutil
+        shutil.rmtree(work, ignore_errors=True)
     return 1 if missing else 0
 
 

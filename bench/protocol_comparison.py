@@ -43,10 +43,16 @@ The rows "<protocol>+data" run the config of <protocol> with /checkpoint_data (z
 images of 8 KiB blocks with a full one every 3, zstd: docs/checkpoint-data.md); their checkpoint bytes are
 the stored bytes, with the reduction against what they would have saved without the section.
 
+--smoke runs graphs of a few hundred tasks (SMOKE_APPLICATIONS), the failure at half the failure-free `none`
+makespan instead of its task count, and by default five of the protocols (SMOKE_PROTOCOLS: a blocking, an
+asynchronous, a data-reducing and an uncoordinated one): seconds instead of hours, for the test suite
+(tests/python/test_reproductions.py); its numbers mean nothing.
+
 usage: bench/protocol_comparison.py [--binary PATH] [--apps cholesky,stencil,cg]
                                     [--protocols none,global,lineage,buddy,cck,cck-flush-all,
                                      uncoordinated,uncoordinated-none,uncoordinated-all,
                                      global+data,buddy+data,cck+data,uncoordinated+data] [--shrink] [--json OUT]
+                                    [--smoke]
 The binary is --binary, else $FTSIM_BINARY, else $FTSIM_BUILD_DIR/ftsim, else build/ftsim.
 """
 import argparse
@@ -75,11 +81,17 @@ LABELS = {"cck-flush-all": "cck (flush all)", "uncoordinated": "uncoordinated (s
 # application's measured data profile and the CPU time charged to the nodes.
 CHECKPOINT_DATA = {"zero_blocks": True, "incremental": {"block_size": "8KiB", "full_every": 3}, "compression": "zstd",
                    "level": 3}
+SMOKE_PROTOCOLS = ["none", "global", "buddy", "cck+data", "uncoordinated"]
+# --smoke: each application's keys replaced by these (room for the configs' checkpoint counts, 4 and 8).
+SMOKE_APPLICATIONS = {"cholesky": {"tiles": 12, "tile_size": 64}, "stencil": {"tiles": [16, 8], "tile_size": 64, "iterations": 8},
+                      "cg": {"grid": 512, "blocks": 128, "iterations": 8}}
 
 
-def config_of(app: str, protocol: str) -> dict:
+def config_of(app: str, protocol: str, smoke: bool = False) -> dict:
     base = protocol[:-len("+data")] if protocol.endswith("+data") else protocol
     document = json.loads((CONFIGS / f"{app}-{base}.json").read_text())
+    if smoke:
+        document["application"].update(SMOKE_APPLICATIONS[app])
     if protocol.endswith("+data"):
         document["checkpoint_data"] = CHECKPOINT_DATA
         document["name"] = document.get("name", f"{app}-{base}") + "-data"
@@ -267,15 +279,17 @@ def main() -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", default=default_binary(), help="the ftsim executable")
     parser.add_argument("--apps", default=",".join(APPS), help="comma-separated: cholesky,stencil,cg")
-    parser.add_argument("--protocols", default=",".join(PROTOCOLS), help="comma-separated, of: " + ",".join(PROTOCOLS))
+    parser.add_argument("--protocols", help="comma-separated, of: " + ",".join(PROTOCOLS) + " (default: all; with "
+                        "--smoke " + ",".join(SMOKE_PROTOCOLS) + ")")
     parser.add_argument("--json", metavar="OUT", help="also write every row (all measured fields) to OUT")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory of the runs")
     parser.add_argument("--shrink", action="store_true",
                         help="also run global, lineage, buddy and cck with no spare (shrink) and print their tables")
     parser.add_argument("--timeout", type=float, default=1800, help="wall seconds per run before it counts as a hang")
+    parser.add_argument("--smoke", action="store_true", help="tiny graphs, for the test suite: checks that it runs")
     args = parser.parse_args()
     apps = [a for a in args.apps.split(",") if a]
-    protocols = [p for p in args.protocols.split(",") if p]
+    protocols = [p for p in (args.protocols or ",".join(SMOKE_PROTOCOLS if args.smoke else PROTOCOLS)).split(",") if p]
     if not pathlib.Path(args.binary).exists():
         sys.exit(f"{args.binary} not found: build first, or give --binary / FTSIM_BINARY")
     for app in apps:
@@ -293,8 +307,11 @@ def main() -> int:
         reference_makespan = reference_memory = None
         order = ["none"] + [p for p in protocols if p != "none"]  # the none failure-free run first: the reference
         for protocol in order:
-            document = config_of(app, protocol)
+            document = config_of(app, protocol, args.smoke)
             document.pop("$schema", None)
+            if args.smoke and reference_makespan is not None:  # the failure halfway, as in the full run
+                node = document["failures"]["events"][0]["node"]
+                document["failures"]["events"] = [{"time": reference_makespan / 2, "node": node}]
             free_document = {k: v for k, v in document.items() if k != "failures"}
             free = simulate(args.binary, free_document, work, f"{app}-{protocol}-failure-free", args.timeout)
             progress(f"{app}/{protocol} failure-free: exit {free['exit_code']}, wall {free['wall_seconds']:.1f} s"

@@ -1,8 +1,9 @@
-"""Means over seeds with Student-t confidence intervals, without SciPy (Debian's python3-scipy is
-not a dependency of ftsim)."""
+"""Means over seeds with Student-t confidence intervals that stay in the quantity's range, without
+SciPy (Debian's python3-scipy is not a dependency of ftsim)."""
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 
 def _beta_continued_fraction(a: float, b: float, x: float) -> float:
@@ -75,23 +76,49 @@ def confidence_half_width(values, level: float = 0.95) -> float:
     return t_quantile(0.5 + level / 2.0, n - 1) * deviation / math.sqrt(n)
 
 
-def mean_and_ci(frame, keys: list, value: str, level: float = 0.95):
-    """One row per combination of ``keys`` (in order of first appearance): ``mean``, ``ci`` (half
-    width of the ``level`` confidence interval over the rows, NaN with one row), ``n``, ``std``."""
+def mean_interval(values, level: float = 0.95, floor: Optional[float] = None) -> tuple[float, float]:
+    """The ``level`` confidence interval (low, high) of the mean of ``values``; (NaN, NaN) for fewer
+    than two values.
+
+    Without ``floor``: Student's t, mean ± t·s/√n. With ``floor``, the bound the quantity always stays
+    above (−1 for an overhead, makespan / reference − 1; 0 for a time, a size or a count): the t interval
+    of log(mean − floor) (delta method: half width t·s/(√n·(mean − floor))), mapped back. It never
+    reaches below the floor, always contains the mean, and is the plain t interval when the spread is
+    small against mean − floor; a symmetric interval of 4 seeds drew overheads of −170% (issue 39).
+    Values below ``floor`` (a floor that does not hold for them) get the plain t interval."""
+    values = [float(v) for v in values if v == v]  # drop NaN
+    n = len(values)
+    if n < 2:
+        return float("nan"), float("nan")
+    mean = sum(values) / n
+    half = confidence_half_width(values, level)
+    if floor is None or min(values) < floor:
+        return mean - half, mean + half
+    span = mean - floor
+    if span <= 0.0:  # every value on the floor
+        return mean, mean
+    factor = math.exp(half / span)
+    # min/max: floor + (mean − floor) is the mean again only up to rounding.
+    return min(mean, floor + span / factor), max(mean, floor + span * factor)
+
+
+def mean_and_ci(frame, keys: list, value: str, level: float = 0.95, floor: Optional[float] = None):
+    """One row per combination of ``keys`` (in order of first appearance): ``mean``, ``low`` and
+    ``high`` (the ``level`` confidence interval of :func:`mean_interval` with ``floor``, NaN with
+    one row), ``n``, ``std``."""
     import pandas as pd
+
+    def row(values):
+        values = values.dropna()
+        low, high = mean_interval(values.tolist(), level, floor)
+        return {"mean": values.mean() if len(values) else float("nan"), "low": low, "high": high, "n": len(values),
+                "std": values.std() if len(values) > 1 else float("nan")}
 
     rows = []
     if keys:
-        grouped = frame.groupby(keys, sort=False, dropna=False)[value]
-        for key, values in grouped:
+        for key, values in frame.groupby(keys, sort=False, dropna=False)[value]:
             key = key if isinstance(key, tuple) else (key,)
-            values = values.dropna()
-            rows.append({**dict(zip(keys, key)), "mean": values.mean() if len(values) else float("nan"),
-                         "ci": confidence_half_width(values.tolist(), level), "n": len(values),
-                         "std": values.std() if len(values) > 1 else float("nan")})
+            rows.append({**dict(zip(keys, key)), **row(values)})
     else:
-        values = frame[value].dropna()
-        rows.append({"mean": values.mean() if len(values) else float("nan"),
-                     "ci": confidence_half_width(values.tolist(), level), "n": len(values),
-                     "std": values.std() if len(values) > 1 else float("nan")})
-    return pd.DataFrame(rows, columns=list(keys) + ["mean", "ci", "n", "std"])
+        rows.append(row(frame[value]))
+    return pd.DataFrame(rows, columns=list(keys) + ["mean", "low", "high", "n", "std"])

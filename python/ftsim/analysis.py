@@ -6,6 +6,8 @@ checkpoints (τ; a cycle lasts τ + C).
 """
 from __future__ import annotations
 
+import warnings
+
 from ftsim import _ftsim
 
 __all__ = ["young", "daly", "optimal_period", "daly_wall_time"]
@@ -28,5 +30,11 @@ def optimal_period(checkpoint: float, mtbf: float) -> float:
 
 def daly_wall_time(period: float, checkpoint: float, mtbf: float, restart: float, work: float) -> float:
     """Daly's complete model: expected wall time of ``work`` seconds of computation with this
-    period and restart time R: M·e^{R/M}·(e^{(τ+C)/M} − 1)·work/τ."""
+    period and restart time R: M·e^{R/M}·(e^{(τ+C)/M} − 1)·work/τ. A period longer than the work
+    warns: the run ends before its first checkpoint, which the model (work/τ segments of τ + C, so
+    less than one here) does not describe; without checkpoints it takes M·e^{R/M}·(e^{W/M} − 1)."""
+    if period > work:
+        warnings.warn(f"daly_wall_time: the period {period:g} s is longer than the work {work:g} s: the run ends "
+                      "before its first checkpoint, and Daly's model (work/period segments of period + C) does "
+                      "not describe it", stacklevel=2)
     return _ftsim.daly_wall_time(period, checkpoint, mtbf, restart, work)

@@ -4,8 +4,10 @@ Every function draws on ``ax`` (a new figure if None), returns the axes, and wit
 saves the figure too (:func:`save`: PDF, SVG or PNG by the file's suffix). The ones that take a
 ``frame`` draw the rows of :func:`ftsim.sweep` as they come, with their defaults: rows that are
 not ``ok`` are left out (with a warning), the rows of one bar or point (e.g. one per seed) are
-averaged and drawn with their 95 % confidence interval (Student's t), overheads are in % and
-every axis says its unit. A column that a plot needs and the frame lacks raises a ``KeyError``
+averaged and drawn with their 95 % confidence interval (Student's t, on a log scale for quantities
+with a floor, so that it stays in their range: an overhead above −100 %, a time, size or count above
+0; :func:`ftsim._stats.mean_interval`), the title says how many runs each point averages and a
+point of fewer than 3 runs warns, overheads are in % and every axis says its unit. A column that a plot needs and the frame lacks raises a ``KeyError``
 that names it.
 
 - :func:`protocol_bars`: a metric per protocol and application (grouped bars);
@@ -71,6 +73,13 @@ _COLUMNS = {
     "seed": ("seed", "", 1.0),
 }
 _BYTE_UNITS = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B")]
+# Overheads that are makespan / reference − 1 (never −100 % or below: a makespan is positive).
+_OVERHEADS = ("overhead", "overhead_checkpointing", "overhead_total")
+# Counts: never negative.
+_COUNTS = ("checkpoint_count", "checkpoint_aborted_count", "failure_count", "recovered_count", "tasks_reexecuted",
+           "executions", "reexecutions", "processes_rolled_back", "events", "restarts")
+# Fewer runs than this behind a point: its interval is missing or says little (a warning).
+_FEW_RUNS = 3
 
 
 # --------------------------------------------------------------------------------------------
@@ -112,6 +121,36 @@ def label(column: str, values=None) -> str:
 
 def _words(column: str) -> str:
     return _describe(column)[0]
+
+
+def _floor(column: str) -> Optional[float]:
+    """The bound a column's values always stay above, for intervals that stay in its range: −1 for an
+    overhead (makespan / reference − 1), 0 for a time, a size, a rate or a count, None if unknown
+    (``overhead_failures`` can be negative: a failure can make a schedule luckier)."""
+    if column in _OVERHEADS:
+        return -1.0
+    if column in _COUNTS or _describe(column)[1] in ("s", "B", "B/s", "core·s"):
+        return 0.0
+    return None
+
+
+def _error_bars(stats, factor: float) -> list[list[float]]:
+    """matplotlib's asymmetric ``yerr`` of the rows of :func:`mean_and_ci`: [below, above], 0 where
+    a point has no interval (one run)."""
+    below = [(m - low) * factor if low == low else 0.0 for m, low in zip(stats["mean"], stats["low"])]
+    above = [(high - m) * factor if high == high else 0.0 for m, high in zip(stats["mean"], stats["high"])]
+    return [below, above]
+
+
+def _warn_few_runs(stats, what: str) -> None:
+    """Warns when a point averages fewer than 3 runs: no interval with one, a very wide one with two."""
+    few = stats[stats["n"] < _FEW_RUNS]
+    if len(few):
+        counts = sorted({int(n) for n in few["n"]})
+        warnings.warn(f"{what}: {len(few)} of {len(stats)} points average fewer than {_FEW_RUNS} runs "
+                      f"(n = {', '.join(map(str, counts))}): "
+                      f"{'no interval from one run' if counts == [1] else 'their 95% intervals say little'}; "
+                      f'run more seeds ("sweep": {{"seeds": {_FEW_RUNS}}} or more)', stacklevel=3)
 
 
 def _title(text: str) -> str:
@@ -279,10 +318,11 @@ def _axes(ax, figsize=(7, 4)):
 
 
 def _mean_note(stats) -> str:
-    """``mean of 3 runs, 95 % CI`` when some point averages several rows, else ``""``."""
+    """How many runs each point averages (n), for the title: ``mean of 3 runs, 95% CI`` or ``one run
+    per point, no interval``."""
     most, fewest = int(stats["n"].max()), int(stats["n"].min())
     if most < 2:
-        return ""
+        return "one run per point, no interval"
     runs = f"{fewest}" if fewest == most else f"{fewest}–{most}"
     return f"mean of {runs} runs, 95% CI"
 
@@ -316,6 +356,19 @@ def _finish(ax, path):
 # Sweep rows: bars and lines
 
 
+def _label_groups(ax, groups: list, group: Optional[str], kinds: list, by: Optional[str], width: float) -> None:
+    """The x axis of grouped bars: a tick per group, named, and the group column's words; with one
+    group and no group column (e.g. rows of one application), a tick per bar, named by ``by``; with
+    neither, one tick: "all runs"."""
+    if group is None and by is not None:
+        ax.set_xticks([(i - (len(kinds) - 1) / 2) * width for i in range(len(kinds))], [str(k) for k in kinds])
+        ax.set_xlabel(_words(by))
+        return
+    ax.set_xticks(range(len(groups)), [str(g) for g in groups] if group else ["all runs"])
+    if group:
+        ax.set_xlabel(_words(group))
+
+
 def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, by: Optional[str] = None, ax=None,
                   title: Optional[str] = None, ylabel: Optional[str] = None, level: float = 0.95,
                   path: Optional[Union[str, Path]] = None):
@@ -323,6 +376,8 @@ def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, b
     group per ``group`` (default ``application.type``), one bar per ``by`` (default: the
     protocol, ``protocol.type`` with the options that tell its variants apart), each the mean of its rows (e.g. its seeds) with the ``level`` confidence
     interval as an error bar. Overheads are drawn in %."""
+    import pandas as pd
+
     _require(frame, [value] + [c for c in (group, by) if c is not None], "protocol_bars")
     group = _default_column(frame, group, ("application.type", "application"))
     if by is None:
@@ -330,7 +385,8 @@ def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, b
     rows = _ok_rows(frame, "protocol_bars")
     keys = [c for c in (group, by) if c is not None]
     _warn_mixed(rows, keys, "protocol_bars")
-    stats = mean_and_ci(rows, keys, value, level)
+    stats = mean_and_ci(rows, keys, value, level, _floor(value))
+    _warn_few_runs(stats, "protocol_bars")
     words, unit, factor = _describe(value, rows[value])
     ax = _axes(ax)
     groups = list(dict.fromkeys(stats[group])) if group else [None]
@@ -339,22 +395,19 @@ def protocol_bars(frame, value: str = "overhead", group: Optional[str] = None, b
     width = 0.8 / max(len(kinds), 1)
     several = stats["n"].max() >= 2
     for i, kind in enumerate(kinds):
-        heights, errors, xs = [], [], []
+        xs, picked = [], []
         for x, g in enumerate(groups):
             row = _select(stats, {group: g, by: kind})
             if len(row) == 0:
                 continue
             xs.append(x + (i - (len(kinds) - 1) / 2) * width)
-            heights.append(float(row["mean"].iloc[0]) * factor)
-            error = float(row["ci"].iloc[0]) * factor
-            errors.append(error if error == error else 0.0)
-        bars = ax.bar(xs, heights, width=width * 0.95, color=colors[kind], label=None if kind is None else str(kind),
-                      yerr=errors if several else None, capsize=3 if several else 0,
-                      error_kw={"elinewidth": 1, "ecolor": "black"})
+            picked.append(row)
+        picked = pd.concat(picked) if picked else stats.iloc[:0]
+        bars = ax.bar(xs, picked["mean"] * factor, width=width * 0.95, color=colors[kind],
+                      label=None if kind is None else str(kind), yerr=_error_bars(picked, factor) if several else None,
+                      capsize=3 if several else 0, error_kw={"elinewidth": 1, "ecolor": "black"})
         _tag(bars, f"bars:{kind}")
-    ax.set_xticks(range(len(groups)), [str(g) for g in groups] if group else [""])
-    if group:
-        ax.set_xlabel(_words(group))
+    _label_groups(ax, groups, group, kinds, by, width)
     ax.set_ylabel(ylabel or (f"{words} ({unit})" if unit else words))
     ax.axhline(0, color="black", linewidth=0.6)
     if by:  # beside the axes: never over a bar or its error bar
@@ -386,10 +439,11 @@ def overhead_split(frame, group: Optional[str] = None, by: Optional[str] = None,
     rows = rows.assign(overhead_total=rows["overhead_checkpointing"] + rows["overhead_failures"])
     keys = [c for c in (group, by) if c is not None]
     _warn_mixed(rows, keys, "overhead_split")
-    parts = {name: mean_and_ci(rows, keys, name, level) for name in
+    parts = {name: mean_and_ci(rows, keys, name, level, _floor(name)) for name in
              ("overhead_checkpointing", "overhead_failures", "overhead_total")}
     ax = _axes(ax)
     stats = parts["overhead_total"]
+    _warn_few_runs(stats, "overhead_split")
     groups = list(dict.fromkeys(stats[group])) if group else [None]
     kinds = list(dict.fromkeys(stats[by])) if by else [None]
     colors = _colors(kinds, by)
@@ -397,11 +451,11 @@ def overhead_split(frame, group: Optional[str] = None, by: Optional[str] = None,
     several = stats["n"].max() >= 2
 
     def pick(name, g, kind):
+        """(mean, [[below], [above]]) of one part of one bar, in %."""
         row = _select(parts[name], {group: g, by: kind})
         if len(row) == 0:
             return None
-        ci = float(row["ci"].iloc[0])
-        return 100 * float(row["mean"].iloc[0]), (100 * ci if ci == ci else 0.0)
+        return 100 * float(row["mean"].iloc[0]), _error_bars(row, 100.0)
 
     for i, kind in enumerate(kinds):
         for x, g in enumerate(groups):
@@ -418,13 +472,11 @@ def overhead_split(frame, group: Optional[str] = None, by: Optional[str] = None,
                          hatch="///", edgecolor="black", linewidth=0.6)
             _tag(top, f"failures:{kind}:{g}")
             if several:
-                _tag(ax.errorbar([position - width * 0.15], [checkpointing[0]], yerr=[checkpointing[1]], fmt="none",
+                _tag(ax.errorbar([position - width * 0.15], [checkpointing[0]], yerr=checkpointing[1], fmt="none",
                                  ecolor="black", elinewidth=1, capsize=2), "ci:checkpointing")
-                _tag(ax.errorbar([position + width * 0.15], [total[0]], yerr=[total[1]], fmt="none", ecolor="black",
+                _tag(ax.errorbar([position + width * 0.15], [total[0]], yerr=total[1], fmt="none", ecolor="black",
                                  elinewidth=1, capsize=2), "ci:total")
-    ax.set_xticks(range(len(groups)), [str(g) for g in groups] if group else [""])
-    if group:
-        ax.set_xlabel(_words(group))
+    _label_groups(ax, groups, group, kinds, by, width)
     ax.set_ylabel("overhead (% of the failure-free makespan)")
     ax.axhline(0, color="black", linewidth=0.6)
     from matplotlib.patches import Patch
@@ -461,7 +513,8 @@ def lines(frame, x: str, y: str = "overhead", hue: Optional[str] = None, ax=None
     rows = _ok_rows(frame, "lines")
     keys = ([hue] if hue else []) + [x]
     _warn_mixed(rows, keys, "lines")
-    stats = mean_and_ci(rows, keys, y, level)
+    stats = mean_and_ci(rows, keys, y, level, _floor(y))
+    _warn_few_runs(stats, "lines")
     words, unit, factor = _describe(y, rows[y])
     xwords, xunit, xfactor = _describe(x, rows[x])
     ax = _axes(ax)
@@ -471,7 +524,7 @@ def lines(frame, x: str, y: str = "overhead", hue: Optional[str] = None, ax=None
     for kind in kinds:
         part = stats[stats[hue] == kind] if hue else stats
         part = part.sort_values(x)
-        errors = [e * factor if e == e else 0.0 for e in part["ci"]]
+        errors = _error_bars(part, factor)
         _tag(ax.errorbar(part[x] * xfactor, part["mean"] * factor, yerr=errors if several else None, marker="o",
                          capsize=3, color=colors[kind], label=label if kind is None else str(kind)), f"line:{kind}")
     if logx:
@@ -543,6 +596,41 @@ def _spread_labels(ax, texts: list, gap: float = 2.0) -> None:
         text.set_y(y - row * row_height / axes_height)
 
 
+# Daly's C is the time one checkpoint blocks the application. The protocols whose checkpoints stop
+# every node from the request to the commit (global; cck, whose nodes resume at their CONT, just before
+# it): there the rows' checkpoint_duration (start → commit) is C. The others, and why not.
+_BLOCKING_CHECKPOINTS = ("global", "cck")
+_NO_BLOCKING_COST = {
+    "buddy": "its checkpoints are asynchronous: checkpoint_duration is the span from a checkpoint's start to its "
+             "commit while the application runs on, not the time a checkpoint blocks it",
+    "uncoordinated": "each node checkpoints on its own schedule: checkpoint_duration is one node's save, and Daly's "
+                     "model is that of coordinated checkpoints",
+    "none": "it takes no checkpoint",
+    "lineage": "it takes no checkpoint",
+}
+
+
+def _checkpoint_cost(rows) -> float:
+    """Daly's C from the rows: the mean ``checkpoint_duration`` when their protocol blocks the
+    application for that span (``_BLOCKING_CHECKPOINTS``); a ValueError that says why otherwise."""
+    _require(rows, ["checkpoint_duration"], "makespan_vs_period", "or give checkpoint= (C, seconds)")
+    advice = "give checkpoint= (C, seconds: the time one checkpoint blocks the application)"
+    if "protocol.type" in rows.columns:
+        kinds = list(dict.fromkeys(str(k) for k in rows["protocol.type"].dropna()))
+        for kind in kinds:
+            if kind not in _BLOCKING_CHECKPOINTS:
+                reason = _NO_BLOCKING_COST.get(kind, "its checkpoints are not known to block the application")
+                raise ValueError(f"makespan_vs_period: the rows' checkpoint_duration is not Daly's C under {kind}: "
+                                 f"{reason}; {advice}")
+        if len(kinds) > 1:
+            raise ValueError(f"makespan_vs_period: rows of {' and '.join(kinds)}, whose checkpoints cost differently, "
+                             f"and Daly's model takes one C: select one protocol's rows or {advice}")
+    checkpoint = float(rows["checkpoint_duration"].mean())
+    if checkpoint != checkpoint:
+        raise ValueError(f"makespan_vs_period: no row has a committed checkpoint (checkpoint_duration); {advice}")
+    return checkpoint
+
+
 def makespan_vs_period(frame, mtbf: float, *, checkpoint: Optional[float] = None, restart: float = 0.0,
                        work: Optional[float] = None, x: Optional[str] = None, y: str = "makespan",
                        hue: Optional[str] = None, model: bool = True, points: int = 200, ax=None,
@@ -552,9 +640,12 @@ def makespan_vs_period(frame, mtbf: float, *, checkpoint: Optional[float] = None
     confidence interval, Daly's complete model as a curve of ``points`` points, and the periods of
     Young, Daly and the exact optimum (vertical lines, labelled without overlap).
 
-    ``mtbf``: the platform's MTBF M (seconds: a node's MTBF / nodes); ``checkpoint``: C (default:
-    the mean of the rows' ``checkpoint_duration``); ``restart``: R; ``work``: the failure-free
-    work W (default: the mean of ``reference_makespan``, with ``run.reference``)."""
+    ``mtbf``: the platform's MTBF M (seconds: a node's MTBF / nodes); ``checkpoint``: C, the time one
+    checkpoint blocks the application (default: the mean of the rows' ``checkpoint_duration``, which
+    is that time under ``global`` and ``cck``; rows whose ``protocol.type`` is another protocol, or
+    several, are refused with the reason); ``restart``: R; ``work``: the failure-free work W
+    (default: the mean of ``reference_makespan``, with ``run.reference``). The model is drawn for
+    periods up to W only: a longer period takes no checkpoint."""
     import numpy as np
 
     x = _default_column(frame, x, ("protocol.period_s",))
@@ -564,9 +655,7 @@ def makespan_vs_period(frame, mtbf: float, *, checkpoint: Optional[float] = None
     _require(frame, [x, y], "makespan_vs_period")
     rows = _ok_rows(frame, "makespan_vs_period")
     if checkpoint is None:
-        _require(rows, ["checkpoint_duration"], "makespan_vs_period",
-                 "or give checkpoint= (C, seconds)")
-        checkpoint = float(rows["checkpoint_duration"].mean())
+        checkpoint = _checkpoint_cost(rows)
     if model and work is None:
         _require(rows, ["reference_makespan"], "makespan_vs_period (Daly's model)",
                  'run the sweep with "run": {"reference": true}, give work= (W, seconds) or model=False')
@@ -574,18 +663,22 @@ def makespan_vs_period(frame, mtbf: float, *, checkpoint: Optional[float] = None
     ax = lines(rows, x, y, hue=hue, ax=ax, title=title, xlabel="checkpoint period τ (s)", level=level,
                label="simulation")
     if title is None:
-        note = _mean_note(mean_and_ci(rows, ([hue] if hue else []) + [x], y, level))
+        note = _mean_note(mean_and_ci(rows, ([hue] if hue else []) + [x], y, level, _floor(y)))
         ax.set_title("Makespan against the checkpoint period" + (f"\n({note})" if note else ""))
     periods = rows[x].astype(float)
     optima = [("Young", analysis.young(checkpoint, mtbf), ":"), ("Daly", analysis.daly(checkpoint, mtbf), "--"),
               ("optimum", analysis.optimal_period(checkpoint, mtbf), "-.")]
     if model:
         low = min(float(periods.min()), *(p for _, p, _ in optima)) * 0.8
-        high = max(float(periods.max()), *(p for _, p, _ in optima)) * 1.1
-        taus = np.geomspace(low, high, max(points, 50))
-        wall = [analysis.daly_wall_time(float(t), checkpoint, mtbf, restart, work) for t in taus]
-        ax.plot(taus, wall, linestyle="-", color="black", linewidth=1, alpha=0.7, gid="model",
-                label=f"Daly's model\n(C = {checkpoint:.3g} s, M = {mtbf:.3g} s)")
+        high = min(max(float(periods.max()), *(p for _, p, _ in optima)) * 1.1, work)
+        if low < high:
+            taus = np.geomspace(low, high, max(points, 50))
+            wall = [analysis.daly_wall_time(float(t), checkpoint, mtbf, restart, work) for t in taus]
+            ax.plot(taus, wall, linestyle="-", color="black", linewidth=1, alpha=0.7, gid="model",
+                    label=f"Daly's model\n(C = {checkpoint:.3g} s, M = {mtbf:.3g} s)")
+        else:
+            warnings.warn(f"makespan_vs_period: every period drawn is longer than the work W = {work:.3g} s: "
+                          "Daly's model, of W/τ checkpointed segments, is not drawn", stacklevel=2)
     texts = []
     for name, period, style in optima:
         ax.axvline(period, linestyle=style, color="gray", linewidth=1, gid=f"optimum:{name}")

@@ -1,7 +1,7 @@
 """The README's walkthrough runs as written (issue: a step that exits 2 on the config it names is a broken promise):
 every `build/ftsim` command of its "Using it" section, in order, from a directory that looks like the repository's
-root (configs/ and build/ftsim), each exiting 0. The paper reproductions (minutes each) and the MPI lines are not run
-here: the MPI tests and bench/ cover them. Also: no link or path in the README and docs/ points outside the
+root (configs/ and build/ftsim), each exiting 0. The paper reproductions (minutes each) run at reduced size in
+test_reproductions.py, and the MPI lines in the MPI tests. Also: no link or path in the README and docs/ points outside the
 repository."""
 import re
 import shlex
