@@ -92,7 +92,10 @@ Command add_run_command(CLI::App& app) {
     print_summary(cfg, job.graph, job.metrics, job.reference, job.wall_seconds,
                   "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model) +
                       (cfg.platform.network.contention == config::Contention::nic ? ", contention nic (LogGP-style NIC queues)" : "") +
-                      (cfg.platform.network.solver == config::SharingSolver::full ? ", full sharing solver" : ""),
+                      (cfg.platform.network.contention == config::Contention::flows &&
+                               cfg.platform.network.solver != config::SharingSolver::grouped
+                           ? std::string(", SimGrid's ") + config::to_string(cfg.platform.network.solver) + " sharing solver"
+                           : std::string()),
                   false, std::cout,
                   job.protocol_reference);
     std::cout << "results: " << (dir / "results.json").string();

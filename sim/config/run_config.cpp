@@ -140,6 +140,8 @@ NetworkConfig read_network(JsonReader reader) {
       solver->fail("SimGrid's \"IB\" model updates its contention penalties for the lazy solver only (under "
                    "\"full\" the same run moves by percents): use \"lazy\" with \"IB\"");
     }
+  } else if (n.model == NetworkModel::ib) {
+    n.solver = SharingSolver::lazy;  // IB's penalties are SimGrid's alone ("grouped" refuses them)
   }
   reader.finish();
   return n;

@@ -31,7 +31,7 @@ enum class SharingSolver { lazy, full, grouped };
 struct NetworkConfig {
   NetworkModel model = NetworkModel::lv08;  // also applies to a /platform/xml file
   Contention contention = Contention::flows;
-  SharingSolver solver = SharingSolver::lazy;  // "flows" only
+  SharingSolver solver = SharingSolver::grouped;  // "flows" only; "lazy" under "IB" unless given
   Topology topology = Topology::cluster;
   double bandwidth = 1.25e9;      // bytes/s of each node's link (10 Gb/s)
   double latency = 1e-6;          // seconds

@@ -1,10 +1,11 @@
-"""How SimGrid updates the sharing of "flows" (/platform/network/solver, docs/configs.md#sharing-solver).
+"""Who solves the sharing of "flows" (/platform/network/solver, docs/configs.md#sharing-solver):
+ftsim's "grouped" solver (the default) or SimGrid's, with its "lazy" or "full" update.
 
-- Both solvers give the hand-computed makespan of two messages sharing two links
+- Every solver gives the hand-computed makespan of two messages sharing two links
   (test_simultaneous_events's case).
 - On failure-free examples, where the network is all that differs, their makespans agree within
   SOLVER_TOLERANCE (rounding only), on every topology, on a platform file and with CM02 (SMPI
-  within MODEL_TOLERANCE); "IB" refuses "full".
+  within MODEL_TOLERANCE); "IB" refuses "full" and "grouped", and runs "lazy" by default.
 - A run whose communications end together differs only in the order they are logged.
 - results.json, the summary and `ftsim validate` say which one ran; "nic" refuses the key.
 """
@@ -23,8 +24,11 @@ from test_simultaneous_events import run as run_shared_links
 SOLVER_TOLERANCE = 1e-7
 
 
-@pytest.mark.parametrize("solver", ["full", "lazy"])
-def test_both_solvers_share_links_as_computed_by_hand(ftsim, tmp_path, solver):
+SOLVERS = ("full", "lazy", "grouped")
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_every_solver_shares_links_as_computed_by_hand(ftsim, tmp_path, solver):
     makespan, order_on_node_1 = run_shared_links(ftsim, tmp_path, False, solver=solver)
     assert makespan == pytest.approx(HIGH_FIRST, rel=1e-9)
     assert len(order_on_node_1) == 2
@@ -44,7 +48,7 @@ def failure_free(solver):
 def makespans_by_solver(ftsim, source_dir, tmp_path, name, model=None):
     """The failure-free example run under "flows" with each solver: {solver: makespan}."""
     makespans = {}
-    for solver in ("full", "lazy"):
+    for solver in SOLVERS:
         def edit(config):
             failure_free(solver)(config)
             if model:
@@ -57,7 +61,7 @@ def makespans_by_solver(ftsim, source_dir, tmp_path, name, model=None):
         assert results["complete"] and results["oracle"]["ok"]
         assert results["network_model"]["solver"] == solver
         assert results["network_model"]["name"] == (model or results["network_model"]["name"])
-        assert ("full sharing solver" in proc.stdout) == (solver == "full")
+        assert (f"SimGrid's {solver} sharing solver" in proc.stdout) == (solver != "grouped")
         makespans[solver] = results["makespan"]
     return makespans
 
@@ -68,6 +72,7 @@ def makespans_by_solver(ftsim, source_dir, tmp_path, name, model=None):
 def test_failure_free_makespans_agree(ftsim, source_dir, tmp_path, name):
     makespans = makespans_by_solver(ftsim, source_dir, tmp_path, name)
     assert makespans["full"] == pytest.approx(makespans["lazy"], rel=SOLVER_TOLERANCE), makespans
+    assert makespans["grouped"] == pytest.approx(makespans["lazy"], rel=SOLVER_TOLERANCE), makespans
 
 
 # SMPI's latency factors make every message pay a latency phase, which full decrements step by
@@ -79,16 +84,32 @@ MODEL_TOLERANCE = {"CM02": SOLVER_TOLERANCE, "SMPI": 1e-4}
 def test_the_network_models_run_under_both_solvers(ftsim, source_dir, tmp_path, model):
     makespans = makespans_by_solver(ftsim, source_dir, tmp_path, "stencil-small.json", model)
     assert makespans["full"] == pytest.approx(makespans["lazy"], rel=MODEL_TOLERANCE[model]), makespans
+    assert makespans["grouped"] == pytest.approx(makespans["lazy"], rel=MODEL_TOLERANCE[model]), makespans
 
 
-def test_ib_refuses_the_full_solver(ftsim, source_dir, tmp_path):
+@pytest.mark.parametrize("solver, message", [
+    ("full", "SimGrid's \"IB\" model updates its contention penalties"),
+    ("grouped", "SimGrid's \"IB\" model has contention penalties of its own, which the \"grouped\" solver does not model"),
+])
+def test_ib_refuses_full_and_grouped(ftsim, source_dir, tmp_path, solver, message):
     def edit(config):
-        failure_free("full")(config)
+        failure_free(solver)(config)
         config["platform"]["network"]["model"] = "IB"
     config = with_contention(source_dir, tmp_path, "stencil-small.json", "flows", edit)
     proc = ftsim("run", config, "-o", tmp_path / "refused")
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert f"{config}: /platform/network/solver: SimGrid's \"IB\" model updates its contention penalties" in proc.stderr
+    assert f"{config}: /platform/network/solver: {message}" in proc.stderr
+
+
+def test_ib_runs_lazy_by_default(ftsim, source_dir, tmp_path):
+    def edit(config):
+        failure_free("lazy")(config)
+        del config["platform"]["network"]["solver"]
+        config["platform"]["network"]["model"] = "IB"
+    config = with_contention(source_dir, tmp_path, "stencil-small.json", "flows", edit)
+    proc = ftsim("run", config, "-o", tmp_path / "ib")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads((tmp_path / "ib" / "results.json").read_text())["network_model"]["solver"] == "lazy"
 
 
 def test_nic_refuses_a_solver_and_reports_none(ftsim, source_dir, tmp_path):
@@ -105,7 +126,7 @@ def test_nic_refuses_a_solver_and_reports_none(ftsim, source_dir, tmp_path):
 def test_validate_names_the_default_solver(ftsim, source_dir):
     proc = ftsim("validate", source_dir / "configs" / "examples" / "stencil-small.json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "sharing solver lazy" in proc.stdout
+    assert "sharing solver grouped" in proc.stdout
 
 
 def test_the_solvers_differ_only_in_the_order_of_simultaneous_events(ftsim, source_dir, tmp_path):
