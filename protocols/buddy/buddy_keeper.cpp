@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "protocols/buddy/mutation_hooks.hpp"
+#include "protocols/mutants.hpp"
 
 namespace ftsim::protocols {
 
@@ -284,7 +284,7 @@ void BuddyKeeper::serve_restart(core::ProtocolContext& ctx, NodeId failed, const
     for (std::uint32_t c : checkpoints) {
       if (c <= n) newest = std::max(newest, c);
     }
-    if (newest == n && FTSIM_BUDDY_MUTANT(restore_before_cut)) {
+    if (newest == n && FTSIM_MUTANT(restore_before_cut)) {
       newest = 0;  // planted: the newest entry strictly before N
       for (std::uint32_t c : checkpoints) {
         if (c < n) newest = std::max(newest, c);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "protocols/buddy/mutation_hooks.hpp"
 #include "protocols/buddy/node_list.hpp"
+#include "protocols/mutants.hpp"
 
 namespace ftsim::protocols {
 
@@ -244,7 +244,7 @@ void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::p
   const auto local = ctx.index().tasks_of(ctx.node());
   for (std::size_t i = 0; i < local.size(); ++i) snapshot.done[i] = local[i] < cut ? 1 : 0;
   const auto at_cut = std::find_if(local.begin(), local.end(), [&](core::TaskId t) { return t >= cut; });
-  if (at_cut != local.end() && FTSIM_BUDDY_MUTANT(cut_task_not_run)) {
+  if (at_cut != local.end() && FTSIM_MUTANT(cut_task_not_run)) {
     snapshot.done[at_cut - local.begin()] = 1;  // planted: the task at the cut done without running
   }
   if (n > 0) {
@@ -266,7 +266,7 @@ void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::p
     origin_.send_values(ctx, 1);  // the application submits every checkpoint again
   }
   state_ = RecoveryState::restored;
-  if (deferred_data_ > 0 && FTSIM_BUDDY_MUTANT(early_replays_dropped)) ctx.discard_deferred();  // planted: lost
+  if (deferred_data_ > 0 && FTSIM_MUTANT(early_replays_dropped)) ctx.discard_deferred();  // planted: lost
   deferred_data_ = 0;
   ctx.redeliver_deferred();  // the data that came before the restore, in order (a cached save among them)
   origin_.on_restored(n);

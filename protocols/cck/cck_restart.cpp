@@ -4,6 +4,7 @@
 // checkpoint K from its server; a survivor keeps its state and re-executes T^p from its own copy.
 #include "protocols/cck/cck_metrics.hpp"
 #include "protocols/cck/cck_protocol.hpp"
+#include "protocols/mutants.hpp"
 
 namespace ftsim::protocols::cck {
 
@@ -203,8 +204,10 @@ void CckProtocol::apply_plan(ProtocolContext& ctx, const GatheredRound& round) {
     }
   }
   const auto& transfers = ctx.graph().transfers();
-  for (std::uint32_t id : plan.resends) {
-    runtime.subscribe(transfers[id].handle, transfers[id].version, transfers[id].destination, core::Traffic::recovery);
+  for (std::size_t i = 0; i < plan.resends.size(); ++i) {
+    if (i + 1 == plan.resends.size() && FTSIM_MUTANT(last_resend_dropped)) break;  // planted: never re-sent
+    const graphs::Transfer& x = transfers[plan.resends[i]];
+    runtime.subscribe(x.handle, x.version, x.destination, core::Traffic::recovery);
   }
   counters.add(kPlannedReexecutions, marked);
   counters.add(kExecutedSinceCheckpoint, plan.executed_since_checkpoint);

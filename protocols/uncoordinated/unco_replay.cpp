@@ -5,6 +5,7 @@
 // transit: the channel's content, which the paper's reliable channels deliver).
 #include <algorithm>
 
+#include "protocols/mutants.hpp"
 #include "protocols/uncoordinated/unco_metrics.hpp"
 #include "protocols/uncoordinated/unco_process.hpp"
 
@@ -49,7 +50,8 @@ void Process::serve_replays(core::ProtocolContext& ctx) {
     if (again) continue;
     auto it = sent_.find(request);
     if (options_.logging == Logging::send_deterministic && it != sent_.end() && it->second.acked &&
-        it->second.epoch < it->second.receiver_epoch && ready_ != kNoEpoch && it->second.phase > ready_) {
+        it->second.epoch < it->second.receiver_epoch && ready_ != kNoEpoch && it->second.phase > ready_ &&
+        !(it->second.phase == ready_ + 1 && FTSIM_MUTANT(replay_one_phase_early))) {  // planted: one phase early
       waiting.push_back(request);  // Fig. 4 l. 40: a logged message waits for ReadyPhase of its phase
       continue;
     }

@@ -1,8 +1,10 @@
 #include "sim/simgrid/simulate.hpp"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <chrono>
@@ -117,9 +119,26 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
   };
   auto previous_int = std::signal(SIGINT, forward);
   auto previous_term = std::signal(SIGTERM, forward);
+  // The child stops itself at /run/wall_limit, but only between events: a hang inside one event
+  // never reaches that check. Past the limit and a grace, with no answer begun, it is killed.
+  const double limit = config.run.wall_limit;
+  const double deadline = limit > 0 ? limit + std::max(10.0, 0.1 * limit) : 0;
+  const auto forked = std::chrono::steady_clock::now();
+  bool hung = false;
   std::string text;
   char buffer[1 << 16];
   while (true) {
+    if (deadline > 0 && text.empty()) {
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - forked).count();
+      if (waited >= deadline) {
+        hung = true;
+        ::kill(child, SIGKILL);
+        break;
+      }
+      pollfd readable{pipe_fds[0], POLLIN, 0};
+      const int ready = ::poll(&readable, 1, static_cast<int>(std::min(1000.0, 1000.0 * (deadline - waited))) + 1);
+      if (ready <= 0) continue;  // a timeout or a signal: check the deadline again
+    }
     const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -132,6 +151,14 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
   running_child = 0;
   std::signal(SIGINT, previous_int);
   std::signal(SIGTERM, previous_term);
+  if (hung) {
+    SimulationResult result;
+    result.metrics.failure_reason = "hung: no result after " + std::to_string(deadline) +
+                                    " s of wall time, the simulation process was killed (/run/wall_limit is " +
+                                    std::to_string(limit) + " s)";
+    result.wall_seconds = deadline;
+    return result;
+  }
   if (WIFSIGNALED(status)) {
     throw std::runtime_error("the simulation process was killed by signal " + std::to_string(WTERMSIG(status)) +
                              (WTERMSIG(status) == 9 ? " (out of memory?)" : ""));

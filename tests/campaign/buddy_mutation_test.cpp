@@ -1,7 +1,7 @@
 // Mutation check of the buddy restart (issue 19): four planted faults, each of which the
-// campaign's checks must catch. Three are compiled into a copy of the buddy protocol only for this
-// test (FTSIM_BUDDY_MUTANTS, tests/support/buddy_mutants.hpp: release builds have no hook); the
-// fourth is the runtime's (sim/node/test_faults.hpp).
+// campaign's checks must catch. Three are compiled into a copy of the buddy protocol only for the
+// mutation tests (FTSIM_MUTANTS, protocols/mutants.hpp: release builds have no hook); the fourth is
+// the runtime's (sim/node/test_faults.hpp).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -32,7 +32,7 @@ TEST_CASE("campaign: the buddy checks catch four planted restart faults", "[camp
   for (const auto& [fault, name] : faults) {
     // Inherited by each forked simulation.
     if (*fault) {
-      ::setenv("FTSIM_BUDDY_MUTANT", fault, 1);
+      ::setenv("FTSIM_MUTANT", fault, 1);
     } else {
       core::test_faults().replay_previous_digest = true;
     }
@@ -55,7 +55,7 @@ TEST_CASE("campaign: the buddy checks catch four planted restart faults", "[camp
         }
       }
     }
-    ::unsetenv("FTSIM_BUDDY_MUTANT");
+    ::unsetenv("FTSIM_MUTANT");
     core::test_faults().replay_previous_digest = false;
     WARN(name << ": acted in " << fired << " runs, caught in " << caught);
     // Where a fault goes unseen it had no effect: the stale or dropped version was not read again

@@ -16,8 +16,18 @@ inline std::size_t scenarios_per_case() {
   return value ? std::strtoul(value, nullptr, 10) : 100;
 }
 
+// A campaign run takes well under a second: one that takes a minute of wall time is stuck (a
+// stall the no-progress bounds missed, or a hang inside one event) and ends as a failed run that
+// its scenario's checks report by name, not as a ctest timeout.
+constexpr double kRunWallLimit = 60;
+
+inline void bound_wall_time(config::Config& cfg, const config::Json& document) {
+  if (!document.contains("run") || !document["run"].contains("wall_limit")) cfg.run.wall_limit = kRunWallLimit;
+}
+
 inline core::RunMetrics run(const config::Json& document, const std::string& origin) {
-  const config::Config cfg = protocols::load_config_json(document, origin);
+  config::Config cfg = protocols::load_config_json(document, origin);
+  bound_wall_time(cfg, document);
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   core::SimulationOptions options;
@@ -30,6 +40,16 @@ inline std::uint64_t inputs_missing(const core::RunMetrics& m) {
   for (const auto& n : m.nodes) count += n.inputs_missing_at_start;
   return count;
 }
+
+// A fault of the mutation build (protocols/mutants.hpp) that acts while this lives, in this
+// process and the simulations it forks.
+class PlantedFault {
+public:
+  explicit PlantedFault(const char* name) { ::setenv("FTSIM_MUTANT", name, 1); }
+  ~PlantedFault() { ::unsetenv("FTSIM_MUTANT"); }
+  PlantedFault(const PlantedFault&) = delete;
+  PlantedFault& operator=(const PlantedFault&) = delete;
+};
 
 // The campaigns' small applications (a few hundred tasks each).
 inline config::Json application(const std::string& name) {

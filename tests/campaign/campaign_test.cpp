@@ -79,9 +79,9 @@ bool check_scenario(const protocols::ProtocolModule& module, const std::string& 
   const std::string protocol = module.id;
   const config::Json document = scenario(module, app, seed, makespan, may_be_unrecoverable);
   const std::string origin = protocol + "/" + app + "/seed " + std::to_string(seed);
+  INFO(origin << ": " << document.dump());  // before the run: an exception names the scenario too
   const core::RunMetrics m = run(document, origin);
   failures_injected += m.failures.size();
-  INFO(origin << ": " << document.dump());
   INFO("failure reason: " << m.failure_reason);
   // (An INFO lives until the end of its scope: one per list, not one per line of a loop.)
   auto lines = [](const std::vector<std::string>& list, const char* prefix) {

@@ -102,7 +102,8 @@ TEST_CASE("campaign: uncoordinated - the three logging modes and the agreement w
       for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         const config::Json document = scenario(app, mode, seed, free.makespan);
         const std::string origin = std::string(mode) + "/" + app + "/seed " + std::to_string(seed);
-        const config::Config cfg = protocols::load_config_json(document, origin);
+        config::Config cfg = protocols::load_config_json(document, origin);
+        campaign_support::bound_wall_time(cfg, document);
         const graphs::TaskGraph graph = graphs::build_application(cfg);
         const graphs::CostModel cost(cfg, graph);
         core::SimulationOptions options;
@@ -111,8 +112,8 @@ TEST_CASE("campaign: uncoordinated - the three logging modes and the agreement w
         options.log_file = (work / "events.log").string();
         options.log_categories = static_cast<std::uint32_t>(core::LogCategory::protocol);
         options.protocol_metrics = protocols::protocol_metric_definitions(cfg);
-        const core::RunMetrics m = simgrid_backend::simulate(cfg, graph, cost, options).metrics;
         INFO(origin << ": " << document.dump());
+        const core::RunMetrics m = simgrid_backend::simulate(cfg, graph, cost, options).metrics;
         INFO("failure reason: " << m.failure_reason);
         for (const auto& line : m.stall_report) INFO("stall: " << line);
         ++runs;

@@ -60,6 +60,17 @@ def test_the_sweep_shared_by_ftsim_and_ftsim_mpi_includes_no_backend():
     assert offenders == []
 
 
+PRODUCTION_FOLDERS = LAYERS_WITHOUT_BACKENDS + ["sim/simgrid", "sim/mpi", "sim/run", "sim/cli", "python"]
+
+
+@pytest.mark.parametrize("folder", PRODUCTION_FOLDERS)
+def test_no_production_file_includes_the_tests(folder):
+    # Planted faults reach a protocol through protocols/mutants.hpp only: its hooks are `false`
+    # unless the file is compiled for the mutation tests, which define them in tests/support.
+    offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in sources(folder) for h in includes(p) if h.startswith("tests/")]
+    assert offenders == []
+
+
 def test_the_protocol_context_offers_no_global_view():
     # What a protocol may call: nothing that names another node's runtime, true liveness, the
     # failure log or the run's metrics.
@@ -133,11 +144,11 @@ def test_a_planted_writable_global_is_caught(tmp_path):
 
 # --- The exact check: what the protocol library calls (nm -u) ----------------------------------
 # A protocol reaches its node only through ProtocolContext / ProtocolRuntime: never the world, a
-# host, a backend, the failure schedule, the planted test faults, nor the runtime's event entry
-# points or store mutators (a version of its own choosing, a task done without running).
+# host, a backend, the failure schedule, the planted test faults (a mutation hook compiled in),
+# nor the runtime's event entry points or store mutators (a version of its own choosing, a task done without running).
 FORBIDDEN_SYMBOLS = [
     "ftsim::core::Simulation", "ftsim::core::NodeHost", "ftsim::core::HostEnvironment", "ftsim::mpi::",
-    "ftsim::simgrid_backend::", "ftsim::core::FailureSchedule", "ftsim::core::test_faults",
+    "ftsim::simgrid_backend::", "ftsim::core::FailureSchedule", "ftsim::core::test_faults", "ftsim::mutants::",
     "ftsim::core::NodeRuntime::on_data", "ftsim::core::NodeRuntime::on_task_finished",
     "ftsim::core::NodeRuntime::mark_done", "ftsim::core::NodeRuntime::wipe",
     "ftsim::core::VersionStore::add_own", "ftsim::core::VersionStore::produce", "ftsim::core::VersionStore::add_copy",

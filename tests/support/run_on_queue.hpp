@@ -1,6 +1,7 @@
 #pragma once
 // A whole run (world driver, node hosts, protocols) of a config document on the in-process queue
 // backend: no SimGrid.
+#include <functional>
 #include <string>
 
 #include "graphs/application.hpp"
@@ -11,8 +12,12 @@
 
 namespace ftsim::testing {
 
+// `wrap`, if given, wraps the config's own protocol factory (a test's observer around each process).
+using FactoryWrapper = std::function<core::ProtocolFactory(core::ProtocolFactory)>;
+
 inline core::RunMetrics run_on_queue(const config::Json& document, const std::string& origin, double latency = 1e-6,
-                                     double bandwidth = 1e9, core::ProtocolFactory factory = {}) {
+                                     double bandwidth = 1e9, core::ProtocolFactory factory = {},
+                                     const FactoryWrapper& wrap = {}) {
   // The config describes the network the queue backend models (the no-progress bound of the
   // world driver is derived from it).
   config::Json described = document;
@@ -24,8 +29,10 @@ inline core::RunMetrics run_on_queue(const config::Json& document, const std::st
   const graphs::CostModel cost(cfg, graph);
   QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts, latency, bandwidth);
   core::SimulationOptions options;
+  if (cfg.run.time_limit) options.time_limit = *cfg.run.time_limit;
   if (!factory) {
     factory = protocols::make_protocol_factory(cfg, graph);
+    if (wrap) factory = wrap(std::move(factory));
     options.protocol_metrics = protocols::protocol_metric_definitions(cfg);
   }
   core::Simulation simulation(cfg, graph, cost, factory, backend, options);

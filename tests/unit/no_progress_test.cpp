@@ -1,7 +1,8 @@
 // The world driver's no-progress backstop (issue 19): a protocol that exchanges messages forever
-// without any task completing, checkpoint being validated or restore finishing must end the run
-// in seconds of wall time, with exit status "failed", naming the protocol and its phase. A
-// protocol that never lets the run end while its node waits for nothing must end the same way.
+// without any task completing or recovery advancing must end the run in seconds of wall time,
+// with exit status "failed", naming the protocol and its phase. A protocol that never lets the run
+// end while its node waits for nothing must end the same way, and so must one that validates
+// checkpoints for ever while no task completes (issue 39).
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -49,6 +50,31 @@ public:
   }
 };
 
+// Test-only: no task may ever start, and node 0 validates a checkpoint every 5 ms of simulated
+// time, well within the span bound of the tiny job (issue 39: a restarted node waiting for ever under a periodic schedule). Checkpoints do not
+// advance the job: the run must end all the same.
+class CheckpointForever final : public core::Protocol {
+public:
+  void on_start(core::ProtocolContext& ctx) override {
+    if (ctx.node() == 0) ctx.set_timer(kInterval, 0);
+  }
+  bool may_start(core::ProtocolContext&, core::TaskId) override { return false; }
+  void on_timer(core::ProtocolContext& ctx, std::uint64_t) override {
+    core::CheckpointRecord record;
+    record.id = ++taken_;
+    record.started = record.saved = record.committed = ctx.now();
+    ctx.record_checkpoint(record);
+    ctx.set_timer(kInterval, 0);
+  }
+  std::string phase(core::ProtocolContext& ctx) override {
+    return ctx.node() == 0 && !ctx.is_coordinator() ? "checkpointing, no task may start" : std::string();
+  }
+
+private:
+  static constexpr double kInterval = 0.005;
+  std::uint32_t taken_ = 0;
+};
+
 config::Json small_cholesky() {
   return {{"application", {{"type", "cholesky"}, {"tiles", 4}, {"tile_size", 64}}},
           {"platform", {{"nodes", 2}, {"cores_per_node", 2}, {"core_gflops", 2}}},
@@ -58,7 +84,9 @@ config::Json small_cholesky() {
 template <class P>
 core::RunMetrics run_with(double& wall, double latency = 1e-6) {
   const auto start = std::chrono::steady_clock::now();
-  const core::RunMetrics m = testing::run_on_queue(small_cholesky(), "no-progress test", latency, 1e9,
+  config::Json document = small_cholesky();
+  document["run"] = {{"time_limit", 1000}};  // simulated seconds: what ends a run the backstop misses
+  const core::RunMetrics m = testing::run_on_queue(document, "no-progress test", latency, 1e9,
                                                    [](core::NodeId, bool) { return std::make_unique<P>(); });
   wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return m;
@@ -91,6 +119,18 @@ TEST_CASE("no progress: a protocol that waits for ever on a timer ends after the
   CHECK(m.failure_reason.rfind("no progress: from ", 0) == 0);  // the simulated span acted
   CHECK(m.failure_reason.find("waiting for a tick") != std::string::npos);
   // The span is a few seconds for this tiny job: far from the default time limit (an hour).
+  CHECK(m.makespan < 100.0);
+  CHECK(wall < 5.0);
+}
+
+TEST_CASE("no progress: checkpoints validated for ever while no task completes end the run", "[core][progress]") {
+  double wall = 0;
+  const core::RunMetrics m = run_with<CheckpointForever>(wall);
+  INFO(m.failure_reason);
+  CHECK_FALSE(m.complete);
+  CHECK(m.failure_reason.rfind("no progress: from ", 0) == 0);  // not the time limit
+  CHECK(m.failure_reason.find("protocol none stuck in node 0: checkpointing, no task may start") != std::string::npos);
+  CHECK(m.checkpoints.size() >= 2);  // checkpoints were validated meanwhile
   CHECK(m.makespan < 100.0);
   CHECK(wall < 5.0);
 }
