@@ -3,7 +3,7 @@
 // host-to-host Comm (Comm::sendto_init) per data transfer, and SimGrid's dependencies between them
 // (add_successor; an activity starts when its dependencies are solved). Nothing of ftsim is linked:
 // it reads the graph that `ftsim graph CONFIG --json FILE` writes and infers the transfers itself,
-// so that equal makespans cross-check the engine (tests/CMakeLists.txt, test bench_s4u_dag_makespan).
+// so that equal makespans cross-check the engine (tests/python/test_s4u_dag.py).
 //
 // ftsim's semantics, as SimGrid dependencies:
 //  - a task waits for the tasks of its own node it depends on (read after write, write after read
@@ -165,6 +165,10 @@ public:
     read_kernels(document);
     read_data(document);
     read_submission(document);
+    // The initial values' transfers as ftsim starts them: by owner node, then in STF order.
+    std::stable_sort(initial_by_owner_.begin(), initial_by_owner_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [owner, x] : initial_by_owner_) dag_.initial_sends.push_back(x);
     return std::move(dag_);
   }
 
@@ -324,15 +328,6 @@ private:
     }
   }
 
-public:
-  // The initial values' transfers as ftsim starts them: by owner node, then in STF order.
-  void order_initial_sends(Dag& dag) {
-    std::stable_sort(initial_by_owner_.begin(), initial_by_owner_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [owner, x] : initial_by_owner_) dag.initial_sends.push_back(x);
-  }
-
-private:
   struct Access {
     std::uint32_t handle;
     bool reads, writes;
@@ -496,7 +491,6 @@ int run(const Options& options) {
   const auto setup_start = std::chrono::steady_clock::now();
   GraphReader reader(options.graph, options);
   Dag dag = reader.read();
-  reader.order_initial_sends(dag);
   const std::size_t tasks = dag.task_node.size(), transfers = dag.transfers.size();
   const std::uint32_t nodes = dag.nodes;
 
