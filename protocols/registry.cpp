@@ -18,6 +18,28 @@ const ProtocolModule& module_of(config::JsonReader& block) {
   return *find_protocol(id);
 }
 
+// An unknown key of the block that is an option of other protocols: say whose ("`cow` is an
+// option of `buddy`"), as a user who switched /protocol/type may have kept the old options.
+config::ConfigError with_owners(const config::ConfigError& error, const config::JsonReader& block, std::string_view type) {
+  const std::string prefix = block.pointer() + "/";
+  if (error.pointer().rfind(prefix, 0) != 0 || error.message().rfind("unknown key", 0) != 0) return error;
+  const std::string key = error.pointer().substr(prefix.size());
+  if (key.find('/') != std::string::npos || !block.json().contains(key)) return error;
+  std::vector<std::string> owners;
+  for (const ProtocolOption& option : registered_protocol_options()) {
+    if (key != option.option) continue;
+    if (type == option.protocol) return error;  // its own option, refused for another reason
+    owners.emplace_back(option.protocol);
+  }
+  if (owners.empty()) return error;
+  std::string list;
+  for (std::size_t i = 0; i < owners.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == owners.size() ? " and " : ", ") + ("`" + owners[i] + "`");
+  }
+  return config::ConfigError(error.file(), error.pointer(),
+                             "`" + key + "` is an option of " + list + ", not of `" + std::string(type) + "`: " + error.message());
+}
+
 }  // namespace
 
 std::span<const ProtocolModule* const> protocol_modules() { return registered_protocol_modules(); }
@@ -42,12 +64,27 @@ const ProtocolModule& protocol_module(const config::Config& config) {
 
 void check_protocol_config(const config::Config& config) {
   config::JsonReader block = protocol_block(config);
-  module_of(block).check(config, block);
+  const ProtocolModule& module = module_of(block);
+  try {
+    module.check(config, block);
+  } catch (const config::ConfigError& e) {
+    throw with_owners(e, block, module.id);
+  }
 }
 
 config::Config load_config(const std::string& path) {
   config::Config config = config::load_config(path);
   check_protocol_config(config);
+  return config;
+}
+
+config::Config load_config(const std::string& path, const std::vector<config::ConfigOverride>& overrides) {
+  config::Config config = config::load_config(path, overrides);
+  try {
+    check_protocol_config(config);
+  } catch (const config::ConfigError& e) {
+    throw config::name_override(e, overrides, path);
+  }
   return config;
 }
 
