@@ -7,7 +7,9 @@ per task, per transfer and per node, fitted by least squares over a few graph si
 
     /usr/bin/python3 bench/run_cost.py            # prints the constants, then each run against its estimate
 
-Each run is one `ftsim run` child (its peak memory from wait4, its times from results.json)."""
+Each run is one `ftsim run` child, measured by wait4: its CPU time (user + system, which a loaded
+machine hardly changes, where it stretches the wall time) and its peak memory. The process's fixed
+cost is that of a run of 3 tasks; the graph build's share is results.json's wall.graph_seconds."""
 import json
 import os
 import subprocess
@@ -34,7 +36,7 @@ def measure(config, tmp):
     return {"name": config["name"], "tasks": results["graph"]["tasks"], "transfers": results["graph"]["transfers"],
             "nodes": config["platform"]["nodes"], "events": results["events"],
             "simulation": results["wall"]["simulation_seconds"], "graph": results["wall"]["graph_seconds"],
-            "peak": usage.ru_maxrss * 1024, "validate": validate}
+            "cpu": usage.ru_utime + usage.ru_stime, "peak": usage.ru_maxrss * 1024, "validate": validate}
 
 
 def cholesky(name, tiles, nodes, network):
@@ -54,11 +56,13 @@ MODELS = {"LV08": {"model": "LV08"}, "CM02": {"model": "CM02"}, "SMPI": {"model"
 
 require_build()
 with tempfile.TemporaryDirectory() as tmp:
-    # Events per wall second, per model: one medium Cholesky and one stencil each.
+    # The fixed cost: a run of 3 tasks (the median of 5).
+    base = sorted(measure(cholesky(f"tiny{i}", 2, 1, {}), tmp)["cpu"] for i in range(5))[2]
+    # Events per CPU second of simulation, per model: one medium Cholesky and one stencil each.
     rates = {}
     for model, network in MODELS.items():
         runs = [measure(cholesky(f"chol-{model}", 40, 16, network), tmp), measure(stencil(f"sten-{model}", 16, 30, 16, network), tmp)]
-        rates[model] = sum(r["events"] for r in runs) / sum(r["simulation"] for r in runs)
+        rates[model] = sum(r["events"] for r in runs) / sum(r["cpu"] - base - r["graph"] for r in runs)
     # Events, build time and memory against the graph's size (default model).
     sizes = [measure(cholesky(f"chol{t}-{n}", t, n, {}), tmp) for t, n in ((20, 4), (40, 16), (60, 16), (80, 25))]
     sizes += [measure(stencil(f"sten{t}-{i}", t, i, 16, {}), tmp) for t, i in ((16, 20), (32, 40), (48, 60))]
@@ -68,13 +72,14 @@ with tempfile.TemporaryDirectory() as tmp:
     m = np.array([[1, r["tasks"], r["transfers"], r["nodes"]] for r in sizes], float)
     memory = np.linalg.lstsq(m, np.array([r["peak"] for r in sizes], float), rcond=None)[0]
     print("// bench/run_cost.py on this machine:")
+    print(f"//   process CPU seconds {base:.3g}")
     for model, rate in rates.items():
         print(f"//   events per second, {model}: {rate:.3g}")
     print(f"//   events per task {events_per[0]:.3g}, per transfer {events_per[1]:.3g}")
     print(f"//   graph build seconds per task {build:.3g}")
     print(f"//   peak bytes: base {memory[0]:.3g}, per task {memory[1]:.3g}, per transfer {memory[2]:.3g}, per node {memory[3]:.3g}")
     print()
-    print(f"{'run':<14} {'tasks':>8} {'events':>9} {'wall s':>8} {'peak MB':>8}  validate's estimate")
+    print(f"{'run':<14} {'tasks':>8} {'events':>9} {'CPU s':>8} {'peak MB':>8}  validate's estimate")
     for r in sizes:
         estimate = next((line.strip() for line in r["validate"].splitlines() if "estimate" in line), "-")
-        print(f"{r['name']:<14} {r['tasks']:>8} {r['events']:>9} {r['simulation'] + r['graph']:>8.2f} {r['peak'] / 1e6:>8.0f}  {estimate}")
+        print(f"{r['name']:<14} {r['tasks']:>8} {r['events']:>9} {r['cpu']:>8.2f} {r['peak'] / 1e6:>8.0f}  {estimate}")

@@ -23,10 +23,7 @@ def config(tmp_path):
 
 
 def test_set_and_cfg_change_what_runs(ftsim, config, tmp_path):
-    result = ftsim("run", config, "-o", tmp_path / "out", "--set", "seed=7", "--cfg=protocol.type:lineage",
-                   "--set", "/platform/cores_per_node=1", "--set", "protocol.period=null")
-    assert result.returncode == 2  # lineage has no period: the override's null is a value like any other
-    result = ftsim("run", config, "-o", tmp_path / "out", "--set", "seed=7", "--set", 'protocol={"type": "lineage"}',
+    result = ftsim("run", config, "-o", tmp_path / "out", "--set", "seed=7", "--cfg=protocol:{\"type\": \"lineage\"}",
                    "--set", "/platform/cores_per_node=1")
     assert result.returncode == 0, result.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())
@@ -80,7 +77,8 @@ def test_an_option_of_another_protocol_is_told_whose_it_is(ftsim, config):
     result = ftsim("validate", config, "--set", "protocol.cow=true")
     assert result.returncode == 2
     assert "/protocol/cow: `cow` is an option of `buddy`, not of `global`" in result.stderr
-    result = ftsim("validate", config, "--set", 'protocol={"type": "buddy", "period": "1ms"}')
+    result = ftsim("validate", config, "--set", 'protocol={"type": "buddy", "period": "1ms"}',
+                   "--set", 'checkpoints={"count": 2, "buddy": "next"}')
     assert result.returncode == 2
     assert "`period` is an option of `cck`, `global` and `uncoordinated`, not of `buddy`" in result.stderr
     # A key no protocol has keeps the "did you mean" of the file's errors.

@@ -264,10 +264,10 @@ def test_the_overhead_split_and_repr():
     assert r.overhead_checkpointing == reference["checkpointing"] and r.overhead_failures == reference["failures"]
     assert r.overhead_checkpointing + r.overhead_failures == pytest.approx(r.overhead, abs=1e-9)
     assert r.overhead_failures > 0
-    text = repr(r)
-    assert f"overhead {100 * r.overhead:.3g}%" in text
-    assert f"checkpointing {100 * r.overhead_checkpointing:.3g}%" in text
-    assert f"failures {100 * r.overhead_failures:.3g}%" in text
+    text = repr(r)  # percentages as the CLI's summary prints them (issue 39: one format)
+    assert f"overhead {100 * r.overhead:.1f}%" in text
+    assert f"checkpointing {100 * r.overhead_checkpointing:.1f}%" in text
+    assert f"failures {100 * r.overhead_failures:.1f}%" in text
     assert "2 failures" in text and "global" in text and "ok" in text
     plain = ftsim.run(small())
     assert plain.reference is None and plain.overhead is None and plain.overhead_checkpointing is None
