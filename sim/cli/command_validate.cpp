@@ -135,15 +135,19 @@ void print_resolved(const config::Config& cfg, std::ostream& out) {
   }
 }
 
-// What the run will cost (run_estimate.hpp): from the graph's estimated size, or a graph file's.
+// Up to this many tasks (about half a second of building) the estimate counts the graph built;
+// beyond, it takes the graph's estimate, whose transfers are an upper bound (2.6x for a stencil).
+constexpr double kMaxTasksBuilt = 1e6;
+
+// What the run will cost (run_estimate.hpp), from the graph's size.
 void print_estimate(const config::Config& cfg, std::ostream& out) {
   GraphSize size;
-  if (config::is_graph_file(cfg.application.type)) {
+  const graphs::GraphEstimate estimate = graphs::estimate_application(cfg);
+  if (config::is_graph_file(cfg.application.type) || estimate.tasks <= kMaxTasksBuilt) {
     const graphs::TaskGraph graph = graphs::build_application(cfg);
     size = {double(graph.task_count()), double(graph.transfers().size())};
   } else {
-    const graphs::GraphEstimate graph = graphs::estimate_application(cfg);
-    size = {graph.tasks, graph.transfers};
+    size = {estimate.tasks, estimate.transfers};
   }
   const RunEstimate e = estimate_run(cfg, size);
   out << fmt::format("  estimate     `ftsim run` takes about {} of wall time and {} of memory on a 2-core machine ({} "

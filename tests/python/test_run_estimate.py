@@ -11,12 +11,12 @@ import pytest
 
 FACTOR = 5
 CONFIGS = {
-    "cholesky": {"application": {"type": "cholesky", "tiles": 30, "tile_size": 320, "precision": "single"},
+    "cholesky": {"application": {"type": "cholesky", "tiles": 50, "tile_size": 320, "precision": "single"},
                  "distribution": {"type": "block-cyclic", "P": 4, "Q": 4},
                  "platform": {"nodes": 16, "cores_per_node": 8, "core_gflops": 20}},
-    "stencil": {"application": {"type": "stencil", "tiles": 24, "tile_size": 256, "iterations": 20},
+    "stencil": {"application": {"type": "stencil", "tiles": 32, "tile_size": 256, "iterations": 30},
                 "platform": {"nodes": 16, "cores_per_node": 4, "core_gflops": 10, "network": {"model": "SMPI"}}},
-    "cg": {"application": {"type": "cg", "grid": 2048, "blocks": 32, "iterations": 20},
+    "cg": {"application": {"type": "cg", "grid": 2048, "blocks": 64, "iterations": 30},
            "platform": {"nodes": 8, "cores_per_node": 4, "core_gflops": 5, "network": {"contention": "nic"}},
            "run": {"reference": True}},
 }
@@ -43,5 +43,6 @@ def test_validate_estimates_the_wall_time_and_memory_of_the_run(ftsim_binary, tm
     _, status, usage = os.wait4(process.pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    print(f"{name}: estimate {seconds:.3g} s and {memory:.3g} B, the run {cpu:.3g} s of CPU and {peak:.3g} B")
     assert cpu / FACTOR <= seconds <= cpu * FACTOR, f"estimate {seconds:.3g} s, the run took {cpu:.3g} s of CPU"
     assert peak / FACTOR <= memory <= peak * FACTOR, f"estimate {memory:.3g} B, the run's peak {peak:.3g} B"
