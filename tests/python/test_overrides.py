@@ -76,7 +76,7 @@ def test_a_malformed_override_is_bad_input(ftsim, config, arguments, says):
 def test_an_option_of_another_protocol_is_told_whose_it_is(ftsim, config):
     result = ftsim("validate", config, "--set", "protocol.cow=true")
     assert result.returncode == 2
-    assert "/protocol/cow: `cow` is an option of `buddy`, not of `global`" in result.stderr
+    assert '/protocol/cow: unknown key "cow": `cow` is an option of `buddy`, not of `global`' in result.stderr
     result = ftsim("validate", config, "--set", 'protocol={"type": "buddy", "period": "1ms"}',
                    "--set", 'checkpoints={"count": 2, "buddy": "next"}')
     assert result.returncode == 2
