@@ -1,5 +1,6 @@
 #include "sim/sweep/sweep_progress.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -21,19 +22,21 @@ std::string format_duration(double seconds) {
 
 Progress::Progress(std::size_t total, std::size_t already, bool terminal, EtaEstimator eta, std::size_t jobs)
     : total_(total), done_(already), terminal_(terminal), eta_(std::move(eta)), jobs_(jobs), start_(std::chrono::steady_clock::now()),
-      last_draw_(start_) {
+      last_draw_(start_), last_finish_(start_) {
   if (terminal_) draw();
 }
 
 std::string Progress::eta() const {
   if (done_ >= total_) return "done";
+  // Counted down between two finished points, from the estimate made at the last one.
   const auto left = eta_.seconds_left(jobs_);
-  return left ? "ETA " + format_duration(*left) : "ETA --";
+  return left ? "ETA " + format_duration(std::max(0.0, *left - since(last_finish_))) : "ETA --";
 }
 
 void Progress::finished(const Row& row, const std::string& description) {
   ++done_;
   eta_.finished(row["point"].get<std::size_t>(), row["wall_seconds"].get<double>());
+  last_finish_ = std::chrono::steady_clock::now();
   const std::string status = row["status"].get<std::string>();
   if (status != "ok") ++unsuccessful_;
   if (terminal_) {

@@ -32,7 +32,7 @@ private:
   EtaEstimator eta_;
   std::size_t jobs_;
   bool drawn_ = false;
-  std::chrono::steady_clock::time_point start_, last_draw_;
+  std::chrono::steady_clock::time_point start_, last_draw_, last_finish_;
 };
 
 // A duration as "42 s", "3 min 05 s" or "2 h 07 min".
