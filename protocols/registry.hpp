@@ -29,6 +29,7 @@ void check_protocol_config(const config::Config& config);
 // config::load_config / load_config_json, then check_protocol_config: what every command that
 // runs or validates a config uses.
 config::Config load_config(const std::string& path);
+config::Config load_config(const std::string& path, const std::vector<config::ConfigOverride>& overrides);
 config::Config load_config_json(const config::Json& document, const std::string& origin);
 
 // What protocols are given of the config: all of it but /failures (the failure schedule is the

@@ -24,6 +24,7 @@
 #include "sim/run/volumes_document.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/stop_request.hpp"
+#include "sim/config/units.hpp"
 
 namespace py = pybind11;
 using namespace ftsim;
@@ -199,6 +200,8 @@ PYBIND11_MODULE(_ftsim, m) {
         py::arg("z_cycles") = true, "Recovery line analysis of a trace; returns `ftsim analyze --json`'s document as text.");
   m.def("trace_json", &trace_json, py::arg("source"), py::arg("origin"), py::arg("is_file"), py::arg("format") = "auto",
         py::arg("checkpoints") = "", py::arg("logging") = "", "A trace as ftsim-trace JSON text.");
+  m.def("format_seconds", &config::format_seconds, py::arg("seconds"),
+        "A duration as the CLI's summaries print it (\"939 ms\", \"22.5 s\"): one unit rule for both.");
   m.def("young_period", &analysis::young_period, py::arg("checkpoint"), py::arg("mtbf"));
   m.def("daly_period", &analysis::daly_period, py::arg("checkpoint"), py::arg("mtbf"));
   m.def("optimal_period", &analysis::optimal_period, py::arg("checkpoint"), py::arg("mtbf"));

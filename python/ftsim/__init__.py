@@ -46,11 +46,12 @@ def run(config: ConfigLike, *, trace: bool = False, log: str | None = None, prog
     import tempfile
     from pathlib import Path
 
-    text, origin, is_file = config_source(apply_overrides(config, overrides))
+    config = apply_overrides(config, overrides)
+    text, origin, is_file = config_source(config)
     with tempfile.TemporaryDirectory(prefix="ftsim-") as tmp:
         trace_file = str(Path(tmp) / "trace.json") if trace else ""
         log_file = str(Path(tmp) / "events.log") if log else ""
-        with ConfigError.translated():
+        with ConfigError.translated(config):
             results = json.loads(_ftsim.run(text, origin, is_file, trace_file, log_file, log or "", progress))
         trace_document = json.loads(Path(trace_file).read_text()) if trace else None
         log_text = Path(log_file).read_text() if log else None
@@ -61,13 +62,15 @@ def volumes(config: ConfigLike, **overrides) -> dict:
     """Analytic checkpoint volumes of every ``/checkpoints`` placement (``ftsim volumes --json``)."""
     import json
 
-    text, origin, is_file = config_source(apply_overrides(config, overrides))
-    with ConfigError.translated():
+    config = apply_overrides(config, overrides)
+    text, origin, is_file = config_source(config)
+    with ConfigError.translated(config):
         return json.loads(_ftsim.volumes(text, origin, is_file))
 
 
 def validate(config: ConfigLike, **overrides) -> None:
     """Loads ``config``; raises :class:`ConfigError` if it is bad (``ftsim validate``)."""
-    text, origin, is_file = config_source(apply_overrides(config, overrides))
-    with ConfigError.translated():
+    config = apply_overrides(config, overrides)
+    text, origin, is_file = config_source(config)
+    with ConfigError.translated(config):
         _ftsim.validate(text, origin, is_file)

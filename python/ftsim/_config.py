@@ -22,12 +22,24 @@ class ConfigError(ValueError):
 
     @staticmethod
     @contextlib.contextmanager
-    def translated():
-        """Turns the C++ module's ConfigError into this class."""
+    def translated(config: "ConfigLike | None" = None):
+        """Turns the C++ module's ConfigError into this class; an error in a key that an override
+        of ``config`` (``apply_overrides``) set names the override, not the config file."""
         try:
             yield
         except _ftsim.ConfigError as e:
-            raise ConfigError(*e.args) from None
+            raise name_override(ConfigError(*e.args), config) from None
+
+
+def name_override(error: ConfigError, config: "ConfigLike | None") -> ConfigError:
+    """``error`` naming the innermost override whose key holds its pointer (``override
+    protocol.period=-3``), as ``ftsim run --set`` does; else ``error`` itself."""
+    owner = None
+    for pointer, label in getattr(config, "overrides", ()):
+        inside = error.pointer == pointer or error.pointer.startswith(pointer + "/")
+        if inside and (owner is None or len(pointer) > len(owner[0])):
+            owner = (pointer, label)
+    return ConfigError(owner[1], error.pointer, error.message) if owner else error
 
 
 def _pointer_parts(key: str) -> list[str]:
@@ -98,31 +110,35 @@ def apply_overrides(config: ConfigLike, overrides: dict) -> ConfigLike:
         except json.JSONDecodeError as e:
             raise ConfigError(str(path), "", f"not valid JSON: {e}") from None
         origin = str(path)
+    named = []
     for key, value in overrides.items():
+        label = f"override {key}={value!r}"
         found = _first_non_json(value, _pointer_parts(key))
         if found:
             where, why = found
-            raise ConfigError(origin or "<dict>", _pointer(where), f"override {key}={value!r}: {why}")
+            raise ConfigError(label, _pointer(where), why)
         set_key(document, key, value)
+        named.append((_pointer(_pointer_parts(key)), label))
     if origin is not None:
         # Keep the file's name so that relative paths inside resolve from its folder.
         document.setdefault("name", Path(origin).stem)
-        return _Derived(document, origin)
-    return document
+    return _Derived(document, origin, named)
 
 
 class _Derived(dict):
-    """A document read from a file and modified: relative paths still resolve from that file."""
+    """A document with overrides applied (``overrides``: their pointers and labels, which errors
+    name); read from the file ``origin`` (None for a dict), relative paths still resolve from it."""
 
-    def __init__(self, document: dict, origin: str):
+    def __init__(self, document: dict, origin: str | None, overrides: list | None = None):
         super().__init__(document)
         self.origin = origin
+        self.overrides = overrides or []
 
 
 def config_source(config: ConfigLike) -> tuple[str, str, bool]:
     """(JSON text, origin for messages and relative paths, whether origin is the file to read)."""
     if isinstance(config, dict):
-        origin = config.origin if isinstance(config, _Derived) else "<dict>"
+        origin = config.origin if isinstance(config, _Derived) and config.origin else "<dict>"
         found = _first_non_json(dict(config), [])
         if found:
             where, why = found

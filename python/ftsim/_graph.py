@@ -54,6 +54,7 @@ class Graph:
 
 def graph(config: ConfigLike, **overrides) -> Graph:
     """Builds the task graph of ``config`` (no simulation)."""
-    text, origin, is_file = config_source(apply_overrides(config, overrides))
-    with ConfigError.translated():
+    config = apply_overrides(config, overrides)
+    text, origin, is_file = config_source(config)
+    with ConfigError.translated(config):
         return Graph(_ftsim.graph(text, origin, is_file))

@@ -256,12 +256,15 @@ class Result:
     def __repr__(self) -> str:
         state = "ok" if self.ok else f"failed: {self.failure_reason}" if self.failure_reason else \
             "oracle failed" if self.complete else "incomplete"
-        parts = [f"{self.protocol}" if self.protocol else "", f"makespan {self.makespan:.6g} s"]
+        # The CLI's summary formats: its unit rule for durations, one decimal for percentages.
+        from ftsim import _ftsim
+
+        parts = [f"{self.protocol}" if self.protocol else "", f"makespan {_ftsim.format_seconds(self.makespan)}"]
         if self.overhead is not None:
-            overhead = f"overhead {100 * self.overhead:.3g}%"
+            overhead = f"overhead {100 * self.overhead:.1f}%"
             if self.overhead_checkpointing is not None and self.overhead_failures is not None:
-                overhead += (f" (checkpointing {100 * self.overhead_checkpointing:.3g}%"
-                             f" + failures {100 * self.overhead_failures:.3g}%)")
+                overhead += (f" (checkpointing {100 * self.overhead_checkpointing:.1f}%"
+                             f" + failures {100 * self.overhead_failures:.1f}%)")
             parts.append(overhead)
         count = len(self._results["failures"])
         parts.append(f"{count} failure{'' if count == 1 else 's'}")

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from ftsim._config import ConfigError, ConfigLike, _Derived, apply_overrides
+from ftsim._config import ConfigError, ConfigLike, _Derived, apply_overrides, name_override
 
 # The keys the loader reads relative to the config file (made absolute before the config moves).
 _FILE_KEYS = (("application", "file"), ("application", "path"), ("platform", "xml"), ("failures", "file"))
@@ -27,7 +27,7 @@ def _config_file(config: ConfigLike, folder: Path) -> Path:
     relative file paths made absolute (from the original file's folder, or the current one)."""
     if isinstance(config, (str, Path)):
         return Path(config)
-    base = Path(config.origin).resolve().parent if isinstance(config, _Derived) else Path.cwd()
+    base = Path(config.origin).resolve().parent if isinstance(config, _Derived) and config.origin else Path.cwd()
     document = json.loads(json.dumps(config))
     for section, key in _FILE_KEYS:
         value = document.get(section, {}).get(key) if isinstance(document.get(section), dict) else None
@@ -92,7 +92,7 @@ def sweep(config: ConfigLike, *, jobs: int = 1, output: Optional[str | Path] = N
 
     config = apply_overrides(config, overrides)
     shard = _resolve_shard(shard)
-    origin = str(config) if isinstance(config, (str, Path)) else getattr(config, "origin", "<dict>")
+    origin = str(config) if isinstance(config, (str, Path)) else getattr(config, "origin", None) or "<dict>"
     with tempfile.TemporaryDirectory(prefix="ftsim-sweep-") as tmp:
         directory = Path(output) if output is not None else Path(tmp) / "sweep"
         directory.mkdir(parents=True, exist_ok=True)
@@ -103,7 +103,7 @@ def sweep(config: ConfigLike, *, jobs: int = 1, output: Optional[str | Path] = N
         process = subprocess.run(command, stdout=subprocess.PIPE, stderr=None if progress else subprocess.PIPE,
                                  text=True, env=env)
         if process.returncode == 2:
-            raise _config_error(process.stderr or "", origin)
+            raise name_override(_config_error(process.stderr or "", origin), config)
         rows_file = directory / (f"rows.shard-{shard.replace('/', '-of-')}.jsonl" if shard else "rows.jsonl")
         if not rows_file.exists():
             raise RuntimeError(f"ftsim sweep wrote no rows (exit code {process.returncode}): {process.stderr}")

@@ -193,6 +193,7 @@ Command add_analyze_command(CLI::App& app) {
         std::ostringstream text;
         analysis::write_trace_json(trace, text);
         write_file(options->write_trace, text.str());
+        std::cout << "wrote " << options->write_trace << ": the trace analysed, as ftsim-trace JSON\n";
       }
       print_trace_summary(trace, options->trace);
       std::string document;
@@ -214,7 +215,10 @@ Command add_analyze_command(CLI::App& app) {
         print_failure(trace, result);
         if (!options->json_file.empty()) document = analysis::failure_analysis_json(trace, result);
       }
-      if (!options->json_file.empty()) write_file(options->json_file, document);
+      if (!options->json_file.empty()) {
+        write_file(options->json_file, document);
+        std::cout << "wrote " << options->json_file << ": these results as JSON (docs/analysis.md)\n";
+      }
       phase_done("output");
     } catch (const analysis::TraceError& e) {
       std::cerr << "error: " << e.what() << "\n";

@@ -25,6 +25,7 @@ struct GraphOptions {
   std::string config;
   bool stats = false;
   std::string json_file, dot_file;
+  std::vector<std::string> sets, cfgs;  // config overrides
 };
 
 std::ofstream open_output(const std::string& path) {
@@ -77,23 +78,31 @@ Command add_graph_command(CLI::App& app) {
   auto* command = app.add_subcommand("graph", "Build the task graph of a config: statistics, JSON and DOT export");
   auto options = std::make_shared<GraphOptions>();
   command->add_option("CONFIG", options->config, "JSON config file")->required();
+  command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);
+  command->add_option("--cfg", options->cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
   command->add_flag("--stats", options->stats, "Print statistics (default when no export is asked)");
   command->add_option("--json", options->json_file, "Write the graph in the ftsim-graph JSON format");
   command->add_option("--dot", options->dot_file, "Write the graph in Graphviz DOT (small graphs only)");
   return [options] {
-    const config::Config cfg = config::load_config(options->config);
+    const config::Config cfg = config::load_config(options->config, config::parse_overrides(options->sets, options->cfgs));
     const auto start = std::chrono::steady_clock::now();
     graphs::set_huge_pages_default(false);  // built and read once: see graphs/huge_pages.hpp
     const graphs::TaskGraph graph = graphs::build_application(cfg);
     const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const graphs::CostModel cost(cfg, graph);
+    // Each file written is said, with what it holds: an export is never silent.
     if (!options->dot_file.empty()) {
       std::ofstream out = open_output(options->dot_file);
       graphs::write_graph_dot(graph, out);
+      std::cout << fmt::format("wrote {}: the graph in Graphviz DOT ({} tasks, {} edges; draw it with `dot -Tsvg {} -o graph.svg`)\n",
+                               options->dot_file, graph.task_count(), graph.edge_count(), options->dot_file);
     }
     if (!options->json_file.empty()) {
       std::ofstream out = open_output(options->json_file);
       graphs::write_graph_json(graph, out);
+      std::cout << fmt::format("wrote {}: the graph in the ftsim-graph JSON format ({} tasks, {} edges; it loads back as a "
+                               "\"json\" application)\n",
+                               options->json_file, graph.task_count(), graph.edge_count());
     }
     if (options->stats || (options->json_file.empty() && options->dot_file.empty())) {
       std::cout << cfg.name << ": " << to_string(cfg.application.type) << " on " << graph.node_count()

@@ -36,6 +36,7 @@ struct RunOptions {
   std::string checkpoint_trace;
   std::string backend = "simgrid";
   bool no_verify = false;
+  std::vector<std::string> sets, cfgs;  // config overrides
 };
 
 }  // namespace
@@ -45,6 +46,8 @@ Command add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   command->add_option("CONFIG", options->config, "JSON config file")->required();
   command->add_option("-o,--output", options->output_dir, "Output directory (default: out/<config name>/)");
+  command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);
+  command->add_option("--cfg", options->cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
   command->add_flag("--trace", options->trace, "Also write trace.json (Chrome Trace Event format, opens in Perfetto)");
   command->add_option("--backend", options->backend,
                       "simgrid (simulate; default) or mpi (execute for real under mpirun: one rank per node plus one)")
@@ -64,7 +67,7 @@ Command add_run_command(CLI::App& app) {
     if (options->backend == "mpi") return exec_sibling("ftsim-mpi", arguments(), "--backend mpi");
     // From the first instruction: a signal only asks to stop; what is done so far is reported.
     simgrid_backend::install_stop_handlers();
-    const config::Config cfg = protocols::load_config(options->config);
+    const config::Config cfg = protocols::load_config(options->config, config::parse_overrides(options->sets, options->cfgs));
     // A failure log is mapped onto the nodes: say what was kept and dropped, as validate does.
     if (cfg.failures.model == config::FailureModel::log) {
       std::cerr << "ftsim: failure log " << cfg.failures.trace_file << ": " << cfg.failures.log_note << "\n";
@@ -87,6 +90,7 @@ Command add_run_command(CLI::App& app) {
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error) throw config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
+    remove_stale_outputs(dir, options->trace, !options->log.empty(), std::cerr);
     const RunJob job = run_job(cfg, job_options);
     write_results(dir, job.results);
     print_summary(cfg, job.graph, job.metrics, job.reference, job.wall_seconds,

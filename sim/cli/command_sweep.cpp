@@ -30,7 +30,7 @@ int run_sweep(const sweep::SweepOptions& options) {
   using namespace sweep;
   install_stop_handlers();
   const auto start = std::chrono::steady_clock::now();
-  const SweepPlan plan = SweepPlan::load(options.config);
+  const SweepPlan plan = SweepPlan::load(options.config, config::parse_overrides(options.sets, options.cfgs));
   for (const auto& warning : plan.warnings()) std::cerr << "warning: " << warning << "\n";
   const Shard shard = parse_shard(options.shard);
   const std::vector<std::size_t> selected = shard_points(plan, shard);
@@ -45,7 +45,8 @@ int run_sweep(const sweep::SweepOptions& options) {
     if (!files.has(plan.points()[index].id)) todo.push_back(index);
   }
 
-  Progress progress(selected.size(), selected.size() - todo.size(), ::isatty(STDERR_FILENO) == 1);
+  Progress progress(selected.size(), selected.size() - todo.size(), ::isatty(STDERR_FILENO) == 1, estimate_points(plan, todo),
+                    options.jobs);
   PointRunner runner(plan, todo, RunnerOptions{self_executable(), paths.points, options.jobs, false, ""});
   std::size_t run_now = 0;
   while (!runner.done() && !stop_requested()) {
@@ -76,6 +77,7 @@ Command add_sweep_command(CLI::App& app) {
   auto options = std::make_shared<sweep::SweepOptions>();
   sweep::add_sweep_options(*command, *options);
   return [options] {
+    if (const auto code = sweep::summary_only(*options)) return *code;
     // The ranks of an MPI job share the points: ftsim-mpi (which can call MPI, see
     // sibling_executable.hpp) gathers their rows on rank 0.
     if (under_mpirun()) {

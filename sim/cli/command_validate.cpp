@@ -10,6 +10,7 @@
 #include "protocols/checkpoint_content.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/run/run_estimate.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
@@ -46,6 +47,19 @@ std::string failures_line(const config::Config& cfg) {
                          cfg.seed, f.max_failures, config::format_seconds(f.downtime), config::format_seconds(f.detection));
   }
   return "";
+}
+
+// When the config checkpoints: at graph cuts (its /checkpoints placements), on a period of its
+// protocol, or never; "0 checkpoint placement(s)" would hide a periodic schedule.
+std::string checkpoints_phrase(const config::Config& cfg) {
+  if (!cfg.checkpoints.empty()) {
+    return fmt::format("{} checkpoint placement{}", cfg.checkpoints.size(), cfg.checkpoints.size() == 1 ? "" : "s");
+  }
+  if (cfg.protocol.block.contains("period")) {
+    const double period = config::JsonReader(cfg.protocol.block, cfg.file, "/protocol").at("period").as_positive_seconds();
+    return "checkpoints every " + config::format_seconds(period) + " (/protocol/period)";
+  }
+  return "no checkpoints";
 }
 
 // What the config resolves to, beyond its syntax: the protocol and its options, the failures it
@@ -121,22 +135,53 @@ void print_resolved(const config::Config& cfg, std::ostream& out) {
   }
 }
 
+// Up to this many tasks (about half a second of building) the estimate counts the graph built;
+// beyond, it takes the graph's estimate, whose transfers are an upper bound (2.6x for a stencil).
+constexpr double kMaxTasksBuilt = 1e6;
+
+// What the run will cost (run_estimate.hpp), from the graph's size.
+void print_estimate(const config::Config& cfg, std::ostream& out) {
+  GraphSize size;
+  const graphs::GraphEstimate estimate = graphs::estimate_application(cfg);
+  if (config::is_graph_file(cfg.application.type) || estimate.tasks <= kMaxTasksBuilt) {
+    const graphs::TaskGraph graph = graphs::build_application(cfg);
+    size = {double(graph.task_count()), double(graph.transfers().size())};
+  } else {
+    size = {estimate.tasks, estimate.transfers};
+  }
+  const RunEstimate e = estimate_run(cfg, size);
+  out << fmt::format("  estimate     `ftsim run` takes about {} of wall time and {} of memory on a 2-core machine ({} "
+                     "simulation{} of about {:.2g} events{}; protocols and failures add to it)\n",
+                     config::format_seconds(e.wall_seconds), config::format_bytes(e.peak_bytes), e.simulations,
+                     e.simulations == 1 ? "" : "s", e.events, e.simulations == 1 ? "" : ": the run and its failure-free references");
+}
+
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
   auto* command = app.add_subcommand("validate", "Check a config file: types, ranges, units, unknown keys");
-  auto path = std::make_shared<std::string>();
-  command->add_option("CONFIG", *path, "JSON config file")->required();
-  return [path] {
+  struct Options {
+    std::string path;
+    std::vector<std::string> sets, cfgs;  // config overrides
+  };
+  auto options = std::make_shared<Options>();
+  command->add_option("CONFIG", options->path, "JSON config file")->required();
+  command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);
+  command->add_option("--cfg", options->cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
+  return [options] {
+    const std::string* path = &options->path;
+    const std::vector<config::ConfigOverride> overrides = config::parse_overrides(options->sets, options->cfgs);
+    std::string shown = *path;  // the config as checked: the file and its overrides
+    for (const auto& o : overrides) shown += " " + o.text;
     // A sweep config: every point must load (sweep_plan.hpp).
     if (sweep::has_sweep_section(config::read_json_file(*path))) {
-      const auto plan = sweep::SweepPlan::load(*path);
+      const auto plan = sweep::SweepPlan::load(*path, overrides);
       for (const auto& warning : plan.warnings()) std::cerr << "warning: " << warning << "\n";
-      std::cout << *path << ": ok (sweep " << plan.name() << ": " << plan.points().size() << " points, each a valid config; "
+      std::cout << shown << ": ok (sweep " << plan.name() << ": " << plan.points().size() << " points, each a valid config; "
                 << plan.varied_columns().size() << " varied columns)\n";
       return kExitOk;
     }
-    const config::Config cfg = protocols::load_config(*path);
+    const config::Config cfg = protocols::load_config(*path, overrides);
     // What ftsim graph, volumes and run would refuse before building: sizes, memory, durations.
     graphs::check_application_size(cfg);
     if (config::is_graph_file(cfg.application.type)) {
@@ -150,15 +195,16 @@ Command add_validate_command(CLI::App& app) {
       const graphs::TaskGraph graph = graphs::build_application(cfg);
       graphs::CostModel cost(cfg, graph);
     }
-    std::cout << *path << ": ok (" << cfg.name << ": " << to_string(cfg.application.type) << " on "
+    std::cout << shown << ": ok (" << cfg.name << ": " << to_string(cfg.application.type) << " on "
               << cfg.platform.nodes << " nodes x " << cfg.platform.cores_per_node << " cores, distribution "
               << to_string(cfg.distribution.type);
     if (cfg.distribution.type == config::DistributionType::block_cyclic) {
       std::cout << " " << cfg.distribution.P << "x" << cfg.distribution.Q;
     }
     if (!cfg.distribution.given) std::cout << " (application default)";
-    std::cout << ", " << cfg.checkpoints.size() << " checkpoint placement(s))\n";
+    std::cout << ", " << checkpoints_phrase(cfg) << ")\n";
     print_resolved(cfg, std::cout);
+    print_estimate(cfg, std::cout);
     // A failure log is mapped onto the nodes: say what was dropped (events before the window,
     // on machine nodes left out, of other systems), as nothing else would.
     if (cfg.failures.model == config::FailureModel::log) {

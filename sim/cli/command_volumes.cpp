@@ -26,6 +26,7 @@ struct VolumesOptions {
   std::string json_file;
   bool per_node = false;
   std::vector<std::uint32_t> counts;  // --count: placements to compute instead of /checkpoints
+  std::vector<std::string> sets, cfgs;  // config overrides
 };
 
 const config::ReferenceVolumes* reference_row(const config::Config& cfg, std::size_t checkpoints) {
@@ -53,6 +54,8 @@ Command add_volumes_command(CLI::App& app) {
   command->add_option("CONFIG", options->config, "JSON config file with a \"checkpoints\" placement or a list of them")
       ->required();
   command->add_option("--json", options->json_file, "Also write the figures, per node, as JSON");
+  command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);
+  command->add_option("--cfg", options->cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
   command->add_flag("--per-node", options->per_node, "Print a per-node table for each placement");
   command->add_option("--count", options->counts,
                       "Checkpoint counts to compute (each spread over the submission, buddy next), instead of the "
@@ -60,7 +63,7 @@ Command add_volumes_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::Range(1u, 1000000u));
   return [options] {
-    config::Config cfg = config::load_config(options->config);
+    config::Config cfg = config::load_config(options->config, config::parse_overrides(options->sets, options->cfgs));
     if (!options->counts.empty()) {
       cfg.checkpoints.clear();
       for (std::uint32_t count : options->counts) {
@@ -132,6 +135,7 @@ Command add_volumes_command(CLI::App& app) {
       std::ofstream out(options->json_file);
       if (!out) throw config::ConfigError(options->json_file, "", "cannot write this file");
       out << document.dump(2) << "\n";
+      std::cout << fmt::format("\nwrote {}: these figures per node, as JSON\n", options->json_file);
     }
     return kExitOk;
   };

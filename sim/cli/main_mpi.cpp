@@ -40,6 +40,7 @@ struct MpiRunOptions {
   bool trace = false;
   std::string checkpoint_trace;
   std::string log;
+  std::vector<std::string> sets, cfgs;  // config overrides
 };
 
 int report(const config::Config& cfg, const graphs::TaskGraph& graph, const mpi::MpiOutcome& outcome,
@@ -128,6 +129,8 @@ int main(int argc, char** argv) {
   run->add_option("CONFIG", options.config, "JSON config file")->required();
   run->add_option("-o,--output", options.output_dir, "Output directory (default: out/<config name>/)");
   run->add_option("--backend", options.backend, "mpi")->check(CLI::IsMember({"mpi"}));
+  run->add_option("--set", options.sets, ftsim::config::kSetOptionHelp)->allow_extra_args(false);
+  run->add_option("--cfg", options.cfgs, ftsim::config::kCfgOptionHelp)->allow_extra_args(false);
   run->add_flag("--no-verify", options.no_verify, "Skip the failure-free reference run and the checks");
   run->add_flag("--trace", options.trace, "Not available on MPI yet");
   run->add_option("--log", options.log, "Not available on MPI yet");
@@ -162,7 +165,8 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   try {
-    const ftsim::config::Config cfg = ftsim::protocols::load_config(options.config);
+    const ftsim::config::Config cfg =
+        ftsim::protocols::load_config(options.config, ftsim::config::parse_overrides(options.sets, options.cfgs));
     const std::filesystem::path dir = options.output_dir.empty() ? std::filesystem::path("out") / cfg.name
                                                                  : std::filesystem::path(options.output_dir);
     // Only the speaker writes: it tries the output directory, and every rank learns the verdict
@@ -175,6 +179,14 @@ int main(int argc, char** argv) {
       if (error) {
         directory_ok = 0;
         directory_error = "cannot create the output directory: " + error.message();
+      }
+      if (directory_ok) {  // the MPI backend writes results.json only
+        try {
+          remove_stale_outputs(dir, false, false, std::cerr);
+        } catch (const ftsim::config::ConfigError& e) {
+          directory_ok = 0;
+          directory_error = e.what();
+        }
       }
     }
     MPI_Bcast(&directory_ok, 1, MPI_INT, session.size() - 1, MPI_COMM_WORLD);

@@ -78,7 +78,7 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
   int code = 0;
   std::string error;
   try {
-    plan = SweepPlan::load(options.config);
+    plan = SweepPlan::load(options.config, config::parse_overrides(options.sets, options.cfgs));
   } catch (const config::ConfigError& e) {
     error = e.what();
     code = 2;
@@ -151,7 +151,8 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
     }
   }
 
-  Progress progress(selected.size(), selected.size() - todo.size(), ::isatty(STDERR_FILENO) == 1);
+  Progress progress(selected.size(), selected.size() - todo.size(), ::isatty(STDERR_FILENO) == 1, estimate_points(*plan, todo),
+                    options.jobs * static_cast<std::size_t>(size));
   std::size_t run_now = 0;
   int open_ranks = size - 1;
   bool interrupted = false, stop_sent = false;

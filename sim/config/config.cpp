@@ -716,6 +716,18 @@ Config load_config_json(const Json& document, const std::string& origin) {
 
 Config load_config(const std::string& path) { return load_config_json(read_json_file(path), path); }
 
+Config load_config(const std::string& path, const std::vector<ConfigOverride>& overrides, void (*check)(const Config&)) {
+  Json document = read_json_file(path);
+  apply_overrides(document, overrides);
+  try {
+    Config config = load_config_json(document, path);
+    if (check) check(config);
+    return config;
+  } catch (const ConfigError& e) {
+    throw name_override(e, overrides, path);
+  }
+}
+
 const char* to_string(ApplicationType type) {
   switch (type) {
     case ApplicationType::cholesky: return "cholesky";

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "config_overrides.hpp"
 #include "json_reader.hpp"
 #include "perfmodel_file.hpp"
 #include "run_config.hpp"
@@ -240,6 +241,11 @@ struct Config {
 
 // Loads and validates a config file; throws ConfigError (file + JSON pointer + expectation).
 Config load_config(const std::string& path);
+// Same, with command-line overrides set in the file's document (config_overrides.hpp): an error in
+// an overridden key names the override, also one that `check` (a layer above's, e.g. the protocol
+// block's) throws for the loaded config.
+Config load_config(const std::string& path, const std::vector<ConfigOverride>& overrides,
+                   void (*check)(const Config&) = nullptr);
 // Same, from an in-memory document; `origin` names it in error messages.
 Config load_config_json(const Json& document, const std::string& origin);
 

@@ -21,6 +21,10 @@ nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& 
                             const std::optional<core::RunMetrics>& reference, const std::string& backend,
                             const std::optional<core::RunMetrics>& protocol_reference = std::nullopt);
 void write_results(const std::filesystem::path& dir, const nlohmann::json& results);
+// A run into a directory that holds an earlier run's outputs: ftsim's own files that this run does
+// not write (trace.json without --trace, events.log without --log) are removed, and said on
+// `note`, so that the directory never mixes two runs. Other files are left alone.
+void remove_stale_outputs(const std::filesystem::path& dir, bool writes_trace, bool writes_log, std::ostream& note);
 // `platform_line` says what ran it (the network model, or the MPI ranks); `measured`: the
 // reference is a measured run, not a simulation.
 void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& m,

@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include "sim/config/config_error.hpp"
+#include "sim/config/config_overrides.hpp"
 #include "sim/sweep/sweep_progress.hpp"
+#include "sim/sweep/sweep_summary.hpp"
 
 namespace ftsim::cli::sweep {
 
@@ -66,7 +68,12 @@ Shard slurm_shard() {
 }
 
 void add_sweep_options(CLI::App& command, SweepOptions& options) {
-  command.add_option("CONFIG", options.config, "JSON config file with a \"sweep\" section (docs/sweeps.md)")->required();
+  // CONFIG is required but with --summary (checked by the verb: CLI11 cannot say "unless").
+  command.add_option("CONFIG", options.config, "JSON config file with a \"sweep\" section (docs/sweeps.md)");
+  command.add_option("--summary", options.summary_dir,
+                     "Print the summary of the sweep already run into DIR (its rows grouped by the varied keys, mean and "
+                     "95% interval of the makespan and overhead) and run nothing")
+      ->type_name("DIR");
   command.add_option("-o,--output", options.output_dir,
                      "Output directory: the rows files and points/<id>/ of each point (default: out/<config name>/)");
   command.add_option("--csv", options.csv, "CSV rows file (default: DIR/rows.csv; with --shard K/N: DIR/rows.shard-K-of-N.csv)");
@@ -80,8 +87,29 @@ void add_sweep_options(CLI::App& command, SweepOptions& options) {
                      "--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=0-(N-1)); \"auto\": from "
                      "those two variables of a Slurm job array")
       ->check([](const std::string& text) { return shard_problem(text); });
+  command.add_option("--set", options.sets, std::string(config::kSetOptionHelp) + "; sets a key of the base config")
+      ->allow_extra_args(false);
+  command.add_option("--cfg", options.cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
   command.add_flag("--list", options.list, "Print the points (index, id, varied values) and run nothing");
   command.add_flag("--list-json", options.list_json, "Print the points as JSON lines with each point's config, and run nothing");
+}
+
+std::optional<int> summary_only(const SweepOptions& options) {
+  if (options.summary_dir.empty()) {
+    if (!options.config.empty()) return std::nullopt;
+    std::cerr << "error: give the sweep's CONFIG (or --summary DIR for a sweep already run)\n";
+    return 2;
+  }
+  if (!options.config.empty()) {
+    std::cerr << "error: --summary DIR prints the summary of a sweep already run: give it without CONFIG\n";
+    return 2;
+  }
+  const std::vector<Row> rows = read_sweep_rows(options.summary_dir);
+  std::size_t ok = 0;
+  for (const Row& row : rows) ok += row.value("status", "") == "ok";
+  std::cout << fmt::format("sweep in {}: {} rows, {} ok, {} not ok\n", options.summary_dir, rows.size(), ok, rows.size() - ok);
+  print_sweep_summary(rows, varied_columns_of(rows.front()), std::cout);
+  return 0;
 }
 
 Shard parse_shard(const std::string& text) {
@@ -154,6 +182,7 @@ int report_end(const SweepPlan& plan, const RowsFiles& files, const SweepPaths& 
     std::cout << fmt::format("not ok: see the rows' status and reason, and {}/<id>/stderr.txt\n", paths.points.string());
   }
   std::cout << "rows: " << paths.csv.string() << "  " << paths.jsonl.string() << "\n";
+  if (count.rows > 0) print_sweep_summary(files.rows(points), plan.row_varied_columns(), std::cout);
   return !interrupted && count.rows == points.size() && count.not_ok == 0 ? 0 : 1;
 }
 

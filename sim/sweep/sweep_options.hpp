@@ -3,6 +3,7 @@
 // machine, and ftsim-mpi, which ftsim execs under mpirun to spread the points over the ranks.
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,13 @@ struct SweepOptions {
   std::string shard;       // "K/N": the points whose index is K modulo N (K from 0)
   bool list = false;       // print the points, run nothing
   bool list_json = false;  // the same as JSON lines with each point's config
+  std::vector<std::string> sets, cfgs;  // overrides of the base config (--set, --cfg)
+  std::string summary_dir;  // --summary DIR: print the summary of that sweep's rows, run nothing
 };
+
+// --summary DIR, or CONFIG missing: the exit code, having printed the summary or the error; or
+// nullopt when the verb goes on to run the sweep of CONFIG.
+std::optional<int> summary_only(const SweepOptions& options);
 
 void add_sweep_options(CLI::App& command, SweepOptions& options);
 

@@ -144,6 +144,15 @@ RowsFiles::Count RowsFiles::count(const std::vector<std::size_t>& points) const 
   return c;
 }
 
+std::vector<Row> RowsFiles::rows(const std::vector<std::size_t>& points) const {
+  std::vector<Row> result;
+  for (const std::size_t index : points) {
+    const auto found = rows_.find(index);
+    if (found != rows_.end()) result.push_back(Row::parse(found->second));
+  }
+  return result;
+}
+
 void RowsFiles::sort() {
   csv_.close();
   jsonl_.close();

@@ -33,6 +33,8 @@ public:
     std::size_t rows = 0, not_ok = 0;
   };
   Count count(const std::vector<std::size_t>& points) const;
+  // The rows held of these points (indices), in point order.
+  std::vector<Row> rows(const std::vector<std::size_t>& points) const;
   // Appends to both files and flushes them.
   void append(const Row& row);
   // Rewrites both files with the rows in point order.

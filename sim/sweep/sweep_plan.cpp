@@ -20,47 +20,15 @@ namespace {
 using config::ConfigError;
 using config::JsonReader;
 
-const char* const kKeyHelp = "a key of the config: a JSON pointer such as \"/protocol/type\" or a dotted path such as \"protocol.type\"";
-
-// "/protocol/type" (RFC 6901: "~1" is "/", "~0" is "~") or "protocol.type"; a token of digits
-// indexes an array.
+// "/protocol/type" or "protocol.type" (config_key.hpp).
 SweepKey parse_key(const std::string& text, const JsonReader& list) {
+  std::string problem;
+  const auto parsed = config::parse_config_key(text, problem);
+  if (!parsed) list.fail(problem);
   SweepKey key;
+  static_cast<config::ConfigKey&>(key) = *parsed;
   key.source = list.pointer();
-  if (!text.empty() && text.front() == '/') {
-    std::string token;
-    for (std::size_t i = 1; i <= text.size(); ++i) {
-      if (i == text.size() || text[i] == '/') {
-        key.tokens.push_back(token);
-        token.clear();
-      } else if (text[i] == '~') {
-        const char next = i + 1 < text.size() ? text[i + 1] : '\0';
-        if (next != '0' && next != '1') list.fail(fmt::format("expected {}, got \"{}\": \"~\" must be followed by 0 or 1", kKeyHelp, text));
-        token += next == '0' ? '~' : '/';
-        ++i;
-      } else {
-        token += text[i];
-      }
-    }
-  } else {
-    std::string token;
-    for (std::size_t i = 0; i <= text.size(); ++i) {
-      if (i == text.size() || text[i] == '.') {
-        key.tokens.push_back(token);
-        token.clear();
-      } else {
-        token += text[i];
-      }
-    }
-  }
-  for (const auto& token : key.tokens) {
-    if (token.empty()) list.fail(fmt::format("expected {}, got \"{}\" (an empty step)", kKeyHelp, text));
-  }
   if (key.tokens.front() == "sweep") list.fail("a sweep cannot vary its own \"sweep\" section");
-  for (std::size_t i = 0; i < key.tokens.size(); ++i) {
-    key.pointer += "/" + config::escape_pointer_token(key.tokens[i]);
-    key.column += (i ? "." : "") + key.tokens[i];
-  }
   return key;
 }
 
@@ -70,47 +38,9 @@ std::vector<Json> read_values(const JsonReader& list) {
   return std::vector<Json>(list.json().begin(), list.json().end());
 }
 
-bool is_index(const std::string& token) {
-  return !token.empty() && token.size() <= 9 && std::all_of(token.begin(), token.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-         (token == "0" || token.front() != '0');
-}
-
 // Sets key to value in document: missing objects on the way are created, array elements must exist.
 void set_key(Json& document, const SweepKey& key, const Json& value, const std::string& file) {
-  Json* node = &document;
-  std::string path;
-  for (std::size_t i = 0; i < key.tokens.size(); ++i) {
-    const std::string& token = key.tokens[i];
-    const bool last = i + 1 == key.tokens.size();
-    if (node->is_object()) {
-      if (last) {
-        (*node)[token] = value;
-        return;
-      }
-      if (!node->contains(token)) (*node)[token] = Json::object();
-      node = &(*node)[token];
-    } else if (node->is_array()) {
-      if (!is_index(token) || std::stoul(token) >= node->size()) {
-        throw ConfigError(file, key.source,
-                          fmt::format("cannot set {}: {} is an array of {} elements in the base config, and \"{}\" is not one of its indices",
-                                      key.pointer, path.empty() ? "/" : path, node->size(), token));
-      }
-      if (last) {
-        (*node)[std::stoul(token)] = value;
-        return;
-      }
-      node = &(*node)[std::stoul(token)];
-    } else {
-      throw ConfigError(file, key.source,
-                        fmt::format("cannot set {}: {} is {} in the base config, not an object", key.pointer, path.empty() ? "/" : path,
-                                    node->dump()));
-    }
-    path += "/" + config::escape_pointer_token(token);
-  }
-}
-
-bool is_prefix(const std::vector<std::string>& a, const std::vector<std::string>& b) {
-  return a.size() <= b.size() && std::equal(a.begin(), a.end(), b.begin());
+  if (auto problem = config::set_config_key(document, key, value, "the base config")) throw ConfigError(file, key.source, *problem);
 }
 
 // An object value becomes one column per leaf; anything else (arrays included) is one cell.
@@ -157,10 +87,19 @@ Json without_labels(Json document) {
 
 bool has_sweep_section(const Json& document) { return document.is_object() && document.contains("sweep"); }
 
-SweepPlan SweepPlan::load(const std::string& path) {
+SweepPlan SweepPlan::load(const std::string& path, const std::vector<config::ConfigOverride>& overrides) {
+  try {
+    return load_with(path, overrides);
+  } catch (const ConfigError& e) {
+    throw config::name_override(e, overrides, path);
+  }
+}
+
+SweepPlan SweepPlan::load_with(const std::string& path, const std::vector<config::ConfigOverride>& overrides) {
   SweepPlan plan;
   plan.file_ = path;
-  const Json document = config::read_json_file(path);
+  Json document = config::read_json_file(path);
+  config::apply_overrides(document, overrides);
   JsonReader root(document, path);
   root.expect_object();
   if (!document.contains("sweep")) root.fail("missing required key \"sweep\": `ftsim sweep` needs a config with a sweep section (docs/sweeps.md)");
@@ -249,12 +188,21 @@ SweepPlan SweepPlan::load(const std::string& path) {
   }
   for (std::size_t i = 0; i < keys.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (is_prefix(keys[j]->tokens, keys[i]->tokens) || is_prefix(keys[i]->tokens, keys[j]->tokens)) {
+      if (config::contains_key(*keys[j], *keys[i]) || config::contains_key(*keys[i], *keys[j])) {
         const bool same = keys[i]->tokens.size() == keys[j]->tokens.size();
         throw ConfigError(path, keys[i]->source,
                           same ? fmt::format("{} is varied twice: here and at {}", keys[i]->pointer, keys[j]->source)
                                : fmt::format("{} overlaps {}, varied at {}: a key may not be varied inside another varied key",
                                              keys[i]->pointer, keys[j]->pointer, keys[j]->source));
+      }
+    }
+  }
+
+  // An override inside a varied key would be replaced by every point's value.
+  for (const auto& o : overrides) {
+    for (const SweepKey* key : keys) {
+      if (config::contains_key(*key, o.key)) {
+        throw ConfigError(o.text, "", fmt::format("{} is varied by the sweep ({}): every point sets it", o.key.pointer, key->source));
       }
     }
   }

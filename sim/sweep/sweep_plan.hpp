@@ -14,6 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/config/config_key.hpp"
+#include "sim/config/config_overrides.hpp"
+
 namespace ftsim::cli::sweep {
 
 using Json = nlohmann::json;
@@ -21,12 +24,9 @@ using Json = nlohmann::json;
 // Beyond this many points a sweep is refused (each point is a process and a row).
 inline constexpr std::uint64_t kMaxPoints = 1'000'000;
 
-// A key that the sweep sets in the base config.
-struct SweepKey {
-  std::vector<std::string> tokens;  // the path in the config: {"protocol", "type"}
-  std::string pointer;              // as a JSON pointer: "/protocol/type"
-  std::string column;               // as a column name: "protocol.type"
-  std::string source;               // pointer of its list in the sweep file: "/sweep/grid/protocol.type"
+// A key that the sweep sets in the base config (its column name is the dotted path).
+struct SweepKey : config::ConfigKey {
+  std::string source;  // pointer of its list in the sweep file: "/sweep/grid/protocol.type"
 };
 
 struct Axis {
@@ -45,8 +45,9 @@ class SweepPlan {
 public:
   // Reads the config file and its sweep section, enumerates the points and checks that every
   // point's config loads. Throws config::ConfigError naming the file and the JSON pointer (for a
-  // point, with its index and varied values).
-  static SweepPlan load(const std::string& path);
+  // point, with its index and varied values). `overrides` (--set, --cfg) are set in the file's
+  // document first, the sweep section included; a key the sweep varies cannot be overridden.
+  static SweepPlan load(const std::string& path, const std::vector<config::ConfigOverride>& overrides = {});
 
   const std::string& file() const { return file_; }
   const std::string& name() const { return name_; }
@@ -71,6 +72,7 @@ public:
   std::vector<std::pair<std::string, Json>> row_varied_values(const Point& point) const;
 
 private:
+  static SweepPlan load_with(const std::string& path, const std::vector<config::ConfigOverride>& overrides);
   Json with_values(const Point& point) const;  // the base config with the point's values set
 
   std::string file_;

@@ -1,5 +1,6 @@
 #include "sim/sweep/sweep_progress.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -19,21 +20,23 @@ std::string format_duration(double seconds) {
   return fmt::format("{} h {:02} min", s / 3600, (s % 3600) / 60);
 }
 
-Progress::Progress(std::size_t total, std::size_t already, bool terminal)
-    : total_(total), done_(already), terminal_(terminal), start_(std::chrono::steady_clock::now()), last_draw_(start_) {
+Progress::Progress(std::size_t total, std::size_t already, bool terminal, EtaEstimator eta, std::size_t jobs)
+    : total_(total), done_(already), terminal_(terminal), eta_(std::move(eta)), jobs_(jobs), start_(std::chrono::steady_clock::now()),
+      last_draw_(start_), last_finish_(start_) {
   if (terminal_) draw();
 }
 
 std::string Progress::eta() const {
-  // The points of this session so far set the pace (with -j N, N at a time).
-  if (done_here_ == 0) return "ETA --";
   if (done_ >= total_) return "done";
-  return "ETA " + format_duration(since(start_) / double(done_here_) * double(total_ - done_));
+  // Counted down between two finished points, from the estimate made at the last one.
+  const auto left = eta_.seconds_left(jobs_);
+  return left ? "ETA " + format_duration(std::max(0.0, *left - since(last_finish_))) : "ETA --";
 }
 
 void Progress::finished(const Row& row, const std::string& description) {
   ++done_;
-  ++done_here_;
+  eta_.finished(row["point"].get<std::size_t>(), row["wall_seconds"].get<double>());
+  last_finish_ = std::chrono::steady_clock::now();
   const std::string status = row["status"].get<std::string>();
   if (status != "ok") ++unsuccessful_;
   if (terminal_) {

@@ -61,7 +61,7 @@ void EventLog::record(const Record& r) {
       const Message& m = *r.message;
       write(r.time, LogCategory::message, r.process,
             (m.is_data ? "data " + graph_.handle_name(m.handle) + " v" + number(m.version) : "control type " + number(m.control_type)) +
-                " from " + number(m.source) + " (" + to_string(m.traffic) + ", " + number(m.bytes) + " B, epoch " + number(m.epoch) + ")");
+                " from " + (m.source == graph_.node_count() ? std::string("coordinator") : number(m.source)) + " (" + to_string(m.traffic) + ", " + number(m.bytes) + " B, epoch " + number(m.epoch) + ")");
       break;
     }
     case RecordKind::failure:
@@ -152,8 +152,9 @@ void EventLog::migration(const Record& r) {
 
 void EventLog::write(double time, LogCategory category, long process, std::string_view text) {
   char prefix[64];
-  if (process < 0) {
-    std::snprintf(prefix, sizeof prefix, "[%14.9f] %-8s %-12s ", time, to_string(category), "driver");
+  // The coordinator is the process after the nodes (Simulation::coordinator()): named, not numbered.
+  if (process < 0 || process == long(graph_.node_count())) {
+    std::snprintf(prefix, sizeof prefix, "[%14.9f] %-8s %-12s ", time, to_string(category), process < 0 ? "driver" : "coordinator");
   } else {
     std::snprintf(prefix, sizeof prefix, "[%14.9f] %-8s process %-4ld ", time, to_string(category), process);
   }

@@ -904,9 +904,13 @@ void Simulation::report_progress() {
     if (host && host->has_runtime()) remaining += host->node_runtime().remaining_tasks();
   }
   const double done = double(graph_.task_count() - std::min<std::uint64_t>(remaining, graph_.task_count()));
-  std::fprintf(stderr, "[ftsim] simulated %.4g s, tasks %.0f / %zu (%.1f%%), failures %zu, wall %.1f s\n", now(), done,
-               graph_.task_count(), 100.0 * done / double(std::max<std::size_t>(1, graph_.task_count())),
-               metrics_.failures.size(), std::chrono::duration<double>(wall - wall_start_).count());
+  const double fraction = done / double(std::max<std::size_t>(1, graph_.task_count()));
+  const double elapsed = std::chrono::duration<double>(wall - wall_start_).count();
+  // The time left at the pace of the tasks so far (failures redo some: a lower bound then).
+  char eta[48] = ", ETA --";
+  if (fraction > 0) std::snprintf(eta, sizeof eta, ", ETA %.0f s", elapsed * (1 - fraction) / fraction);
+  std::fprintf(stderr, "[ftsim] simulated %.4g s, tasks %.0f / %zu (%.1f%%), failures %zu, wall %.1f s%s\n", now(), done,
+               graph_.task_count(), 100.0 * fraction, metrics_.failures.size(), elapsed, eta);
 }
 
 }  // namespace ftsim::core

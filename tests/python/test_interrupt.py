@@ -3,6 +3,7 @@ first instruction to the last: results.json is written with the run marked faile
 and exit code 1."""
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -24,9 +25,10 @@ def test_sigint_keeps_the_results_so_far(ftsim_binary, tmp_path):
     path.write_text(json.dumps(config))
     process = subprocess.Popen([str(ftsim_binary), "run", str(path), "-o", str(tmp_path / "out")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # Wait for the first progress line: the simulation is under way.
+    # Wait for the first progress line: the simulation is under way, and says how long it has left.
     for line in process.stderr:
         if line.startswith("[ftsim]"):
+            assert re.search(r", ETA (\d+ s|--)$", line.strip()), line
             break
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
@@ -36,6 +38,10 @@ def test_sigint_keeps_the_results_so_far(ftsim_binary, tmp_path):
     assert "interrupted" in results["failure_reason"]
     assert 0 < results["executions"] < 160 * 161 * 162 // 6
     assert "interrupted" in out
+    # Issue 39: where each process waited, 25 lines and more, stays in results.json; one line says so.
+    assert len(results["stall_report"]) > 1
+    assert "stall:" not in out
+    assert sum("stall" in line for line in out.splitlines()) == 1
 
 
 def lion2020_platform(tmp_path, reference):

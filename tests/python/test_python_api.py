@@ -41,18 +41,45 @@ def test_run_a_dict_with_overrides_by_dotted_key_and_pointer():
     assert len(bigger.nodes) == 2
 
 
-@pytest.mark.parametrize("overrides,pointer,says", [
-    ({"platform": {"nodes": float("nan")}}, "/platform/nodes", "override platform={'nodes': nan}: NaN is not a JSON number"),
-    ({"/platform/nodes": float("inf")}, "/platform/nodes", "override /platform/nodes=inf: inf is not a JSON number"),
-    ({"failures.mtbf": {1, 2}}, "/failures/mtbf", "a set is not a JSON value"),
+@pytest.mark.parametrize("overrides,pointer,named,says", [
+    ({"platform": {"nodes": float("nan")}}, "/platform/nodes", "override platform={'nodes': nan}", "NaN is not a JSON number"),
+    ({"/platform/nodes": float("inf")}, "/platform/nodes", "override /platform/nodes=inf", "inf is not a JSON number"),
+    ({"failures.mtbf": {1, 2}}, "/failures/mtbf", "override failures.mtbf={1, 2}", "a set is not a JSON value"),
 ])
-def test_an_override_that_json_cannot_say_is_named(source_dir, overrides, pointer, says):
+def test_an_override_that_json_cannot_say_is_named(source_dir, overrides, pointer, named, says):
     # Issue 19: a NaN override was reported as invalid JSON in the base file, at a column it has not.
+    # Issue 39: the error names the override, not the config file.
     with pytest.raises(ftsim.ConfigError) as error:
         ftsim.run(source_dir / "configs" / "quickstart.json", **overrides)
-    assert error.value.file.endswith("quickstart.json")
+    assert error.value.file == named
     assert error.value.pointer == pointer
     assert says in error.value.message
+
+
+@pytest.mark.parametrize("run", [ftsim.run, ftsim.validate])
+def test_an_error_in_an_overridden_key_names_the_override_not_the_file(source_dir, run):
+    # Issue 39: the loader's error at /protocol/period came out as "configs/quickstart.json: ...".
+    with pytest.raises(ftsim.ConfigError) as error:
+        run(source_dir / "configs" / "quickstart.json", **{"protocol.period": -3})
+    assert error.value.file == "override protocol.period=-3"
+    assert error.value.pointer == "/protocol/period"
+    assert str(error.value).startswith("override protocol.period=-3: /protocol/period: expected a positive duration")
+    # An error elsewhere still names the file (or the dict).
+    with pytest.raises(ftsim.ConfigError) as error:
+        run(small(), **{"protocol.type": "global"})
+    assert error.value.file == "<dict>"
+
+
+def test_a_graphs_override_error_names_the_override(source_dir):
+    with pytest.raises(ftsim.ConfigError) as error:
+        ftsim.graph(source_dir / "configs" / "quickstart.json", **{"application.tiles": 0})
+    assert error.value.file == "override application.tiles=0" and error.value.pointer == "/application/tiles"
+
+
+def test_a_sweeps_override_error_names_the_override(source_dir, tmp_path):
+    with pytest.raises(ftsim.ConfigError) as error:
+        ftsim.sweep(source_dir / "configs" / "sweeps" / "protocols.json", output=tmp_path, **{"platform.nodes": 0})
+    assert error.value.file == "override platform.nodes=0" and error.value.pointer == "/platform/nodes"
 
 
 def test_overrides_of_a_file_keep_relative_paths_working(source_dir):
@@ -87,7 +114,8 @@ def test_trace_and_log():
 def test_config_errors_carry_the_cli_message(config, overrides, pointer):
     with pytest.raises(ftsim.ConfigError) as error:
         ftsim.run(config, **overrides)
-    assert error.value.pointer == pointer and error.value.file == "<dict>"
+    named = [f"override {key}={value!r}" for key, value in overrides.items()]
+    assert error.value.pointer == pointer and error.value.file == (named[0] if named else "<dict>")
     assert pointer in str(error.value)
     with pytest.raises(ValueError):  # ConfigError is a ValueError
         ftsim.validate(config, **overrides)
@@ -236,10 +264,10 @@ def test_the_overhead_split_and_repr():
     assert r.overhead_checkpointing == reference["checkpointing"] and r.overhead_failures == reference["failures"]
     assert r.overhead_checkpointing + r.overhead_failures == pytest.approx(r.overhead, abs=1e-9)
     assert r.overhead_failures > 0
-    text = repr(r)
-    assert f"overhead {100 * r.overhead:.3g}%" in text
-    assert f"checkpointing {100 * r.overhead_checkpointing:.3g}%" in text
-    assert f"failures {100 * r.overhead_failures:.3g}%" in text
+    text = repr(r)  # percentages as the CLI's summary prints them (issue 39: one format)
+    assert f"overhead {100 * r.overhead:.1f}%" in text
+    assert f"checkpointing {100 * r.overhead_checkpointing:.1f}%" in text
+    assert f"failures {100 * r.overhead_failures:.1f}%" in text
     assert "2 failures" in text and "global" in text and "ok" in text
     plain = ftsim.run(small())
     assert plain.reference is None and plain.overhead is None and plain.overhead_checkpointing is None

@@ -55,3 +55,15 @@ def test_no_link_points_outside_the_repository(source_dir):
                 outside.append(f"{path.name}: {target} (missing)")
         outside += [f"{path.name}: ../shared" for _ in re.findall(r"\.\./shared", text)]
     assert outside == []
+
+
+def test_a_tool_the_readme_draws_with_is_installed_or_its_install_is_said(source_dir):
+    # Issue 39: the README promised to draw a graph with Graphviz, which scripts/install-deps.sh does not
+    # install. Either the install list has the Debian package, or the README says how to get it.
+    readme = (source_dir / "README.md").read_text(encoding="utf-8")
+    install_list = (source_dir / "scripts" / "install-deps.sh").read_text(encoding="utf-8")
+    for tool, package in {"Graphviz": "graphviz"}.items():
+        lines = [line for line in readme.splitlines() if tool.lower() in line.lower()]
+        if not lines or re.search(rf"\b{package}\b", install_list.split(")", 1)[0]):
+            continue
+        assert any(f"apt-get install {package}" in line for line in lines), lines

@@ -418,3 +418,44 @@ def test_shard_auto_takes_a_slurm_array_task(ftsim_binary, tmp_path):
     assert [line.split()[0] for line in by_range.stdout.splitlines()] == ["2", "5"]
     outside = listed({})
     assert outside.returncode == 2 and "SLURM_ARRAY_TASK_ID is not set" in outside.stderr
+
+
+# ------------------------------------------------------------------------------ summary (issue 39, item 7)
+
+
+def summary_lines(stdout):
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("summary:"))
+    return lines[start:]
+
+
+PERCENT = r"([+-]\d+\.\d)%"
+
+
+def test_a_sweep_ends_with_its_answer_and_summary_reprints_it(ftsim, tmp_path):
+    # Three seeds of random failures per protocol, with the failure-free references: each group has
+    # a makespan, an overhead and its split, with intervals that never leave their range.
+    path = write_sweep(tmp_path, {"grid": {"protocol.type": ["none", "lineage"]}, "seeds": 3},
+                       failures={"model": "exponential", "mtbf": "30ms", "max_failures": 1}, run={"reference": True})
+    result = sweep(ftsim, path, tmp_path / "out", "-j", "2")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = summary_lines(result.stdout)
+    header = lines[1].split("  ")
+    assert [h.strip() for h in header if h.strip()][:3] == ["protocol.type", "n ok", "makespan [95% interval]"]
+    assert "overhead [95% interval]" in lines[1] and "checkpointing [95% interval]" in lines[1] and "failures [95% interval]" in lines[1]
+    rows = {line.split()[0]: line for line in lines[2:4]}
+    assert set(rows) == {"none", "lineage"}
+    rows_file = read_jsonl(tmp_path / "out" / "rows.jsonl")
+    for protocol, line in rows.items():
+        assert line.split()[1] == "3"  # n: three ok rows, one per seed
+        makespans = [r["makespan"] for r in rows_file if r["protocol.type"] == protocol]
+        mean, low, high = (float(x) for x in re.findall(r"(\d+(?:\.\d+)?) ms", line)[:3])
+        assert low <= mean <= high and low > 0
+        assert min(makespans) * 1e3 * 0.5 < mean < max(makespans) * 1e3 * 1.5
+        for value, low, high in re.findall(rf"{PERCENT} \[{PERCENT}, {PERCENT}\]", line):
+            assert -100 < float(low) <= float(value) <= float(high)
+    again = ftsim("sweep", "--summary", tmp_path / "out")
+    assert again.returncode == 0, again.stderr
+    assert summary_lines(again.stdout) == lines
+    assert ftsim("sweep").returncode == 2
+    assert ftsim("sweep", "--summary", tmp_path / "nothing").returncode == 2
