@@ -55,7 +55,7 @@ def test_lv08_is_the_default_and_says_so(one_transfer):
     assert results["makespan"] == pytest.approx(1.0312, rel=1e-3)  # 1 GB / 0.97 GB/s + 2 x 130.1 us
     assert results["network_model"] == {
         "name": "LV08", "latency_factor": 13.01, "bandwidth_factor": 0.97, "factors_by_message_size": False,
-        "contention": "flows", "solver": "lazy",
+        "contention": "flows", "solver": "grouped",
     }
     assert "network model LV08 (latency x13.01, bandwidth x0.97)\n" in stdout
     assert one_transfer("LV08")[1]["makespan"] == results["makespan"]
