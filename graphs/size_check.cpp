@@ -20,10 +20,14 @@ using config::ConfigError;
 using config::format_number;
 
 // Bytes per element of the graph and of the simulation, measured on the built-in applications
-// (bench/: graph build and runs) and rounded up: the estimate errs on the large side.
+// and rounded up: the estimate errs on the large side. Peak resident memory of failure-free runs
+// under "nic" (/usr/bin/time, 28 November 2026): a 450-tile Cholesky (15.3 M tasks, 45.6 M
+// dependencies) 1.85 GB, a 256 x 256-tile stencil of 60 sweeps (7.9 M tasks, 46.6 M dependencies)
+// 1.43 GB; fitted, about 60 B per task and 21 B per dependency (accesses and the simulation's
+// state per task included). The constants below give 2.07 GB and 1.6 GB for them (+12%).
 constexpr double kBytesPerTask = 64;
-constexpr double kBytesPerAccess = 16;
-constexpr double kBytesPerEdge = 32;
+constexpr double kBytesPerAccess = 4;
+constexpr double kBytesPerEdge = 20;
 constexpr double kBytesPerHandle = 64;
 constexpr double kBytesPerTransfer = 128;
 constexpr double kBytesPerCut = 16;
