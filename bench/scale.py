@@ -22,12 +22,19 @@ crash or a wrong result (an incomplete run, an oracle that fails) stops the benc
 
   bench/scale.py [--nodes 25 64 256 1024 4096] [--models flows nic] [--flows-limit 60] [--protocols]
                  [--repeat 5] [--repeat-below 10] [--no-failures] [--timeout 600] [--seed 1]
+                 [--scaling [--scaling-sizes 64 1024 4096 16384 131072] [--scaling-model nic]
+                  [--protocol-list global buddy] [--failure-protocols global buddy]]
+
+With --scaling (issue 40, items 4 and 6): each protocol of --protocol-list and none at each size,
+on an a x b node grid (131,072 nodes: 256 x 512, 21 M tasks), failure-free, and global and buddy
+with exponential failures (a node MTBF of nodes x 5 ms: about two failures per run).
 
 Runs shorter than --repeat-below seconds of simulation are run --repeat times and the one of median
 events/s is reported (the 64-node run lasts about 13 ms: a single one is mostly the machine's noise).
 """
 import argparse
 import json
+import math
 import sys
 import tempfile
 from pathlib import Path
@@ -38,9 +45,21 @@ from run_harness import FTSIM, HANG, OK, RUN_FAILED, run_ftsim  # noqa: E402
 import contention  # noqa: E402  (the weak-scaling stencil of the contention bench)
 
 
+def node_grid(nodes: int) -> tuple:
+    """The most square a x b = nodes grid (a <= b): 131,072 nodes are 256 x 512."""
+    a = math.isqrt(nodes)
+    while nodes % a:
+        a -= 1
+    return a, nodes // a
+
+
 def stencil(nodes: int, model: str, seed: int) -> dict:
-    config = contention.stencil(nodes, model, seed)
+    """The weak-scaling stencil: 2 x 2 tiles of 256 x 256 doubles per node on an a x b node grid."""
+    a, b = node_grid(nodes)
+    config = contention.stencil(a * a, model, seed)
     config["name"] = f"scale-{nodes}-{model}"
+    config["platform"]["nodes"] = nodes
+    config["application"]["tiles"] = [2 * a, 2 * b]
     return config
 
 
@@ -236,6 +255,44 @@ def protocols(bench: Bench, args) -> None:
                   f"{committed} | {len(r['failures'])} | {wall - r['events'] / rate:+.2f} | {r['makespan']:.6f} |")
 
 
+def protocol_scaling(bench: Bench, args) -> None:
+    """Each protocol at each size of --scaling-sizes, under --scaling-model, failure-free and (global,
+    buddy) with exponential failures: events per second, wall and peak memory from one run."""
+    rows = []
+    for nodes in args.scaling_sizes:
+        base = stencil(nodes, args.scaling_model, args.seed)
+        base["run"]["wall_limit"] = f"{args.protocol_limit:g}s"
+        for protocol in ["none"] + [p for p in args.protocol_list if p != "none"]:
+            config = base if protocol == "none" else with_protocol(base, protocol, nodes)
+            r = bench.run(config, f"{nodes}-{args.scaling_model}-{protocol}", allow_wall_limit=True)
+            rows.append((nodes, protocol, "failure-free", r))
+            if protocol in args.failure_protocols:
+                # About two failures per run: a node MTBF of nodes x 5 ms (the runs last 10-15 ms).
+                failed = json.loads(json.dumps(config))
+                failed["name"] += "-exponential"
+                failed["failures"] = {"model": "exponential", "mtbf": f"{nodes * 0.005:g}s", "downtime": "100us",
+                                      "detection": "10us"}
+                r = bench.run(failed, f"{nodes}-{args.scaling_model}-{protocol}-exponential", allow_wall_limit=True,
+                              allow_failed=True)
+                rows.append((nodes, protocol, f"exponential, mtbf {nodes * 0.005:g} s", r))
+    print()
+    print(f"Protocols at scale ({args.scaling_model}): events per wall and per CPU second of the simulation, whole run wall "
+          "(graph + set-up + simulation), peak resident memory.")
+    print("| nodes | protocol | failures | tasks | events | events/s | events/CPU s | simulation s | run wall s | peak GB | makespan s | result |")
+    print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for nodes, protocol, failures, r in rows:
+        if r is None:
+            print(f"| {nodes} | {protocol} | {failures} | — | — | — | — | — | — | — | — | hang |")
+            continue
+        cpu = r["wall"].get("simulation_cpu_seconds") or 0
+        whole = r["wall"].get("graph_seconds", 0) + r["wall"].get("setup_seconds", 0) + r["wall"]["simulation_seconds"]
+        result = "complete, oracle ok" if r["complete"] and r.get("oracle", {}).get("ok", True) else str(r.get("failure_reason"))[:50]
+        print(f"| {nodes} | {protocol} | {failures} ({len(r['failures'])}) | {r['graph']['tasks']} | {r['events']} | "
+              f"{r['wall']['events_per_second']:,.0f} | {r['events'] / cpu if cpu else 0:,.0f} | "
+              f"{r['wall']['simulation_seconds']:.1f} | {whole:.1f} | {(r['_peak_rss'] or 0) / 1e9:.2f} | "
+              f"{r['makespan']:.6f} | {result} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, nargs="*", default=[25, 64, 256, 1024, 4096],
@@ -256,6 +313,12 @@ def main() -> None:
     parser.add_argument("--cck-failure", action="store_true", help="kept for old command lines: cck with a failure now runs at every size (its restart's blocks are shared, 895 MB at 4096 nodes)")
     parser.add_argument("--protocol-limit", type=float, default=300,
                         help="/run/wall_limit of each protocol run, seconds (a slower one is reported partial)")
+    parser.add_argument("--scaling", action="store_true",
+                        help="each protocol of --protocol-list (and none) at each size of --scaling-sizes")
+    parser.add_argument("--scaling-sizes", type=int, nargs="+", default=[64, 1024, 4096, 16384, 131072])
+    parser.add_argument("--scaling-model", choices=["flows", "nic"], default="nic")
+    parser.add_argument("--failure-protocols", nargs="*", default=["global", "buddy"],
+                        help="with --scaling: these protocols also run with exponential failures")
     parser.add_argument("--timeout", type=float, default=600, help="wall seconds per run before it counts as a hang")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -270,6 +333,8 @@ def main() -> None:
             failure_run(bench, args)
         if args.protocols:
             protocols(bench, args)
+        if args.scaling:
+            protocol_scaling(bench, args)
     if bench.hangs:
         print("\nhangs (killed at the timeout):")
         for hang in bench.hangs:
