@@ -126,6 +126,20 @@ double physical_memory_bytes() {
   return pages > 0 && page_size > 0 ? double(pages) * double(page_size) : 0;
 }
 
+double estimated_memory_bytes(const config::Config& config) {
+  double graph = 0;
+  if (config::is_graph_file(config.application.type)) {
+    std::error_code error;
+    const std::string& file = config.application.type == ApplicationType::json ? config.application.json.file
+                                                                                : config.application.workflow.path;
+    const auto file_bytes = std::filesystem::file_size(file, error);
+    graph = error ? 0 : double(file_bytes) * kBytesPerGraphFileByte;
+  } else {
+    graph = graph_bytes(estimate_application(config));
+  }
+  return kBaseBytes + graph + platform_bytes(config.platform);
+}
+
 GraphEstimate estimate_application(const config::Config& config) {
   const auto& app = config.application;
   switch (app.type) {

@@ -11,6 +11,11 @@ namespace ftsim::graphs {
 // The estimate of a built-in application's graph (not of a json one: it is in a file).
 GraphEstimate estimate_application(const config::Config& config);
 
+// The peak resident memory a run of the config needs: the process, the graph and the runtime's
+// state per task and dependency, the platform (the constants of size_check.cpp, measured). Graph
+// files: from their size on disk.
+double estimated_memory_bytes(const config::Config& config);
+
 // Throws ConfigError; build_application() calls it first, ftsim validate too.
 void check_application_size(const config::Config& config);
 
