@@ -5,7 +5,9 @@ SimGrid 3.32's CommImpl::detach) and ftsim's "grouped" (one unknown per route in
 
 Workloads (the issue's):
   stencil64-<protocol>  64 x 64 tiles of 1024^2 doubles, 20 sweeps, 64 nodes x 24 cores, 40 Gb/s,
-                        one storage host, 10 checkpoints at cuts, buddy = next node: none, global, buddy
+                        one storage host, 10 checkpoints at cuts, buddy = next node: none, global, buddy;
+                        cck at the same cuts (64 checkpoint servers at 40 Gb/s); uncoordinated as in
+                        configs/protocols/stencil-uncoordinated.json (4 clusters, every 400 ms)
   cck<N>-flush-all      bench/scale.py's weak-scaling stencil (2 x 2 tiles of 256^2 per node) under
                         cck with "flush": "all" (a PING/PONG between every two nodes per checkpoint)
   ft<N>                 Guermouche 2011's NAS FT pattern (an all-to-all per iteration) under
@@ -13,7 +15,12 @@ Workloads (the issue's):
 
 For each run: makespan, events, simulation CPU seconds (robust on a loaded machine), events per CPU
 second, peak memory; then per workload the CPU ratio lazy / grouped and the makespans' relative
-difference. --perf records `perf record -g` of each run (in-process, FTSIM_NO_FORK=1) and prints the
+difference.
+
+--vs-none (issue 40's acceptance: every protocol within 2x of none's wall time on the 64-node stencil,
+failure-free, under the default model): each stencil64-<protocol> workload and stencil64-none run in
+turn (none, protocol, none, protocol, ...) for --rounds rounds, whole-process wall time each; the
+ratio protocol / none of each pair and their median are printed. --perf records `perf record -g` of each run (in-process, FTSIM_NO_FORK=1) and prints the
 top functions: where the time goes.
 
 Every run has a wall timeout (--timeout, default 1200 s; lazy runs of the largest workloads exceed
@@ -21,6 +28,7 @@ it, reported as such, not as errors); crashes and failed runs are reported apart
 
   bench/network_collapse.py [--workloads stencil64-buddy,cck256-flush-all,ft256,...] [--solvers lazy,grouped]
                             [--timeout 1200] [--perf]
+  bench/network_collapse.py --vs-none [--protocols buddy,cck,uncoordinated,global] [--rounds 3]
 """
 import argparse
 import json
@@ -49,6 +57,15 @@ def stencil64(protocol: str) -> dict:
         del config["checkpoints"]
     if protocol == "global":
         config["protocol"] = {"type": "global", "at": "cuts", "storage": "buddy"}
+    if protocol == "cck":  # the same cuts, each node's state to a checkpoint server of its own
+        del config["checkpoints"]["buddy"]
+        config["platform"]["storage"] = {"hosts": 64, "bandwidth": "40Gbps", "latency": "1us"}
+        config["protocol"] = {"type": "cck", "at": "cuts"}
+    if protocol == "uncoordinated":  # configs/protocols/stencil-uncoordinated.json's settings
+        del config["checkpoints"]
+        config["platform"]["storage"] = {"hosts": 64, "bandwidth": "5GB/s"}
+        config["protocol"] = {"type": "uncoordinated", "logging": "send-deterministic", "schedule": "clusters",
+                              "period": "400 ms", "clusters": 4}
     return config
 
 
@@ -90,13 +107,50 @@ def perf_top(config_path: Path, work: Path, lines: int = 12) -> str:
     return "\n".join(top[:lines])
 
 
+def vs_none(protocols: list, rounds: int, timeout: float) -> bool:
+    """Whole-process wall of each stencil64 protocol against stencil64-none, alternated, pair by pair."""
+    failed = False
+    with tempfile.TemporaryDirectory(prefix="ftsim-vs-none-") as tmp:
+        work = Path(tmp)
+        for protocol in protocols:
+            ratios = []
+            for round_ in range(rounds):
+                pair = {}
+                for name in ("none", protocol):
+                    o = run_ftsim(stencil64(name), work, f"{name}-{round_}", timeout=timeout, peak_memory=True)
+                    if o.kind != OK:
+                        print(f"stencil64-{name}: {o.describe()}", flush=True)
+                        failed = True
+                        break
+                    pair[name] = o
+                if len(pair) < 2:
+                    break
+                ratio = pair[protocol].wall / pair["none"].wall
+                ratios.append(ratio)
+                print(f"stencil64-{protocol:14s} round {round_ + 1}: wall {pair[protocol].wall:6.2f} s "
+                      f"(simulation CPU {pair[protocol].results['wall']['simulation_cpu_seconds']:.2f} s, "
+                      f"{pair[protocol].results['events']} events) against none {pair['none'].wall:6.2f} s "
+                      f"({pair['none'].results['wall']['simulation_cpu_seconds']:.2f} s): {ratio:.2f}x", flush=True)
+            if ratios:
+                ratios.sort()
+                median = ratios[len(ratios) // 2]
+                print(f"stencil64-{protocol:14s} wall / none: median {median:.2f}x over {len(ratios)} pairs "
+                      f"(range {ratios[0]:.2f}-{ratios[-1]:.2f}); target <= 2", flush=True)
+    return not failed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--workloads", default=DEFAULT)
     parser.add_argument("--solvers", default="lazy,grouped")
     parser.add_argument("--timeout", type=float, default=1200)
     parser.add_argument("--perf", action="store_true")
+    parser.add_argument("--vs-none", action="store_true", help="each protocol against none on stencil64, wall time")
+    parser.add_argument("--protocols", default="buddy,cck,uncoordinated,global")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
+    if args.vs_none:
+        sys.exit(0 if vs_none(args.protocols.split(","), args.rounds, args.timeout) else 1)
     solvers = args.solvers.split(",")
     failed = False
     with tempfile.TemporaryDirectory(prefix="ftsim-collapse-") as tmp:
