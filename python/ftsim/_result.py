@@ -44,7 +44,8 @@ class Result:
       cost, adding up to ``overhead``); ``reference``: results.json's ``reference`` object;
     - tables (pandas DataFrames, one row per record): ``failures``, ``checkpoints`` and ``nodes``
       (nested objects flattened to dotted columns, e.g. ``bytes_sent.checkpoint``);
-      ``checkpoint_duration``: the mean committed − started of the committed checkpoints (Daly's C);
+      ``checkpoint_duration``: the mean committed − started of the committed checkpoints (Daly's C
+      under ``global`` and ``cck`` only: a ``buddy`` checkpoint does not block the application);
     - totals: ``starpu`` (StarPU's counters), ``bytes_sent`` and ``messages_sent`` (by traffic
       kind, summed over nodes), ``protocol_metrics`` (with ``protocol_metric_units``),
       ``wall_seconds``;
@@ -171,8 +172,10 @@ class Result:
 
     @property
     def checkpoint_duration(self) -> Optional[float]:
-        """The mean of committed − started over the committed checkpoints (seconds: Daly's C), or
-        None without a committed checkpoint. The sweep rows' ``checkpoint_duration``."""
+        """The mean of committed − started over the committed checkpoints (seconds), or None without
+        a committed checkpoint. The sweep rows' ``checkpoint_duration``. Daly's C under ``global`` and
+        ``cck``, whose checkpoints block the application that long; not under ``buddy``, whose
+        checkpoints run beside it, nor ``uncoordinated`` (one node's save)."""
         durations = [c["committed"] - c["started"] for c in self._results["checkpoints"]
                      if c.get("committed") is not None and c.get("started") is not None]
         return sum(durations) / len(durations) if durations else None

@@ -84,7 +84,7 @@ def sweep(config: ConfigLike, *, jobs: int = 1, output: Optional[str | Path] = N
     ``*_Bps``), ``status``, ``exit_code``, ``reason``, ``wall_seconds``, then the metrics:
     ``makespan``, with ``run.reference`` ``reference_makespan``, ``protocol_makespan``,
     ``overhead``, ``overhead_checkpointing`` and ``overhead_failures`` (fractions),
-    ``checkpoint_duration`` (Daly's C), ``failure_count``, ``recovery_time``, traffic and counters.
+    ``checkpoint_duration`` (Daly's C under ``global`` and ``cck`` only), ``failure_count``, ``recovery_time``, traffic and counters.
     A point that fails is a row with ``status`` "failed" or "error"; a bad config raises
     :class:`ConfigError`. ``ftsim.plots`` draws these frames as they are.
     """

@@ -157,3 +157,19 @@ def test_daly_wall_time_warns_when_the_period_is_longer_than_the_work():
         ftsim.analysis.daly_wall_time(5.0, 0.1, 100.0, 0.0, 10.0)
     with pytest.warns(UserWarning, match="period 20 s is longer than the work 10 s"):
         ftsim.analysis.daly_wall_time(20.0, 0.1, 100.0, 0.0, 10.0)
+
+
+def test_checkpoint_duration_is_called_dalys_c_only_under_the_protocols_where_it_is():
+    # Issue 39, item 6: under buddy checkpoint_duration is an asynchronous span (37 s on a run whose
+    # blocking cost is far smaller), so the docs must not call the column Daly's C without saying
+    # under which protocols it is: wherever they tie it to Daly, they name global and cck.
+    from conftest import SOURCE_DIR
+    import re as regex
+    unqualified = []
+    for part in ("docs/python.md", "docs/sweeps.md", "python/ftsim/_result.py", "python/ftsim/_sweep.py"):
+        text = (SOURCE_DIR / part).read_text(encoding="utf-8")
+        for match in regex.finditer(r"checkpoint_duration", text):
+            window = text[match.start():match.start() + 160]
+            if "Daly" in window and not ("global" in window and "cck" in window):
+                unqualified.append(f"{part}: {window[:100]!r}")
+    assert unqualified == []
