@@ -32,7 +32,7 @@ FlowSharing::RouteId FlowSharing::add_route(const RouteSpec& spec) {
   route.uses_begin = static_cast<std::uint32_t>(uses_.size());
   for (const Use& use : spec.uses) {
     if (use.link >= links_.size()) throw std::invalid_argument("flow sharing: unknown link");
-    if (use.weight > 0) uses_.push_back(use);
+    if (use.weight > 0) uses_.push_back({use.link, use.weight, use.weight / spec.penalty, kNone});
   }
   route.uses_end = static_cast<std::uint32_t>(uses_.size());
   route.penalty = spec.penalty;
@@ -123,13 +123,55 @@ void FlowSharing::bring_up_to_date(Route& route, double now) {
   route.updated = now;
 }
 
+void FlowSharing::join_links(RouteId id) {
+  const Route& route = routes_[id];
+  for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
+    Link& link = links_[uses_[u].link];
+    if (link.members.empty()) {
+      link.in_use_slot = static_cast<std::uint32_t>(links_in_use_.size());
+      links_in_use_.push_back(uses_[u].link);
+    }
+    uses_[u].member = static_cast<std::uint32_t>(link.members.size());
+    link.members.push_back({id, uses_[u].usage});
+  }
+}
+
+void FlowSharing::leave_links(RouteId id) {
+  const Route& route = routes_[id];
+  for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
+    const LinkId l = uses_[u].link;
+    Link& link = links_[l];
+    const std::uint32_t slot = uses_[u].member;
+    const Member moved = link.members.back();
+    link.members[slot] = moved;
+    link.members.pop_back();
+    uses_[u].member = kNone;
+    if (slot < link.members.size()) {
+      // The route moved into the slot: its use of this link says where it is now.
+      const Route& other = routes_[moved.route];
+      for (std::uint32_t v = other.uses_begin; v < other.uses_end; ++v) {
+        if (uses_[v].link == l) uses_[v].member = slot;
+      }
+    }
+    if (link.members.empty()) {
+      const LinkId last = links_in_use_.back();
+      links_in_use_[link.in_use_slot] = last;
+      links_[last].in_use_slot = link.in_use_slot;
+      links_in_use_.pop_back();
+      link.in_use_slot = kNone;
+    }
+  }
+}
+
 void FlowSharing::set_active(RouteId id, bool active) {
   Route& route = routes_[id];
   if (active) {
     route.active_slot = static_cast<std::uint32_t>(active_routes_.size());
     active_routes_.push_back(id);
+    join_links(id);
     return;
   }
+  leave_links(id);
   const RouteId last = active_routes_.back();
   active_routes_[route.active_slot] = last;
   routes_[last].active_slot = route.active_slot;
@@ -215,130 +257,34 @@ void FlowSharing::solve(double now) {
   ++solves_;
   ++stamp_;
   dirty_ = false;
-  // The links in use, their usage (sum of weight / penalty over the flows crossing them) and, for
-  // each, the routes crossing it (routes_of_link_, by counting).
-  touched_.clear();
-  for (const RouteId r : active_routes_) {
-    Route& route = routes_[r];
-    bring_up_to_date(route, now);
-    const double n = route.active;
-    for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
-      Link& link = links_[uses_[u].link];
-      if (link.stamp != stamp_) {
-        link.stamp = stamp_;
-        link.remaining = link.capacity;
-        link.usage = 0;
-        link.count = 0;
-        link.light = false;
-        touched_.push_back(uses_[u].link);
-      }
-      const double usage = uses_[u].weight / route.penalty;
-      if (link.fatpipe) {
-        link.usage = std::max(link.usage, usage);
-      } else {
-        link.usage += n * usage;
-      }
-      ++link.count;
-    }
-  }
-  std::uint32_t offset = 0;
-  for (const LinkId l : touched_) {
-    links_[l].first = offset;
-    offset += links_[l].count;
-    links_[l].count = 0;
-  }
-  route_of_link_.resize(offset);
-  for (const RouteId r : active_routes_) {
-    const Route& route = routes_[r];
-    for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
-      Link& link = links_[uses_[u].link];
-      route_of_link_[link.first + link.count++] = r;
-    }
-  }
-  // Progressive filling (lmm::MaxMin::maxmin_solve): the links still to saturate, by remaining
-  // capacity over usage, in a heap. Fixing a flow never lowers a link's level (it takes at most
-  // the least level's share of what remains), so an entry whose link has risen since is pushed
-  // again when it comes out on top, and fixing pushes nothing.
-  levels_.clear();
-  for (const LinkId l : touched_) {
+  for (const RouteId r : active_routes_) bring_up_to_date(routes_[r], now);
+  // Each link in use: its usage, the sum over the flows crossing it of weight / penalty (a fat
+  // pipe: the largest), and the links to saturate.
+  light_.clear();
+  for (const LinkId l : links_in_use_) {
     Link& link = links_[l];
-    if (!(link.remaining > link.capacity * kMaxminPrecision) || !(link.usage > 0)) continue;
-    link.light = true;
-    levels_.push_back({link.remaining / link.usage, l});
+    link.remaining = link.capacity;
+    double usage = 0;
+    if (link.fatpipe) {
+      for (const Member& m : link.members) usage = std::max(usage, m.usage);
+    } else {
+      for (const Member& m : link.members) usage += double(routes_[m.route].active) * m.usage;
+    }
+    link.usage = usage;
+    link.light = link.remaining > link.capacity * kMaxminPrecision && usage > 0;
+    if (!link.light) continue;
+    link.level = link.remaining / usage;
+    light_.push_back(l);
   }
-  std::make_heap(levels_.begin(), levels_.end(), HigherLevel{});
-  const auto pop_least = [this]() -> bool {  // the least current level on top, or false
-    while (!levels_.empty()) {
-      const Level top = levels_.front();
-      const Link& link = links_[top.link];
-      if (!link.light) {
-        std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
-        levels_.pop_back();
-        continue;
-      }
-      const double ratio = link.remaining / link.usage;
-      if (ratio == top.ratio) return true;
-      std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
-      levels_.back().ratio = ratio;
-      std::push_heap(levels_.begin(), levels_.end(), HigherLevel{});
-    }
-    return false;
-  };
-  while (pop_least()) {
-    const Level top = levels_.front();
-    std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
-    levels_.pop_back();
-    // Every link at the least level saturates in this round, as in SimGrid (equal values only).
-    saturated_.assign(1, top.link);
-    while (pop_least() && levels_.front().ratio == top.ratio) {
-      saturated_.push_back(levels_.front().link);
-      std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
-      levels_.pop_back();
-    }
-    const double min_usage = top.ratio;
-    ++round_stamp_;
-    round_.clear();
-    for (const LinkId l : saturated_) {
-      const Link& link = links_[l];
-      for (std::uint32_t i = link.first; i < link.first + link.count; ++i) {
-        Route& route = routes_[route_of_link_[i]];
-        if (route.fixed_stamp == stamp_ || route.round_stamp == round_stamp_) continue;
-        route.round_stamp = round_stamp_;
-        round_.push_back(route_of_link_[i]);
-      }
-    }
-    // Flows that reach their bound before this level are fixed first (at their bound), alone.
-    double min_bound = -1;
-    for (const RouteId r : round_) {
-      const Route& route = routes_[r];
-      if (route.bound > 0 && route.bound * route.penalty < min_usage) {
-        min_bound = min_bound < 0 ? route.bound * route.penalty : std::min(min_bound, route.bound * route.penalty);
-      }
-    }
-    for (const RouteId r : round_) {
-      Route& route = routes_[r];
-      if (min_bound < 0) {
-        fix(route, min_usage / route.penalty);
-      } else if (std::fabs(min_bound - route.bound * route.penalty) < kMaxminPrecision) {
-        fix(route, route.bound);
-      }
-    }
-    // A saturated link whose routes were not all fixed (the bound case) stays, at its new level;
-    // one whose routes all are is done (whatever rounding left of its usage).
-    for (const LinkId l : saturated_) {
-      Link& link = links_[l];
-      if (!link.light) continue;
-      bool unfixed = false;
-      for (std::uint32_t i = link.first; i < link.first + link.count && !unfixed; ++i) {
-        unfixed = routes_[route_of_link_[i]].fixed_stamp != stamp_;
-      }
-      if (!unfixed) {
-        link.light = false;
-        continue;
-      }
-      levels_.push_back({link.remaining / link.usage, l});
-      std::push_heap(levels_.begin(), levels_.end(), HigherLevel{});
-    }
+  // Progressive filling (lmm::MaxMin::maxmin_solve): saturate the links at the least level of
+  // remaining capacity over usage, fix the flows crossing them, repeat. Fixing a flow never lowers
+  // a link's level (it takes at most the least level's share of what remains). A few hundred
+  // links are scanned at each round; more are kept in a heap whose entries, lower bounds of their
+  // link's level, are brought up to date when they come out on top.
+  if (light_.size() <= kScannedLinks) {
+    saturate_by_scans();
+  } else {
+    saturate_by_heap();
   }
   // Each route's next completion.
   next_completion_ = kNever;
@@ -355,29 +301,130 @@ void FlowSharing::solve(double now) {
   solved_at_ = now;
 }
 
+void FlowSharing::saturate_by_scans() {
+  while (!light_.empty()) {
+    // Every link at the least level saturates in this round, as in SimGrid (equal values only).
+    double least = std::numeric_limits<double>::infinity();
+    saturated_.clear();
+    std::size_t kept = 0;
+    for (const LinkId l : light_) {
+      const Link& link = links_[l];
+      if (!link.light) continue;
+      light_[kept++] = l;
+      const double ratio = link.level;
+      if (ratio < least) {
+        least = ratio;
+        saturated_.assign(1, l);
+      } else if (ratio == least) {
+        saturated_.push_back(l);
+      }
+    }
+    light_.resize(kept);
+    if (saturated_.empty()) return;
+    saturate_round(least);
+  }
+}
+
+void FlowSharing::saturate_by_heap() {
+  levels_.clear();
+  for (const LinkId l : light_) levels_.push_back({links_[l].level, l});
+  std::make_heap(levels_.begin(), levels_.end(), HigherLevel{});
+  const auto pop_least = [this]() -> bool {  // the least current level on top, or false
+    while (!levels_.empty()) {
+      const Level top = levels_.front();
+      const Link& link = links_[top.link];
+      if (!link.light) {
+        std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
+        levels_.pop_back();
+        continue;
+      }
+      const double ratio = link.level;
+      if (ratio == top.ratio) return true;
+      std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
+      levels_.back().ratio = ratio;
+      std::push_heap(levels_.begin(), levels_.end(), HigherLevel{});
+    }
+    return false;
+  };
+  while (pop_least()) {
+    const double least = levels_.front().ratio;
+    saturated_.clear();
+    while (pop_least() && levels_.front().ratio == least) {
+      saturated_.push_back(levels_.front().link);
+      std::pop_heap(levels_.begin(), levels_.end(), HigherLevel{});
+      levels_.pop_back();
+    }
+    saturate_round(least);
+    // A saturated link still light (the bound case) stays, at its new level.
+    for (const LinkId l : saturated_) {
+      if (!links_[l].light) continue;
+      levels_.push_back({links_[l].level, l});
+      std::push_heap(levels_.begin(), levels_.end(), HigherLevel{});
+    }
+  }
+}
+
+void FlowSharing::saturate_round(double min_usage) {
+  ++round_stamp_;
+  round_.clear();
+  for (const LinkId l : saturated_) {
+    for (const Member& m : links_[l].members) {
+      Route& route = routes_[m.route];
+      if (route.fixed_stamp == stamp_ || route.round_stamp == round_stamp_) continue;
+      route.round_stamp = round_stamp_;
+      round_.push_back(m.route);
+    }
+  }
+  // Flows that reach their bound before this level are fixed first (at their bound), alone.
+  double min_bound = -1;
+  for (const RouteId r : round_) {
+    const Route& route = routes_[r];
+    if (route.bound > 0 && route.bound * route.penalty < min_usage) {
+      min_bound = min_bound < 0 ? route.bound * route.penalty : std::min(min_bound, route.bound * route.penalty);
+    }
+  }
+  for (const RouteId r : round_) {
+    Route& route = routes_[r];
+    if (min_bound < 0) {
+      fix(route, min_usage / route.penalty);
+    } else if (std::fabs(min_bound - route.bound * route.penalty) < kMaxminPrecision) {
+      fix(route, route.bound);
+    }
+  }
+  // A saturated link whose routes are all fixed is done, whatever rounding left of its usage; one
+  // with routes left (the bound case) stays light.
+  for (const LinkId l : saturated_) {
+    Link& link = links_[l];
+    if (!link.light) continue;
+    bool unfixed = false;
+    for (const Member& m : link.members) unfixed = unfixed || routes_[m.route].fixed_stamp != stamp_;
+    if (!unfixed) link.light = false;
+  }
+}
+
 void FlowSharing::fix(Route& route, double value) {
   route.value = value;
   route.fixed_stamp = stamp_;
   const double n = route.active;
   for (std::uint32_t u = route.uses_begin; u < route.uses_end; ++u) {
     Link& link = links_[uses_[u].link];
-    const double weight = uses_[u].weight;
     if (!link.fatpipe) {
-      subtract(link.remaining, n * weight * value, link.capacity * kMaxminPrecision);
-      subtract(link.usage, n * weight / route.penalty, kMaxminPrecision);
+      subtract(link.remaining, n * uses_[u].weight * value, link.capacity * kMaxminPrecision);
+      subtract(link.usage, n * uses_[u].usage, kMaxminPrecision);
     } else {
       // A fat pipe is shared by no one: its usage is the largest of the routes still unfixed.
       link.usage = 0;
-      for (std::uint32_t i = link.first; i < link.first + link.count; ++i) {
-        const Route& other = routes_[route_of_link_[i]];
-        if (other.fixed_stamp == stamp_) continue;
-        for (std::uint32_t v = other.uses_begin; v < other.uses_end; ++v) {
-          if (uses_[v].link == uses_[u].link) link.usage = std::max(link.usage, uses_[v].weight / other.penalty);
-        }
+      for (const Member& m : link.members) {
+        if (routes_[m.route].fixed_stamp != stamp_) link.usage = std::max(link.usage, m.usage);
       }
     }
-    // Saturated: it leaves the heap when it comes out on top; otherwise its level has risen.
-    if (!(link.usage > kMaxminPrecision) || !(link.remaining > link.capacity * kMaxminPrecision)) link.light = false;
+    if (!link.light) continue;
+    // Saturated: it is dropped when next seen; otherwise its level has risen.
+    if (!(link.usage > kMaxminPrecision) || !(link.remaining > link.capacity * kMaxminPrecision)) {
+      link.light = false;
+    } else {
+      link.level = link.remaining / link.usage;
+    }
   }
 }
 

@@ -73,14 +73,26 @@ public:
   std::uint64_t solves() const { return solves_; }
 
 private:
+  // A route crossing a link, with what each of its flows weighs there (weight / penalty).
+  struct Member {
+    RouteId route;
+    double usage;
+  };
   struct Link {
     double capacity = 0;
     bool fatpipe = false;
-    // Solve state (valid when stamp == the solve's stamp).
-    std::uint64_t stamp = 0;
+    std::vector<Member> members;        // the active routes crossing it, kept as routes come and go
+    std::uint32_t in_use_slot = kNone;  // position in links_in_use_
+    // Solve state.
     double remaining = 0, usage = 0;
-    std::uint32_t first = 0, count = 0;  // its routes in route_of_link_
-    bool light = false;           // still to saturate
+    double level = 0;    // remaining / usage
+    bool light = false;  // still to saturate
+  };
+  struct RouteUse {  // a link of a route, as the solve reads it
+    LinkId link;
+    double weight;
+    double usage;          // weight / penalty: what each flow of the route weighs on the link
+    std::uint32_t member;  // its position in the link's members while the route is active
   };
   struct Mark {
     double mark;             // the route's progress at which the flow ends
@@ -122,12 +134,18 @@ private:
   void bring_up_to_date(Route& route, double now);
   void join(FlowId flow, double now);
   void set_active(RouteId id, bool active);
+  void join_links(RouteId id);
+  void leave_links(RouteId id);
   void drop_dead_marks(Route& route);
   void solve(double now);
+  void saturate_by_scans();
+  void saturate_by_heap();
+  void saturate_round(double min_usage);  // the links of saturated_, at that level
   void fix(Route& route, double value);
 
   std::vector<Link> links_;
-  std::vector<Use> uses_;
+  std::vector<RouteUse> uses_;
+  std::vector<LinkId> links_in_use_;  // links with active routes
   std::vector<Route> routes_;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_flows_;
@@ -154,8 +172,6 @@ private:
   std::uint64_t solves_ = 0;
   std::uint64_t cancelled_ = 0;  // flows ever cancelled (their marks may be stale)
   // Solve scratch (kept between solves: no allocation once grown).
-  std::vector<LinkId> touched_;
-  std::vector<RouteId> route_of_link_;
   struct Level {
     double ratio;  // remaining / usage when pushed (a lower bound of its current one)
     LinkId link;
@@ -166,6 +182,8 @@ private:
     }
   };
   std::vector<Level> levels_;
+  std::vector<LinkId> light_;  // links still to saturate
+  static constexpr std::size_t kScannedLinks = 512;  // scanned at each round up to this many
   std::vector<LinkId> saturated_;
   std::vector<RouteId> round_;
   std::uint64_t round_stamp_ = 0;

@@ -3,6 +3,8 @@
 // cross-traffic weights, cancellations, and flow ids reused after a cancellation.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "sim/simgrid/flow_sharing.hpp"
@@ -165,4 +167,71 @@ TEST_CASE("flow sharing: a change between solves is solved as of its own instant
   const auto done = run_to_end(s, 2, 1);
   CHECK(done[0] == Approx(1 + 6).epsilon(1e-12));  // 3 left at 1/2
   CHECK(done[1] == Approx(1 + 6 + 1).epsilon(1e-12));
+}
+
+// Weighted max-min fairness, checked by its characterisation rather than by hand: every link's
+// load (sum of weight x share over its flows) is within its capacity, and every flow has a
+// bottleneck, a saturated link on which no flow has a larger share x penalty. Random instances of
+// a few links (the solve scans them) and of more than a thousand (it keeps them in a heap).
+TEST_CASE("flow sharing: random instances are max-min fair, scanned or heaped", "[simgrid][flows]") {
+  for (const std::size_t link_count : {12u, 40u, 1500u}) {
+    for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+      std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + link_count;
+      const auto next = [&state]() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+      };
+      const auto uniform = [&next]() { return double(next() >> 11) / double(1ull << 53); };
+      FlowSharing s;
+      std::vector<double> capacity;
+      for (std::size_t l = 0; l < link_count; ++l) {
+        capacity.push_back(1 + 99 * uniform());
+        s.add_link(capacity.back());
+      }
+      struct Started {
+        FlowSharing::FlowId id;
+        std::vector<FlowSharing::Use> uses;
+        double penalty;
+      };
+      std::vector<Started> flows;
+      const std::size_t routes = link_count * 2;
+      for (std::size_t r = 0; r < routes; ++r) {
+        std::vector<FlowSharing::Use> uses;
+        const std::size_t hops = 1 + next() % 3;
+        for (std::size_t h = 0; h < hops; ++h) {
+          const auto link = static_cast<FlowSharing::LinkId>(next() % link_count);
+          bool seen = false;
+          for (const auto& u : uses) seen = seen || u.link == link;
+          if (!seen) uses.push_back({link, h == 0 || next() % 4 ? 1.0 : 0.05});
+        }
+        const double penalty = 0.5 + 2 * uniform();
+        const auto id = s.add_route(route(uses, penalty));
+        const std::size_t copies = 1 + next() % 3;
+        for (std::size_t c = 0; c < copies; ++c) {
+          flows.push_back({s.start(id, 1e9, 0, 0, flows.size()), uses, penalty});
+        }
+      }
+      std::vector<double> load(link_count, 0);
+      std::vector<double> level(link_count, 0);  // the largest share x penalty on each link
+      for (const auto& f : flows) {
+        const double share = s.share(f.id);
+        REQUIRE(share > 0);
+        for (const auto& u : f.uses) {
+          load[u.link] += u.weight * share;
+          level[u.link] = std::max(level[u.link], share * f.penalty);
+        }
+      }
+      for (std::size_t l = 0; l < link_count; ++l) CHECK(load[l] <= capacity[l] * (1 + 1e-9));
+      for (const auto& f : flows) {
+        bool bottleneck = false;
+        for (const auto& u : f.uses) {
+          const bool saturated = load[u.link] >= capacity[u.link] * (1 - 1e-7);
+          bottleneck = bottleneck || (saturated && s.share(f.id) * f.penalty >= level[u.link] * (1 - 1e-9));
+        }
+        CHECK(bottleneck);
+      }
+    }
+  }
 }
