@@ -141,3 +141,26 @@ def test_every_bench_script_of_the_lists_has_a_smoke_option():
     scripts = {shlex.split(c)[1] for c in listed_commands() if c.startswith("/usr/bin/python3 bench/")}
     for script in scripts:
         assert '"--smoke"' in (SOURCE_DIR / script).read_text(encoding="utf-8"), script
+
+
+# How long a command takes, as the lists say it: "about 35 s", "about a minute", "under a second", "a few seconds".
+DURATION = re.compile(r"\b(about|under) (a|an|\d[\d.]*) ?(seconds?|minutes?|min|s)\b|\ba few seconds\b")
+
+
+def test_every_listed_command_says_how_long_it_takes():
+    """Issue 39, item 8: the README states how long each reproduction takes on a 2-core machine; so does the
+    table of configs/papers/README.md, for each row's command."""
+    silent = []
+    text = (SOURCE_DIR / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n(.*?)```", text.split("Reproductions of the papers' figures", 1)[1], re.S).group(1)
+    for line in block.splitlines():
+        if line.strip() and not DURATION.search(line.partition(" #")[2]):
+            silent.append(f"README.md: {line.strip()}")
+    lines = [line for line in (SOURCE_DIR / "configs" / "papers" / "README.md").read_text(encoding="utf-8").splitlines()
+             if line.startswith("|")]
+    column = [cell.strip() for cell in lines[0].strip("|").split("|")].index("command")
+    for line in lines[2:]:
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        if not DURATION.search(re.sub(r"`[^`]*`", "", cells[column])):
+            silent.append(f"configs/papers/README.md: {cells[column]}")
+    assert silent == []
