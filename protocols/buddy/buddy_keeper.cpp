@@ -28,10 +28,11 @@ std::uint64_t entry_key(NodeId origin, std::uint32_t c, HandleId h) {
 void BuddyKeeper::plan(core::ProtocolContext& ctx) {
   const NodeId me = ctx.node();
   const auto& saves = options_.saves;
+  held_saves_.clear();
   for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
     for (std::uint32_t i : saves.kept_by(c, me)) {  // its own share, not every node's saves
       const graphs::CheckpointSave& s = saves.save(i);
-      held_saves_[version_key(s.handle, s.version)].push_back({s.from, c, s.transferred});
+      held_saves_.add(version_key(s.handle, s.version), {s.from, c, s.transferred});
       ++expected_[origin_checkpoint(s.from, c)];
     }
     if (options_.value_bytes > 0) {
@@ -41,6 +42,7 @@ void BuddyKeeper::plan(core::ProtocolContext& ctx) {
       }
     }
   }
+  held_saves_.seal();
 }
 
 // ----------------------------------------------------------------------------- saves arriving
@@ -54,9 +56,7 @@ void BuddyKeeper::on_saved_copy(core::ProtocolContext& ctx, NodeId origin, const
 }
 
 void BuddyKeeper::receive_save(core::ProtocolContext& ctx, NodeId origin, HandleId h, const messages::SavedVersion& saved) {
-  auto it = held_saves_.find(version_key(h, saved.version));
-  if (it == held_saves_.end()) return;
-  for (const HeldSave& save : it->second) {
+  for (const HeldSave& save : held_saves_.find(version_key(h, saved.version))) {
     if (save.origin == origin && !save.cached) store(ctx, save.origin, save.checkpoint, h, saved, true);
   }
 }
@@ -65,9 +65,7 @@ void BuddyKeeper::on_stored(core::ProtocolContext& ctx, const core::Message& m) 
   // A version for the computation: an application transfer, or the same version replayed to a
   // restarted node (its application transfer came before the restart).
   if (m.traffic != core::Traffic::application && m.traffic != core::Traffic::recovery) return;
-  auto it = held_saves_.find(version_key(m.handle, m.version));
-  if (it == held_saves_.end()) return;
-  for (const HeldSave& save : it->second) {
+  for (const HeldSave& save : held_saves_.find(version_key(m.handle, m.version))) {
     // A cached save: the application transfer brought the version; the buddy keeps a copy.
     if (save.origin == m.source && save.cached) {
       store(ctx, save.origin, save.checkpoint, m.handle, messages::SavedVersion{m.version, m.digest, m.content}, true);

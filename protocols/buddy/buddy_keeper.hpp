@@ -17,6 +17,7 @@
 
 #include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/buddy_options.hpp"
+#include "sim/node/flat_multimap.hpp"
 #include "sim/node/protocol_context.hpp"
 
 namespace ftsim::protocols {
@@ -72,7 +73,7 @@ private:
   std::pair<std::uint32_t, std::uint32_t> servable(core::NodeId origin) const;  // (older, newest) held
 
   const BuddyOptions& options_;
-  std::unordered_map<std::uint64_t, std::vector<HeldSave>> held_saves_;  // by version key
+  core::FlatMultimap64<HeldSave> held_saves_;  // by version key, planned once (looked up at every save)
   // Entries still expected per (origin, checkpoint), and which checkpoints of each (origin,
   // handle) it holds.
   std::unordered_map<std::uint64_t, std::uint32_t> expected_;

@@ -18,6 +18,7 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
   const NodeId me = ctx.node();
   const auto& saves = options_.saves;
   checkpoints_.assign(saves.checkpoints(), OwnCheckpoint{});
+  own_saves_.clear();
   if (options_.content) writer_.emplace(options_.content);
   for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
     auto& waiting = checkpoints_[c - 1].waiting;
@@ -25,7 +26,7 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
       const graphs::CheckpointSave& s = saves.save(i);
       // Free when the buddy receives the version for its computation, whenever (Lion 2020 §IV-A:
       // "only one transfer is required"; the runtime sends it as soon as it is produced).
-      own_saves_[version_key(s.handle, s.version)].push_back({c, s.buddy, s.transferred});
+      own_saves_.add(version_key(s.handle, s.version), {c, s.buddy, s.transferred});
       if (std::find(waiting.begin(), waiting.end(), s.buddy) == waiting.end()) waiting.push_back(s.buddy);
     }
     if (options_.value_bytes > 0) {
@@ -35,6 +36,7 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
       }
     }
   }
+  own_saves_.seal();
   // The nodes whose data this node reads: they log what they send it, and learn from it when
   // they may drop those entries.
   const auto& graph = ctx.graph();
@@ -76,10 +78,10 @@ void BuddyOrigin::save_outputs(core::ProtocolContext& ctx, core::TaskId task) {
 }
 
 void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v) {
-  auto it = own_saves_.find(version_key(h, v));
-  if (it == own_saves_.end()) return;
+  const auto planned = own_saves_.find(version_key(h, v));
+  if (planned.empty()) return;
   const std::uint64_t bytes = ctx.graph().bytes(h);
-  for (const OwnSave& save : it->second) {
+  for (const OwnSave& save : planned) {
     OwnCheckpoint& checkpoint = checkpoints_[save.checkpoint - 1];
     if (checkpoint.first_save < 0) checkpoint.first_save = ctx.now();
     checkpoint.last_save = ctx.now();

@@ -25,6 +25,7 @@
 
 #include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/buddy_options.hpp"
+#include "sim/node/flat_multimap.hpp"
 #include "sim/node/protocol_context.hpp"
 
 namespace ftsim::protocols {
@@ -99,7 +100,7 @@ private:
   void save_version(core::ProtocolContext& ctx, graphs::HandleId h, graphs::Version v);
 
   const BuddyOptions& options_;
-  std::unordered_map<std::uint64_t, std::vector<OwnSave>> own_saves_;  // by version key
+  core::FlatMultimap64<OwnSave> own_saves_;  // by version key, planned once (looked up at every task)
   std::vector<OwnCheckpoint> checkpoints_;                             // by checkpoint - 1
   std::uint32_t next_to_validate_ = 1;
   std::unordered_map<core::NodeId, std::uint32_t> reprotecting_;  // the checkpoint R, per replaced buddy

@@ -14,6 +14,12 @@
 
 namespace ftsim::core {
 
+namespace {
+struct LaterSequence {  // a channel's early messages: the next in sequence on top
+  bool operator()(const Message& a, const Message& b) const { return a.sequence > b.sequence; }
+};
+}  // namespace
+
 Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                        ProtocolFactory factory, Backend& backend, SimulationOptions options)
     : config_(config),
@@ -348,7 +354,8 @@ void Simulation::on_message_delivered(const Message& m) {
   if (it == channels.end()) return;
   Channel& channel = it->second;
   if (m.sequence != channel.next_delivery) {
-    channel.early.emplace(m.sequence, m);  // overtook an earlier message: wait for it
+    channel.early.push_back(m);  // overtook an earlier message: wait for it
+    std::push_heap(channel.early.begin(), channel.early.end(), LaterSequence{});
     return;
   }
   ++channel.next_delivery;
@@ -358,10 +365,10 @@ void Simulation::on_message_delivered(const Message& m) {
     auto again = channels_[m.source].find(m.destination);
     if (again == channels_[m.source].end() || again->second.early.empty()) break;
     Channel& c = again->second;
-    auto first = c.early.begin();
-    if (first->first != c.next_delivery) break;
-    Message next = std::move(first->second);
-    c.early.erase(first);
+    if (c.early.front().sequence != c.next_delivery) break;
+    std::pop_heap(c.early.begin(), c.early.end(), LaterSequence{});
+    Message next = std::move(c.early.back());
+    c.early.pop_back();
     ++c.next_delivery;
     deliver(next);
   }

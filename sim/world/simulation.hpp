@@ -126,7 +126,9 @@ private:
   struct Channel {
     std::uint64_t next_send = 0;
     std::uint64_t next_delivery = 0;
-    std::map<std::uint64_t, Message> early;  // arrived before an earlier message of the channel
+    // Arrived before an earlier message of the channel: a min-heap by sequence (its storage is
+    // reused from one overtaking to the next: no allocation per message).
+    std::vector<Message> early;
   };
   struct StorageOperation {
     NodeId node;
