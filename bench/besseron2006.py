@@ -17,7 +17,9 @@ and prints:
 The sweeps have no random draw (seed 1, the default: printed as the seed base).
 --smoke: a few points per figure (SMOKE) and a shorter Fig. 11 run, for the test suite
 (tests/python/test_reproductions.py): it checks that the bench runs, its numbers mean nothing.
-Usage: bench/besseron2006.py [--figures 10,11,12] [--jobs 2] [--timeout 900] [--binary build/ftsim] [--smoke]
+--json FILE: the numbers of each figure as JSON (Fig. 10: ms per servers/bandwidth and nodes; Fig. 11: overhead
+per period; Fig. 12: |T| per date, plain and reordered), for bench/reproduce.py.
+Usage: bench/besseron2006.py [--figures 10,11,12] [--jobs 2] [--timeout 900] [--binary build/ftsim] [--smoke] [--json FILE]
 """
 import argparse
 import json
@@ -40,7 +42,9 @@ parser.add_argument("--point-wall-limit", default="300 s", help="/run/wall_limit
 parser.add_argument("--binary", default=str(ROOT / "build" / "ftsim"))
 parser.add_argument("--keep", help="write the sweeps' outputs under this directory instead of a temporary one")
 parser.add_argument("--smoke", action="store_true", help="a few points per figure, for the test suite")
+parser.add_argument("--json", help="also write the figures' numbers here (bench/reproduce.py reads them)")
 args = parser.parse_args()
+SUMMARY = {}  # --json: figure -> its numbers
 
 # --smoke: the keys of each figure's config replaced (dotted paths; a sweep axis by its grid entry).
 SMOKE = {10: {"sweep.grid.platform.nodes": [10, 40], "sweep.grid.platform.storage.bandwidth": ["4Gbps"]},
@@ -122,6 +126,7 @@ def figure_10(points):
         key = (row["platform.storage.hosts"], row["platform.storage.bandwidth"])
         table[key][row["platform.nodes"]] = checkpoint_step_ms(results)
     nodes = sorted({n for by_nodes in table.values() for n in by_nodes})
+    SUMMARY["10"] = {f"{s} {bw}": {str(n): ms for n, ms in sorted(by.items())} for (s, bw), by in sorted(table.items())}
     print("\nFig. 10: one checkpoint step (INIT to validation), 2 MB per node, in ms")
     header = f"{'nodes':>6} " + " ".join(f"{f'{s} srv {bw}':>15}" for s, bw in sorted(table))
     print(header)
@@ -143,6 +148,7 @@ def figure_11(points):
     for row, results in sorted(points, key=lambda p: float(p[0]["protocol.period"].rstrip("s"))):
         period = float(row["protocol.period"].rstrip("s"))
         steps = [1e3 * (c["committed"] - c["started"]) for c in results["checkpoints"] if c.get("committed") is not None]
+        SUMMARY.setdefault("11", {})[f"{period:g}"] = 100 * results["reference"]["overhead"]
         print(f"{period:>7g}s {1 / period:>10.3f} {len(steps):>12} {statistics.mean(steps):>10.1f}ms "
               f"{100 * results['reference']['overhead']:>8.2f}%")
     print("  paper: under 1 % for a frequency under 0.1 (periods over 10 s)")
@@ -157,6 +163,9 @@ def figure_12(points):
         date = round(row["failures.events.0.time"] / time_unit, 3)
         by[(row["protocol.reexecution.reorder"], date)].append(results["protocol_metrics"]["planned_reexecutions"])
     dates = sorted({d for _, d in by})
+    SUMMARY["12"] = {"unit_seconds": time_unit, "dates": dates,
+                     "plain": [statistics.mean(by[(False, d)]) for d in dates],
+                     "reorder": [statistics.mean(by[(True, d)]) for d in dates]}
     print(f"\nFig. 12: tasks to re-execute (|T|, mean over the failed node) against the failure date (unit T = {time_unit * 1e3:.2f} ms), "
           "a checkpoint every 0.2 T")
     print(f"{'date':>6} {'plain':>8} {'reorder':>8}")
@@ -191,3 +200,5 @@ with tempfile.TemporaryDirectory(prefix="besseron2006-") as temporary:
         config["sweep"]["grid"]["failures.events.0.time"] = [0.05 * k * unit for k in steps]
         config["failures"]["events"][0]["time"] = 0.05 * unit
         figure_12(sweep(12, work, config))
+if args.json:
+    Path(args.json).write_text(json.dumps(SUMMARY, indent=1))

@@ -23,7 +23,9 @@ reductions against the base.
 --smoke (the reduced form every bench of configs/papers/README.md has, for tests/python/test_reproductions.py)
 changes nothing here: the full run takes about a second.
 
-usage: bench/cores2015_table2.py [--binary build/ftsim] [--block-size 64KiB] [--smoke]
+--json FILE also writes the per-node sizes of the four runs (bench/reproduce.py reads them).
+
+usage: bench/cores2015_table2.py [--binary build/ftsim] [--block-size 64KiB] [--smoke] [--json FILE]
 """
 import argparse
 import copy
@@ -81,6 +83,7 @@ def main() -> int:
     parser.add_argument("--binary", default=os.environ.get("FTSIM_BINARY", str(ROOT / "build" / "ftsim")))
     parser.add_argument("--block-size", help="the block size instead of the config's (e.g. 8KiB)")
     parser.add_argument("--smoke", action="store_true", help="for the test suite: the same run, it takes a second")
+    parser.add_argument("--json", help="also write the per-node sizes of the four runs here")
     args = parser.parse_args()
     document = json.loads(CONFIG.read_text())
     document.pop("$schema", None)
@@ -122,6 +125,8 @@ def main() -> int:
           f"| {mb(zfull)} | {reduction(zfull, base)} |")
     print(f"| first incremental, zstd | — | — | {mb(zincr)} | {reduction(zincr, base)} |")
     inc = rows["incremental"]
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(rows, indent=1))
     print(f"\nincremental run: {inc['checkpoints']} checkpoints, {mb(inc['stored'])} stored of {mb(inc['logical'])} "
           f"({reduction(inc['stored'], inc['logical'])} over the run); CPU charged: hashing {inc['hash_seconds']:.3f} s, "
           f"compressing {inc['compress_seconds']:.3f} s (all nodes)")

@@ -35,6 +35,7 @@ class Outcome:
     command: list[str] = field(default_factory=list)
     peak_rss: int | None = None  # bytes, with run_ftsim(..., peak_memory=True): the largest process of the run
     cpu_seconds: float | None = None  # with peak_memory=True: user + system CPU of the run (all its processes)
+    stdout: str = ""           # run_command only: what the command printed
 
     @property
     def failure_reason(self) -> str:
@@ -95,6 +96,29 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
     if code == 0 and not succeeded:  # the exit code and results.json must agree
         return Outcome(CRASH, results, code, wall, out, "exit 0 but results.json says the run failed", command)
     return Outcome(OK if code == 0 else RUN_FAILED, results, code, wall, out, tail, command, peak, cpu)
+
+
+def run_command(argv: list, work: Path, tag: str, timeout: float = 600.0, ok_codes=(0,), env=None) -> Outcome:
+    """Runs any command (a bench script, `ftsim volumes`, the unit tests) in a fresh directory of its own
+    (``Outcome.output``, its working directory; pass it to the command for its outputs), with a wall timeout
+    (HANG: killed with its process group) and its exit code checked: one of ``ok_codes`` is OK, another CRASH.
+    ``results`` stays None; ``stdout`` holds what it printed."""
+    run_dir = work / f"{next(_counter):05d}-{tag}"
+    run_dir.mkdir(parents=True, exist_ok=False)
+    command = [str(a) for a in argv]
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               cwd=run_dir, env=env)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, _ = process.communicate()
+        return Outcome(HANG, None, None, time.monotonic() - start, run_dir, f"no end after {timeout:g} s", command,
+                       stdout=stdout or "")
+    kind = OK if process.returncode in ok_codes else CRASH
+    return Outcome(kind, None, process.returncode, time.monotonic() - start, run_dir,
+                   stderr.strip()[-1000:] or f"exit code {process.returncode}", command, stdout=stdout)
 
 
 def add_campaign_options(parser: argparse.ArgumentParser, timeout: float = 60.0) -> None:

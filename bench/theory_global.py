@@ -15,7 +15,7 @@ Prints the table and the two checks (targets: model within 15%, best period with
 Options: --seeds N (default 12), --quick (3 periods x 6 seeds, for the test suite: it compares
 with the MTBF its runs realized, because 6 seeds are too few for the nominal one), --smoke (3 periods
 x 2 seeds of a 5 times shorter run, for tests/python/test_reproductions.py: it checks that the bench
-runs, prints the checks and exits 0 whatever they say)."""
+runs, prints the checks and exits 0 whatever they say), --json FILE (the two checks' numbers, for bench/reproduce.py)."""
 import argparse
 import json
 import math
@@ -32,6 +32,7 @@ parser.add_argument("--seeds", type=int, default=12)
 parser.add_argument("--quick", action="store_true")
 parser.add_argument("--smoke", action="store_true")
 parser.add_argument("--jobs", type=int, default=2)
+parser.add_argument("--json", help="also write the two checks here (bench/reproduce.py reads them)")
 args = parser.parse_args()
 require_build()
 
@@ -128,6 +129,10 @@ print(f"check 1: worst gap simulated vs first-order waste = {check:.1%} "
       f"{'nominal' if args.quick else 'realized'} MTBF: {worst if args.quick else worst_realized:.1%}")
 print(f"check 2: best period / Daly = {best_tau / daly:.2f} (target within 0.80 .. 1.20)")
 ok = check <= 0.15 and abs(best_tau / daly - 1) <= 0.20
+if args.json:
+    Path(args.json).write_text(json.dumps({"worst_gap": check, "mtbf": "realized" if args.quick else "nominal",
+                                           "best_period": best_tau, "daly": daly, "young": young,
+                                           "best_over_daly": best_tau / daly, "makespan_W": W}, indent=1))
 if args.smoke:
     print("--smoke: the checks are not applied (2 seeds of a short run)")
 sys.exit(0 if ok or args.smoke else 1)
