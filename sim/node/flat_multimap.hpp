@@ -34,6 +34,9 @@ public:
     values_.clear();
     values_.reserve(pending_.size());
     ranges_.clear();
+    std::size_t keys = 0;
+    for (std::size_t i = 0; i < pending_.size(); ++i) keys += i == 0 || pending_[i].first != pending_[i - 1].first;
+    ranges_.reserve(keys);  // grown once, not by doubling
     for (std::size_t i = 0; i < pending_.size();) {
       const std::uint64_t key = pending_[i].first;
       const auto begin = static_cast<std::uint32_t>(values_.size());
