@@ -5,7 +5,8 @@ SimGrid 3.32's CommImpl::detach) and ftsim's "grouped" (one unknown per route in
 
 Workloads (the issue's):
   stencil64-<protocol>  64 x 64 tiles of 1024^2 doubles, 20 sweeps, 64 nodes x 24 cores, 40 Gb/s,
-                        one storage host, 10 checkpoints at cuts, buddy = next node: none, global, buddy;
+                        one storage host, 10 checkpoints at cuts (--checkpoints), buddy = next node: none,
+                        global, buddy;
                         cck at the same cuts (64 checkpoint servers at 40 Gb/s); uncoordinated as in
                         configs/protocols/stencil-uncoordinated.json (4 clusters, every 400 ms)
   cck<N>-flush-all      bench/scale.py's weak-scaling stencil (2 x 2 tiles of 256^2 per node) under
@@ -18,8 +19,8 @@ second, peak memory; then per workload the CPU ratio lazy / grouped and the make
 difference.
 
 --vs-none (issue 40's acceptance: every protocol within 2x of none's wall time on the 64-node stencil,
-failure-free, under the default model): each stencil64-<protocol> workload and stencil64-none run in
-turn (none, protocol, none, protocol, ...) for --rounds rounds, whole-process wall time each; the
+failure-free, under the default model): each stencil64-<protocol> workload, with --checkpoints 2 the
+issue's (its buddy run: 39,552 checkpoint transfers, 239,712 events), and stencil64-none run in turn (none, protocol, none, protocol, ...) for --rounds rounds, whole-process wall time each; the
 ratio protocol / none of each pair and their median are printed. --perf records `perf record -g` of each run (in-process, FTSIM_NO_FORK=1) and prints the
 top functions: where the time goes.
 
@@ -28,7 +29,7 @@ it, reported as such, not as errors); crashes and failed runs are reported apart
 
   bench/network_collapse.py [--workloads stencil64-buddy,cck256-flush-all,ft256,...] [--solvers lazy,grouped]
                             [--timeout 1200] [--perf]
-  bench/network_collapse.py --vs-none [--protocols buddy,cck,uncoordinated,global] [--rounds 3]
+  bench/network_collapse.py --vs-none [--protocols buddy,cck,uncoordinated,global] [--rounds 3] [--checkpoints 2]
 """
 import argparse
 import json
@@ -44,14 +45,14 @@ from run_harness import FTSIM, HANG, OK, ROOT, run_ftsim  # noqa: E402
 DEFAULT = "stencil64-none,stencil64-global,stencil64-buddy,cck256-flush-all,ft256"
 
 
-def stencil64(protocol: str) -> dict:
+def stencil64(protocol: str, checkpoints: int = 10) -> dict:
     config = {"name": f"stencil64-{protocol}",
               "application": {"type": "stencil", "tiles": [64, 64], "tile_size": 1024, "iterations": 20,
                               "precision": "double"},
               "platform": {"nodes": 64, "cores_per_node": 24, "core_gflops": {"JACOBI": 2.5, "HALO": 1},
                            "network": {"topology": "cluster", "bandwidth": "40Gbps", "latency": "1us"},
                            "storage": {"hosts": 1, "bandwidth": "10GB/s"}},
-              "checkpoints": {"count": 10, "buddy": "next"},
+              "checkpoints": {"count": checkpoints, "buddy": "next"},
               "protocol": {"type": protocol}}
     if protocol == "none":
         del config["checkpoints"]
@@ -87,9 +88,9 @@ def nas_ft(nodes: int) -> dict:
     return config
 
 
-def workload(name: str) -> dict:
+def workload(name: str, checkpoints: int = 10) -> dict:
     if name.startswith("stencil64-"):
-        return stencil64(name.split("-", 1)[1])
+        return stencil64(name.split("-", 1)[1], checkpoints)
     if name.startswith("cck") and name.endswith("-flush-all"):
         return cck_flush_all(int(name[3:-len("-flush-all")]))
     if name.startswith("ft"):
@@ -107,7 +108,7 @@ def perf_top(config_path: Path, work: Path, lines: int = 12) -> str:
     return "\n".join(top[:lines])
 
 
-def vs_none(protocols: list, rounds: int, timeout: float) -> bool:
+def vs_none(protocols: list, rounds: int, timeout: float, checkpoints: int) -> bool:
     """Whole-process wall of each stencil64 protocol against stencil64-none, alternated, pair by pair."""
     failed = False
     with tempfile.TemporaryDirectory(prefix="ftsim-vs-none-") as tmp:
@@ -117,7 +118,7 @@ def vs_none(protocols: list, rounds: int, timeout: float) -> bool:
             for round_ in range(rounds):
                 pair = {}
                 for name in ("none", protocol):
-                    o = run_ftsim(stencil64(name), work, f"{name}-{round_}", timeout=timeout, peak_memory=True)
+                    o = run_ftsim(stencil64(name, checkpoints), work, f"{name}-{round_}", timeout=timeout, peak_memory=True)
                     if o.kind != OK:
                         print(f"stencil64-{name}: {o.describe()}", flush=True)
                         failed = True
@@ -148,15 +149,17 @@ def main():
     parser.add_argument("--vs-none", action="store_true", help="each protocol against none on stencil64, wall time")
     parser.add_argument("--protocols", default="buddy,cck,uncoordinated,global")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--checkpoints", type=int, default=10,
+                        help="checkpoints of the stencil64 workloads (the issue's acceptance run had 2)")
     args = parser.parse_args()
     if args.vs_none:
-        sys.exit(0 if vs_none(args.protocols.split(","), args.rounds, args.timeout) else 1)
+        sys.exit(0 if vs_none(args.protocols.split(","), args.rounds, args.timeout, args.checkpoints) else 1)
     solvers = args.solvers.split(",")
     failed = False
     with tempfile.TemporaryDirectory(prefix="ftsim-collapse-") as tmp:
         work = Path(tmp)
         for name in args.workloads.split(","):
-            config = workload(name)
+            config = workload(name, args.checkpoints)
             results = {}
             for solver in solvers:
                 config["platform"]["network"]["solver"] = solver

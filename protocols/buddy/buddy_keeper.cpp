@@ -17,11 +17,6 @@ namespace {
 
 std::uint64_t origin_checkpoint(NodeId origin, std::uint32_t c) { return (std::uint64_t(origin) << 32) | c; }
 std::uint64_t origin_handle(NodeId origin, HandleId h) { return (std::uint64_t(origin) << 32) | h; }
-// A stored save in the checkpoint store: origin (16 bits), checkpoint (16 bits), handle (32 bits);
-// check_buddy_options keeps nodes and checkpoints below 65536.
-std::uint64_t entry_key(NodeId origin, std::uint32_t c, HandleId h) {
-  return (std::uint64_t(origin) << 48) | (std::uint64_t(c) << 32) | h;
-}
 
 }  // namespace
 
@@ -79,7 +74,7 @@ void BuddyKeeper::on_value_entries(core::ProtocolContext& ctx, NodeId origin, st
 
 void BuddyKeeper::store(core::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint, HandleId h,
                         const messages::SavedVersion& saved, bool copy) {
-  const std::uint64_t key = entry_key(origin, checkpoint, h);
+  const std::uint64_t key = options_.entry_keys.key(origin, checkpoint, h);
   if (ctx.checkpoint_store().find(key)) return;  // already held (a duplicate)
   std::uint64_t bytes = h == kValueHandle ? options_.value_bytes : ctx.graph().bytes(h);
   if (options_.content && h != kValueHandle) {
@@ -170,8 +165,8 @@ void BuddyKeeper::collect_garbage(core::ProtocolContext& ctx, NodeId origin, std
     }
     std::erase_if(checkpoints, [&](std::uint32_t c) {
       if (c >= newest || std::find(needed.begin(), needed.end(), c) != needed.end()) return false;
-      ctx.checkpoint_store().erase(entry_key(origin, c, h));
-      links_.erase(entry_key(origin, c, h));
+      ctx.checkpoint_store().erase(options_.entry_keys.key(origin, c, h));
+      links_.erase(options_.entry_keys.key(origin, c, h));
       return true;
     });
   }
@@ -181,7 +176,7 @@ bool BuddyKeeper::holds_version(NodeId origin, HandleId h, graphs::Version v) co
   auto stored = stored_.find(origin_handle(origin, h));
   if (stored == stored_.end()) return false;
   for (std::uint32_t c : stored->second) {
-    auto link = links_.find(entry_key(origin, c, h));
+    auto link = links_.find(options_.entry_keys.key(origin, c, h));
     if (link != links_.end() && link->second.version == v) return true;
   }
   return false;
@@ -191,13 +186,13 @@ std::vector<std::uint32_t> BuddyKeeper::chain_of(NodeId origin, HandleId h, std:
   std::vector<std::uint32_t> chain{c};
   auto stored = stored_.find(origin_handle(origin, h));
   for (std::uint32_t at = c;;) {
-    auto link = links_.find(entry_key(origin, at, h));
+    auto link = links_.find(options_.entry_keys.key(origin, at, h));
     if (link == links_.end() || !link->second.incremental) return chain;
     // The entry of its base version (the newest checkpoint's, if several hold it).
     std::uint32_t base = 0;
     if (stored != stored_.end()) {
       for (std::uint32_t other : stored->second) {
-        auto l = links_.find(entry_key(origin, other, h));
+        auto l = links_.find(options_.entry_keys.key(origin, other, h));
         if (other < at && l != links_.end() && l->second.version == link->second.base) base = std::max(base, other);
       }
     }
@@ -289,7 +284,7 @@ void BuddyKeeper::serve_restart(core::ProtocolContext& ctx, NodeId failed, const
       }
     }
     if (newest == 0) continue;
-    const auto* entry = ctx.checkpoint_store().find(entry_key(failed, newest, h));
+    const auto* entry = ctx.checkpoint_store().find(options_.entry_keys.key(failed, newest, h));
     if (!entry) continue;
     if (h == kValueHandle) {
       bytes += options_.value_bytes;  // the application's VALUE entries go back with the data
@@ -300,7 +295,7 @@ void BuddyKeeper::serve_restart(core::ProtocolContext& ctx, NodeId failed, const
       const std::vector<std::uint32_t> chain = chain_of(failed, h, newest);
       if (chain.empty()) throw core::WireError("buddy: the chain of a datum image is broken at its keeper");
       for (std::uint32_t c : chain) {
-        const auto* link = ctx.checkpoint_store().find(entry_key(failed, c, h));
+        const auto* link = ctx.checkpoint_store().find(options_.entry_keys.key(failed, c, h));
         data.add(h, link->content);
         bytes += link->bytes;
       }

@@ -1,5 +1,6 @@
 #include "protocols/buddy/buddy_options.hpp"
 
+#include <bit>
 #include <string>
 
 #include "graphs/cut_selection.hpp"
@@ -8,9 +9,6 @@
 namespace ftsim::protocols {
 
 namespace {
-
-// A checkpoint store key packs the origin and the checkpoint in 16 bits each (buddy_keeper.cpp).
-constexpr std::uint32_t kLimit = 1u << 16;
 
 const config::CheckpointConfig& the_placement(const config::Config& config) { return config.checkpoints.front(); }
 
@@ -30,7 +28,6 @@ void check_buddy_options(const config::Config& config, config::JsonReader block)
         "the buddy protocol takes one checkpoint placement, got " + std::to_string(config.checkpoints.size()));
   }
   if (config.platform.nodes < 2) block.fail("the buddy protocol needs at least 2 nodes (a node cannot be its own buddy)");
-  if (config.platform.nodes >= kLimit) block.fail("the buddy protocol supports up to 65535 nodes");
   block.finish();
 }
 
@@ -42,9 +39,20 @@ BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph
   if (auto c = block.find("copy_cost")) copy_cost = c->as_seconds();
   if (auto c = block.find("value_bytes")) value_bytes = c->as_bytes();
   content = content::make_settings(config, graph);
-  if (saves.checkpoints() >= kLimit) {
-    throw config::ConfigError(config.file, "/checkpoints", "the buddy protocol supports up to 65535 checkpoints");
+  if (!entry_keys.layout(graph.node_count(), saves.checkpoints(), graph.handle_count())) {
+    throw config::ConfigError(config.file, "/checkpoints",
+                              "the buddy protocol's store keys take " + std::to_string(graph.node_count()) + " nodes, " +
+                                  std::to_string(saves.checkpoints()) + " checkpoints and " +
+                                  std::to_string(graph.handle_count()) + " data handles in 63 bits: too many");
   }
+}
+
+bool EntryKeys::layout(std::uint64_t nodes, std::uint64_t checkpoints, std::uint64_t handles) {
+  const unsigned origin_bits = std::bit_width(nodes > 0 ? nodes - 1 : 0);
+  checkpoint_bits_ = std::bit_width(checkpoints);   // checkpoints 0 (none yet) to n
+  handle_bits_ = std::bit_width(handles);           // handles 0 to n - 1, and n for the VALUE entries
+  handles_ = handles;
+  return origin_bits + checkpoint_bits_ + handle_bits_ <= 63;
 }
 
 std::uint32_t BuddyOptions::section_of(graphs::TaskId task) const {

@@ -13,8 +13,28 @@
 
 namespace ftsim::protocols {
 
+// The key of a stored save in a keeper's checkpoint store: origin, checkpoint and handle (the VALUE
+// entries' handle last), each in as many bits as the job needs, in that order from the top (the
+// store's key order is (origin, checkpoint, handle) whatever the sizes).
+class EntryKeys {
+public:
+  EntryKeys() = default;
+  // False if the three do not fit in 63 bits (a node count, checkpoint count and handle count
+  // whose bits add up to more).
+  bool layout(std::uint64_t nodes, std::uint64_t checkpoints, std::uint64_t handles);
+  std::uint64_t key(graphs::NodeId origin, std::uint32_t checkpoint, graphs::HandleId h) const {
+    const std::uint64_t handle = h == 0xffffffffu ? handles_ : h;  // the VALUE entries' handle
+    return (((std::uint64_t(origin) << checkpoint_bits_) | checkpoint) << handle_bits_) | handle;
+  }
+
+private:
+  unsigned checkpoint_bits_ = 16, handle_bits_ = 32;
+  std::uint64_t handles_ = 0;
+};
+
 struct BuddyOptions {
   BuddyOptions(const config::Config& config, const graphs::TaskGraph& graph);
+  EntryKeys entry_keys;
   graphs::BuddyMapping buddies;
   graphs::CheckpointSaves saves;
   // /protocol/cow: a save copies the datum at once (sent from the copy), instead of holding its
