@@ -14,6 +14,8 @@ the error, a verdict and, for a gap, its known cause (a short phrase and a doc l
 The artefacts come from the papers' notes (../shared/papers/notes/*.md) and configs/papers/README.md. Every
 command goes through bench/run_harness.py: a fresh directory per run, a wall timeout (a hang is killed and
 reported as such), the exit code checked. At most one ftsim process runs at a time (bench scripts get --jobs 1).
+The binaries are those of $FTSIM_BUILD_DIR (default build/), passed to every bench script: to run against a copy
+while build/ is being rebuilt, copy build/ftsim and build/tests/ftsim_unit_tests and point FTSIM_BUILD_DIR there.
 
 --quick (alias --smoke, the name tests/python/test_reproductions.py passes): each reproduction at reduced size
 (the scripts' --smoke, small Cholesky graphs), seconds each; its values mean nothing, so no verdict is given
@@ -169,7 +171,7 @@ def lion_table1(ctx):
 
 @reproduction("lion-table1-timed", "Lion & Thibault 2020, Table I, timed", "buddy protocol's sent GB per node, 16 ckpts")
 def lion_table1_timed(ctx):
-    _, outcome = ctx.script("buddy_table1.py", *(() if ctx.quick else ("--counts", "16")), timeout=900)
+    _, outcome = ctx.script("buddy_table1.py", "--build", BUILD, *(() if ctx.quick else ("--counts", "16")), timeout=900)
     line = next(l for l in outcome.stdout.splitlines() if l.strip().startswith("16 checkpoints"))
     differential, sent, cached_any, free, paper = (float(x.removesuffix("GB")) for x in line.split()[2:7])
     # paper: Table I, 16 checkpoints, "+ comm. cache" column: 0.888 GB (what the Fig. 5 runs sent).
@@ -257,7 +259,7 @@ def lion_listings(ctx):
 
 @reproduction("besseron", "Besseron et al. 2006, Figs. 10-12", "CCK checkpoint step, overhead, tasks to re-execute")
 def besseron(ctx):
-    data, _ = ctx.script_json("besseron2006.py", "--jobs", "1", timeout=900)
+    data, _ = ctx.script_json("besseron2006.py", "--binary", FTSIM, "--jobs", "1", timeout=900)
     link = "docs/protocols.md#the-papers-figures-benchbesseron2006py"
     rows = []
     # paper: Besseron 2006 §4 Fig. 10 text: "Avec 60 serveurs ... linéaire. Pour 240 nœuds ... inférieur à 230 ms".
@@ -318,7 +320,7 @@ def guermouche_table1(ctx):
     # (kernel, processes, clusters), copied from the paper's table.
     from guermouche_table1 import PAPER
     # All 40 points, FT at 256 processes included (about 20 s each under the grouped solver; 3 minutes in all).
-    data, outcome = ctx.script_json("guermouche_table1.py", timeout=1800, ok_codes=(0, 1))
+    data, outcome = ctx.script_json("guermouche_table1.py", "--build", BUILD, timeout=1800, ok_codes=(0, 1))
     got = {(r["kernel"], r["processes"], r["clusters"]): r for r in data}
     failed = {}  # a point the script could not run: its line says "-- <kind> (exit ...)"
     for m in re.finditer(r"^(\w+)\s+(\d+)\s+(\d+)\s+-- (.+)$", outcome.stdout, re.M):
@@ -371,7 +373,7 @@ def cores_table2(ctx):
     # paper: Cores 2015 thesis Ch. 2.5.1 headlines (notes cores-2015-thesis.md §4): against ALC Base, CG live-variable
     # analysis -56%, full checkpoint with zero blocks -65%, incremental -98%. ftsim saves live data only, so its base
     # is the thesis's LiveVar (0.44 of ALC Base): like for like, -65% is (0.35 / 0.44 - 1) = -20.5% and -98% is -95.5%.
-    data, _ = ctx.script_json("cores2015_table2.py", timeout=600)
+    data, _ = ctx.script_json("cores2015_table2.py", "--binary", FTSIM, timeout=600)
     base = data["base"]["full"]
     link = "docs/checkpoint-data.md#cores-2015-table-2-npb-cg"
     rows = []
@@ -394,7 +396,7 @@ CORES_TABLE35 = {"BT": (449.94, 459.63, 482.27), "CG": (43.91, 45.93, 53.75), "E
 
 @reproduction("cores-table35", "Cores 2015, Table 3.5", "migration vs checkpoint/rollback overhead")
 def cores_table35(ctx):
-    data, _ = ctx.script_json("cores2015_table35.py", timeout=600)
+    data, _ = ctx.script_json("cores2015_table35.py", "--binary", FTSIM, timeout=600)
     cg = next(r for r in data if r["app"] == "cg")
     orig, migr, ckpt = CORES_TABLE35["CG"]
     link = "docs/migration.md#against-checkpointrollback-thesis-table-35"

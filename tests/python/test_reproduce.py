@@ -4,6 +4,7 @@ import importlib.util
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -16,8 +17,10 @@ SCRIPT = SOURCE_DIR / "bench" / "reproduce.py"
 def reproduce():
     spec = importlib.util.spec_from_file_location("reproduce", SCRIPT)
     module = importlib.util.module_from_spec(spec)
+    sys.modules["reproduce"] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
-    return module
+    yield module
+    sys.modules.pop("reproduce", None)
 
 
 def test_the_verdict_function(reproduce):
