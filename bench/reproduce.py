@@ -319,7 +319,7 @@ def guermouche_table1(ctx):
     # paper: Guermouche 2011 Table I, every cell: the PAPER dict of bench/guermouche_table1.py, (%log, %rl) per
     # (kernel, processes, clusters), copied from the paper's table.
     from guermouche_table1 import PAPER
-    # All 40 points, FT at 256 processes included (about 20 s each under the grouped solver; 3 minutes in all).
+    # All 40 points, FT at 256 processes included (about 20 s each under the grouped solver; about a minute in all).
     data, outcome = ctx.script_json("guermouche_table1.py", "--build", BUILD, timeout=1800, ok_codes=(0, 1))
     got = {(r["kernel"], r["processes"], r["clusters"]): r for r in data}
     failed = {}  # a point the script could not run: its line says "-- <kind> (exit ...)"
