@@ -16,6 +16,7 @@
 //    (the version stays pinned), for replays to a restarted reader (BuddyReplay). Log GC: when this
 //    node validates c, its buddies keep c - 1 and c, so it will never restart before c - 1: it
 //    tells the nodes it receives data from, which drop the entries its tasks before that cut read.
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -56,7 +57,9 @@ public:
   // A rollback: the logged versions are replaced by the restored ones, re-execution logs again.
   void drop_log(core::ProtocolContext& ctx);
   // `reader` (any of its incarnations) let this node drop log entries: it cannot restart from the input.
-  bool released_by(core::NodeId reader) const { return reader < released_by_.size() && released_by_[reader]; }
+  bool released_by(core::NodeId reader) const {
+    return std::binary_search(released_by_.begin(), released_by_.end(), reader);
+  }
 
   // --- /checkpoint_data ---
   // Saves waiting for a core to hash and compress them start on the free cores; one finished (its
@@ -109,7 +112,9 @@ private:
   // destination's restart cut is past all their readers (release_log).
   std::unordered_map<core::NodeId, std::vector<LogEntry>> log_;
   std::uint64_t next_log_key_ = 1;
-  std::vector<char> released_by_;  // per node: it let this node drop log entries (its incarnations included)
+  // The nodes that let this node drop log entries (any of their incarnations), sorted: the few it
+  // sends data to, not a flag per node of the job (N^2 bytes over the job).
+  std::vector<core::NodeId> released_by_;
   // /checkpoint_data: the block hashes of what it saved to each buddy, and the encodings waiting
   // for a core and running.
   std::optional<content::DatumWriter> writer_;

@@ -61,13 +61,12 @@ void CckProtocol::to_node(ProtocolContext& ctx, NodeId node, MessageType type, c
 }
 
 std::uint32_t CckProtocol::incarnation_of(NodeId node) const {
-  return node < incarnations_.size() ? incarnations_[node] : core::kAnyIncarnation;
+  return incarnations_.get(node);
 }
 
 void CckProtocol::learn_incarnation(NodeId node, std::uint32_t incarnation) {
-  if (node >= incarnations_.size()) return;
-  std::uint32_t& known = incarnations_[node];
-  if (known == core::kAnyIncarnation || incarnation > known) known = incarnation;
+  const std::uint32_t known = incarnations_.get(node);
+  if (known == core::kAnyIncarnation || incarnation > known) incarnations_.set(node, incarnation);
 }
 
 void CckProtocol::on_control(ProtocolContext& ctx, const Message& m) {
@@ -126,7 +125,7 @@ TaskId CckProtocol::cut_limit(std::uint32_t checkpoint) const {
 }
 
 void CckProtocol::on_start(ProtocolContext& ctx) {
-  incarnations_.assign(ctx.node_count(), 0);  // the job starts: every node's first incarnation
+  incarnations_.reset(ctx.node_count(), 0, core::kAnyIncarnation);  // the job starts: every node's first
   if (node_) {
     apply_priorities(ctx);
     ctx.runtime().set_task_limit(cut_limit(next_cut_));
@@ -135,8 +134,8 @@ void CckProtocol::on_start(ProtocolContext& ctx) {
 }
 
 void CckProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo& info) {
-  incarnations_.assign(ctx.node_count(), core::kAnyIncarnation);  // learned from RESTART and messages
-  incarnations_[self_] = info.incarnation;
+  incarnations_.reset(ctx.node_count(), core::kAnyIncarnation, core::kAnyIncarnation);  // learned from RESTART and messages
+  incarnations_.set(self_, info.incarnation);
   // A replacement holds nothing: it waits for RESTART, then reads its checkpoint back.
   if (node_) {
     restored_ = false;

@@ -36,6 +36,7 @@
 #include "protocols/cck/cck_options.hpp"
 #include "protocols/cck/cck_planning.hpp"
 #include "protocols/cck/cck_round_memo.hpp"
+#include "protocols/node_incarnations.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
@@ -126,7 +127,7 @@ private:
   std::shared_ptr<const CckOptions> options_;
   std::shared_ptr<RoundMemo> memo_;
   NodeId self_;
-  std::vector<std::uint32_t> incarnations_;
+  NodeIncarnations incarnations_{core::kAnyIncarnation};
   bool node_;         // this process is a node (the dedicated coordinator process is not)
   bool coordinates_;  // this process runs the coordinator
 

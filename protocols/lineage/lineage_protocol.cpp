@@ -108,8 +108,8 @@ void LineageProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::
   if (!coordinator_) {
     // Survivors keep computing; the planner tells them what to do. What they send the failed node
     // from now on is for its replacement (on_send).
-    if (incarnation_.empty()) incarnation_.assign(ctx.node_count(), 0);
-    incarnation_[notice.node] = std::max(incarnation_[notice.node], notice.incarnation + 1);
+    if (incarnation_.empty()) incarnation_.reset(ctx.node_count(), 0, 0);
+    incarnation_.set(notice.node, std::max(incarnation_.get(notice.node), notice.incarnation + 1));
     return;
   }
   unrecovered_.push_back(notice);
@@ -215,7 +215,7 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
 }
 
 std::uint32_t LineageProtocol::address(NodeId node) const {
-  return node < incarnation_.size() && incarnation_[node] > 0 ? incarnation_[node] : core::kAnyIncarnation;
+  return incarnation_.get(node) > 0 ? incarnation_.get(node) : core::kAnyIncarnation;
 }
 
 core::SendVerdict LineageProtocol::on_send(core::ProtocolContext&, core::Message& m) {

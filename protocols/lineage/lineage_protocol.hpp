@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "protocols/node_incarnations.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
@@ -59,7 +60,7 @@ private:
   std::uint32_t inventory_round_ = 0;                    // the latest round it reported for
   bool holding_recovery_sends_ = false;                  // between a plan and its GO
   bool done_sent_ = true;
-  std::vector<std::uint32_t> incarnation_;               // per node: after the latest failure heard of (0: none)
+  NodeIncarnations incarnation_;  // per node: after the latest failure heard of (0: none)
   // coordinator side
   struct Inventory {
     bool received = false;
