@@ -61,8 +61,16 @@ const TaskGraph::CutEntries& TaskGraph::cut_entries() const {
           }
         }
       }
-      std::sort(written.begin(), written.end());
-      for (HandleId h : written) cut.entries.push_back({h, version[h]});
+      // In handle order: sorted, or, when most handles were written (a stencil's sweep writes every
+      // tile), read off in one pass over the handles, cheaper than the sort.
+      if (written.size() * 16 < handle_count()) {
+        std::sort(written.begin(), written.end());
+        for (HandleId h : written) cut.entries.push_back({h, version[h]});
+      } else {
+        for (HandleId h = 0; h < handle_count(); ++h) {
+          if (section_of[h] == c) cut.entries.push_back({h, version[h]});
+        }
+      }
       cut.offset.push_back(static_cast<std::uint32_t>(cut.entries.size()));
       written.clear();
     }
