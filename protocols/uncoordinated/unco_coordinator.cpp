@@ -16,7 +16,9 @@ constexpr std::uint32_t kNotSent = kNoEpoch - 1;  // no READY sent yet in this r
 void Coordinator::on_start(core::ProtocolContext& ctx) {
   latest_.assign(ctx.node_count(), 0);
   epochs_ = options_.first_epoch;
-  floor_ = epochs_.empty() ? 0 : *std::min_element(epochs_.begin(), epochs_.end());
+  epoch_counts_.clear();
+  for (const std::uint32_t e : epochs_) ++epoch_counts_[e];
+  floor_ = epochs_.empty() ? 0 : epoch_counts_.begin()->first;
 }
 
 void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
@@ -39,7 +41,7 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
     case kCheckpointed: {
       const Checkpointed c = Checkpointed::decode(m.body);
       latest_[m.source] = c.checkpoint;
-      epochs_[m.source] = c.epoch;
+      set_epoch(m.source, c.epoch);
       maybe_raise_floor(ctx);
       break;
     }
@@ -52,7 +54,7 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
       const Notification n = Notification::decode(m.body);
       if (n.round != round_ || stage_ != Stage::notifying) break;
       notified_[m.source] = 1;
-      epochs_[m.source] = n.epoch;
+      set_epoch(m.source, n.epoch);
       latest_[m.source] = n.epoch - options_.first_epoch[m.source];
       for (std::uint32_t phase : n.orphan_phases) ++orphan_phases_[phase];
       if (std::find(notified_.begin(), notified_.end(), 0) != notified_.end()) break;
@@ -157,12 +159,21 @@ void Coordinator::complete(core::ProtocolContext& ctx) {
   ctx.check_completion();
 }
 
+void Coordinator::set_epoch(core::NodeId node, std::uint32_t epoch) {
+  std::uint32_t& known = epochs_[node];
+  if (known == epoch) return;
+  auto it = epoch_counts_.find(known);
+  if (--it->second == 0) epoch_counts_.erase(it);
+  ++epoch_counts_[epoch];
+  known = epoch;
+}
+
 void Coordinator::maybe_raise_floor(core::ProtocolContext& ctx) {
   // No process restarts below the smallest current epoch (§III-A.4): older checkpoints and the
   // messages logged into older epochs can go. Not during a recovery (epochs are moving), and not
   // for the classic protocol, whose rollbacks have no bound (the domino effect).
   if (stage_ != Stage::idle || options_.logging == Logging::none || epochs_.empty()) return;
-  const std::uint32_t floor = *std::min_element(epochs_.begin(), epochs_.end());
+  const std::uint32_t floor = epoch_counts_.begin()->first;  // the least epoch (kept counted: no scan per message)
   if (floor <= floor_) return;
   floor_ = floor;
   for (core::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Floor{floor_});

@@ -41,11 +41,13 @@ private:
   void notify_phases(core::ProtocolContext& ctx);
   void complete(core::ProtocolContext& ctx);
   void maybe_raise_floor(core::ProtocolContext& ctx);
+  void set_epoch(core::NodeId node, std::uint32_t epoch);  // epochs_ and epoch_counts_ together
   std::string waiting_for(const std::vector<char>& have) const;
 
   const Options& options_;
   std::vector<std::uint32_t> latest_;  // per node: its last checkpoint known
   std::vector<std::uint32_t> epochs_;  // per node: its current epoch known
+  std::map<std::uint32_t, std::uint32_t> epoch_counts_;  // epoch -> nodes at it (the least: the floor)
   std::uint32_t floor_ = 0;
   std::uint32_t round_ = 0;
   Stage stage_ = Stage::idle;
