@@ -31,7 +31,9 @@ def test_failures_faster_than_any_progress_stop_the_run(ftsim, tmp_path, protoco
 
 
 def test_the_wall_limit_stops_a_long_simulation(ftsim, tmp_path):
-    config = {"application": {"type": "cholesky", "tiles": 100, "tile_size": 320, "precision": "single"},
+    # 150 tiles (573 k tasks, about a second of simulation): the 100 tiles of before (172 k tasks)
+    # finished in 0.21 s once the engine got faster, racing the 0.2 s limit.
+    config = {"application": {"type": "cholesky", "tiles": 150, "tile_size": 320, "precision": "single"},
               "platform": {"nodes": 16, "cores_per_node": 8, "core_gflops": 50},
               "run": {"wall_limit": "0.2s"}}
     result, wall, results = run_config(ftsim, tmp_path, config)
