@@ -7,6 +7,7 @@
 #include "graphs/buddy_mapping.hpp"
 #include "graphs/checkpoint_saves.hpp"
 #include "graphs/task_graph.hpp"
+#include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/checkpoint_content.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
@@ -23,7 +24,7 @@ public:
   // whose bits add up to more).
   bool layout(std::uint64_t nodes, std::uint64_t checkpoints, std::uint64_t handles);
   std::uint64_t key(graphs::NodeId origin, std::uint32_t checkpoint, graphs::HandleId h) const {
-    const std::uint64_t handle = h == 0xffffffffu ? handles_ : h;  // the VALUE entries' handle
+    const std::uint64_t handle = h == buddy_messages::kValueHandle ? handles_ : h;
     return (((std::uint64_t(origin) << checkpoint_bits_) | checkpoint) << handle_bits_) | handle;
   }
 

@@ -39,27 +39,17 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
   own_saves_.seal();
   // The nodes whose data this node reads: they log what they send it, and learn from it when
   // they may drop those entries.
-  // In the order first read; deduplicated through a sorted copy, not a flag per node of the job
-  // (which, over every node, costs N^2: 17 GB of memset at 131,072 nodes).
+  // In the order first read; a set of the nodes seen, not a flag per node of the job (which, over
+  // every node, costs N^2: 17 GB of memset at 131,072 nodes).
   const auto& graph = ctx.graph();
-  std::vector<NodeId> read_from;
+  core::FlatMap64<bool> seen;
+  producers_.clear();
   for (core::TaskId t : ctx.index().tasks_of(me)) {
     for (const graphs::Access& a : graph.accesses(t)) {
       if (!graphs::reads(a.mode)) continue;
       const NodeId p = graph.version_node(a.handle, graphs::version_read(a));
-      if (p != me && p < ctx.node_count()) read_from.push_back(p);
+      if (p != me && p < ctx.node_count() && seen.try_emplace(p).second) producers_.push_back(p);
     }
-  }
-  std::vector<NodeId> distinct = read_from;
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  std::vector<char> taken(distinct.size(), 0);
-  producers_.clear();
-  for (const NodeId p : read_from) {
-    const auto i = static_cast<std::size_t>(std::lower_bound(distinct.begin(), distinct.end(), p) - distinct.begin());
-    if (taken[i]) continue;
-    taken[i] = 1;
-    producers_.push_back(p);
   }
 }
 

@@ -215,7 +215,8 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
 }
 
 std::uint32_t LineageProtocol::address(NodeId node) const {
-  return incarnation_.get(node) > 0 ? incarnation_.get(node) : core::kAnyIncarnation;
+  const std::uint32_t known = incarnation_.get(node);
+  return known > 0 ? known : core::kAnyIncarnation;
 }
 
 core::SendVerdict LineageProtocol::on_send(core::ProtocolContext&, core::Message& m) {

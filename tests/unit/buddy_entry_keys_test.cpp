@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/buddy_options.hpp"
 
 using ftsim::protocols::EntryKeys;
@@ -14,7 +15,7 @@ using ftsim::protocols::EntryKeys;
 TEST_CASE("buddy store keys: distinct and ordered by origin, checkpoint, handle at 131,072 nodes", "[buddy]") {
   EntryKeys keys;
   REQUIRE(keys.layout(131072, 16, 2'700'000));
-  const std::uint32_t value = 0xffffffffu;  // the VALUE entries' handle
+  const std::uint32_t value = ftsim::protocols::buddy_messages::kValueHandle;
   std::set<std::uint64_t> seen;
   std::uint64_t previous = 0;
   bool first = true;
