@@ -50,6 +50,22 @@ class Outcome:
 _counter = itertools.count()
 
 
+def _run(command: list, timeout: float, cwd=None, env=None) -> tuple:
+    """(exit code, stdout, stderr, wall seconds) of a command in a session of its own; exit code None if it
+    ran past `timeout`: then it is killed with its process group (the run and any child, e.g. the forked
+    simulation)."""
+    start = time.monotonic()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               cwd=cwd, env=env)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        return None, stdout or "", stderr or "", time.monotonic() - start
+    return process.returncode, stdout, stderr, time.monotonic() - start
+
+
 def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0, args=(), binary: Path | str = FTSIM,
               verb: str = "run", peak_memory: bool = False) -> Outcome:
     """Runs `ftsim VERB CONFIG -o <fresh dir> ARGS` (a dict is written to a file of its own first).
@@ -66,17 +82,10 @@ def run_ftsim(config: dict | Path, work: Path, tag: str, timeout: float = 120.0,
     rss_file = run_dir / "maxrss-kb"
     if peak_memory:
         command = ["/usr/bin/time", "-f", "%M %U %S", "-o", str(rss_file), *command]
-    start = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        _, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)  # the run and any child (the forked simulation)
-        process.communicate()
-        return Outcome(HANG, None, None, time.monotonic() - start, out, f"no end after {timeout:g} s", command)
-    wall = time.monotonic() - start
+    code, _, stderr, wall = _run(command, timeout)
+    if code is None:
+        return Outcome(HANG, None, None, wall, out, f"no end after {timeout:g} s", command)
     tail = stderr.strip()[-1000:]
-    code = process.returncode
     peak = cpu = None
     if peak_memory:
         try:
@@ -106,19 +115,11 @@ def run_command(argv: list, work: Path, tag: str, timeout: float = 600.0, ok_cod
     run_dir = work / f"{next(_counter):05d}-{tag}"
     run_dir.mkdir(parents=True, exist_ok=False)
     command = [str(a) for a in argv]
-    start = time.monotonic()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               cwd=run_dir, env=env)
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, _ = process.communicate()
-        return Outcome(HANG, None, None, time.monotonic() - start, run_dir, f"no end after {timeout:g} s", command,
-                       stdout=stdout or "")
-    kind = OK if process.returncode in ok_codes else CRASH
-    return Outcome(kind, None, process.returncode, time.monotonic() - start, run_dir,
-                   stderr.strip()[-1000:] or f"exit code {process.returncode}", command, stdout=stdout)
+    code, stdout, stderr, wall = _run(command, timeout, cwd=run_dir, env=env)
+    if code is None:
+        return Outcome(HANG, None, None, wall, run_dir, f"no end after {timeout:g} s", command, stdout=stdout)
+    kind = OK if code in ok_codes else CRASH
+    return Outcome(kind, None, code, wall, run_dir, stderr.strip()[-1000:] or f"exit code {code}", command, stdout=stdout)
 
 
 def add_campaign_options(parser: argparse.ArgumentParser, timeout: float = 60.0) -> None:
