@@ -20,6 +20,13 @@ void check_buddy_options(const config::Config& config, config::JsonReader block)
   if (auto cow = block.find("cow")) cow->as_bool();
   if (auto cost = block.find("copy_cost")) cost->as_seconds();
   if (auto value = block.find("value_bytes")) value->as_bytes();
+  if (auto priority = block.find("priority")) {
+    if (priority->is_string()) {
+      priority->as_choice({"iteration", "max", "min"});
+    } else {
+      priority->as_int(INT32_MIN, INT32_MAX);
+    }
+  }
   if (config.checkpoints.empty()) {
     block.fail("the buddy protocol checkpoints at graph cuts: add /checkpoints (which cuts, e.g. {\"count\": 4, \"buddy\": \"next\"})");
   }
@@ -39,6 +46,31 @@ BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph
   if (auto c = block.find("copy_cost")) copy_cost = c->as_seconds();
   if (auto c = block.find("value_bytes")) value_bytes = c->as_bytes();
   content = content::make_settings(config, graph);
+  if (config.platform.network.send_window > 0) {
+    std::string rule = "iteration";
+    std::int32_t fixed = 0;
+    if (auto p = block.find("priority")) {
+      if (p->is_string()) {
+        rule = p->as_choice({"iteration", "max", "min"});
+      } else {
+        rule = "number";
+        fixed = static_cast<std::int32_t>(p->as_int(INT32_MIN, INT32_MAX));
+      }
+    }
+    checkpoint_priority.assign(saves.checkpoints(), fixed);
+    if (rule == "max") checkpoint_priority.assign(saves.checkpoints(), INT32_MAX);
+    if (rule == "min") checkpoint_priority.assign(saves.checkpoints(), INT32_MIN);
+    if (rule == "iteration") {
+      graphs::TaskId begin = 0;
+      for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
+        const graphs::TaskId end = saves.position(c);
+        std::int32_t highest = INT32_MIN;
+        for (graphs::TaskId t = begin; t < end; ++t) highest = std::max(highest, graph.priority(t));
+        checkpoint_priority[c - 1] = begin < end ? highest : 0;
+        begin = end;
+      }
+    }
+  }
   if (!entry_keys.layout(graph.node_count(), saves.checkpoints(), graph.handle_count())) {
     throw config::ConfigError(config.file, "/checkpoints",
                               "the buddy protocol's store keys take " + std::to_string(graph.node_count()) + " nodes, " +

@@ -52,6 +52,15 @@ struct BuddyOptions {
   // encoded copy (as with cow) once its hashing and compression took a core; null: as it is.
   std::shared_ptr<const content::Settings> content;
 
+  // /protocol/priority, with a send window (/platform/network/send_window): the priority of each
+  // checkpoint's transfers, [c - 1] for checkpoint c; empty without a window (nothing is queued).
+  // "iteration" (Lion 2022 §2.3.4, its runs): the highest priority of the tasks submitted between
+  // the previous checkpoint and this one; "max" / "min": above / below every task; or a number.
+  std::vector<std::int32_t> checkpoint_priority;
+  std::int32_t priority_of_checkpoint(std::uint32_t c) const {
+    return checkpoint_priority.empty() ? 0 : checkpoint_priority[c - 1];
+  }
+
   // The section of a task: how many checkpoints have their cut at or before it.
   std::uint32_t section_of(graphs::TaskId task) const;
 };

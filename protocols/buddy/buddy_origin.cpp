@@ -76,6 +76,12 @@ void BuddyOrigin::save_outputs(core::ProtocolContext& ctx, core::TaskId task) {
   }
 }
 
+std::int32_t BuddyOrigin::save_priority(HandleId h, Version v) const {
+  if (options_.checkpoint_priority.empty()) return 0;
+  const auto planned = own_saves_.find(version_key(h, v));
+  return planned.empty() ? 0 : options_.priority_of_checkpoint(planned.front().checkpoint);
+}
+
 void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v) {
   const auto planned = own_saves_.find(version_key(h, v));
   if (planned.empty()) return;

@@ -41,6 +41,8 @@ public:
   void send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint);
   // A task ran for the first time: the versions it wrote that a checkpoint saves go to the buddies.
   void save_outputs(core::ProtocolContext& ctx, core::TaskId task);
+  // The send-queue priority of a save of (h, v): its checkpoint's (/protocol/priority).
+  std::int32_t save_priority(graphs::HandleId h, graphs::Version v) const;
   // Validates, in order, the checkpoints whose tasks are done and whose buddies all acknowledged.
   void try_validate(core::ProtocolContext& ctx);
   void on_ack(core::ProtocolContext& ctx, core::NodeId buddy, std::uint32_t checkpoint);

@@ -39,6 +39,7 @@ void BuddyProtocol::on_task_completed(core::ProtocolContext& ctx, core::TaskId t
 }
 
 core::SendVerdict BuddyProtocol::on_send(core::ProtocolContext& ctx, core::Message& m) {
+  if (!coordinator_ && m.is_data && m.traffic == core::Traffic::checkpoint) m.priority = origin_.save_priority(m.handle, m.version);
   if (coordinator_ || !m.is_data || m.traffic != core::Traffic::application) return core::SendVerdict::send;
   origin_.log(ctx, m);
   m.logged = true;  // every application message is in its sender's log (§3.3), for checkpoint traces

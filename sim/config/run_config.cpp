@@ -54,6 +54,7 @@ NetworkConfig read_network(JsonReader reader) {
   if (auto bandwidth = reader.find("bandwidth")) n.bandwidth = bandwidth->as_bandwidth();
   if (auto latency = reader.find("latency")) n.latency = latency->as_seconds();
   if (auto envelope = reader.find("envelope")) n.envelope = envelope->as_bytes();
+  if (auto window = reader.find("send_window")) n.send_window = static_cast<std::uint32_t>(window->as_int(0, 1 << 20));
   if (auto backbone = reader.find("backbone_bandwidth")) {
     if (n.topology != Topology::cluster) backbone->fail("a backbone belongs to the \"cluster\" topology");
     n.backbone_bandwidth = backbone->as_bandwidth();

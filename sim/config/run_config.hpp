@@ -41,6 +41,9 @@ struct NetworkConfig {
   std::vector<std::uint32_t> torus;  // torus dimensions, product = nodes + spares + storage hosts
   double loopback_bandwidth = 0;  // same-node messages never go through the network
   std::uint64_t envelope = 32;    // bytes added to every message (StarPU-MPI's envelope)
+  // Messages a process has in flight to one destination; the others wait in its send queue,
+  // highest priority first (sim/node/send_queue.hpp). 0: unlimited, every message leaves at once.
+  std::uint32_t send_window = 0;
 };
 
 const char* to_string(NetworkModel model);  // SimGrid's name: "LV08", "CM02", "SMPI", "IB"

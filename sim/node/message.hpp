@@ -82,6 +82,9 @@ struct Message {
   std::uint64_t id = 0;       // a data message's number in the run, set by the world (checkpoint traces)
   bool logged = false;        // its sender keeps it in a log it can replay (send_and_log, or the protocol's own)
   std::uint64_t sequence = 0;  // position in its channel (FIFO per ordered pair), set by the driver
+  // Its order in its sender's send queue (send_queue.hpp; only with /platform/network/send_window):
+  // higher leaves first. Application data: its first reader's task priority on the destination.
+  std::int32_t priority = 0;
 };
 
 // A sender-based message log's entry for a data message, by reference: destination, handle,

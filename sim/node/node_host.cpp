@@ -14,7 +14,8 @@ NodeHost::NodeHost(NodeId node, std::uint32_t incarnation, const HostSetup& setu
       setup_(setup),
       env_(environment),
       metrics_(environment.metrics_of(node)),
-      protocol_(std::move(protocol)) {
+      protocol_(std::move(protocol)),
+      send_queue_(setup.config.platform.network.send_window) {
   if (node < setup.graph.node_count()) {
     const std::uint32_t cores = setup.config.platform.cores_per_node;
     RuntimeServices& services = *this;
@@ -180,9 +181,33 @@ void NodeHost::transmit(Message m) {
   m.source = node_;
   m.source_incarnation = incarnation_;
   m.epoch = epoch_;
-  m.sent_at = now();
   account(m);
+  if (send_queue_.admit(m)) post(std::move(m));
+}
+
+void NodeHost::post(Message m) {
+  m.sent_at = now();
   env_.send(std::move(m));
+}
+
+void NodeHost::post_next(NodeId destination) {
+  if (send_queue_.window() == 0) return;
+  completions_.push_back(destination);
+  if (posting_) return;  // the loop below takes it
+  posting_ = true;
+  while (!completions_.empty()) {
+    const NodeId d = completions_.back();
+    completions_.pop_back();
+    if (auto next = send_queue_.completed(d)) post(std::move(*next));
+  }
+  posting_ = false;
+}
+
+std::int32_t NodeHost::first_reader_priority(HandleId h, Version v, NodeId to) const {
+  // StarPU-MPI posts a transfer with the priority of the task it is for: the first reader
+  // submitted on the destination (later readers find it in the communication cache).
+  const auto readers = setup_.index.readers_on(setup_.graph, h, v, to);
+  return readers.empty() ? 0 : setup_.graph.priority(readers.front());
 }
 
 void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest digest, Traffic traffic,
@@ -202,6 +227,7 @@ void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest dig
     m.section = graph.section(writer != graphs::kNone ? writer : graph.writer(handle, version));
   }
   m.epoch = epoch_;
+  if (send_queue_.window() > 0 && traffic == Traffic::application) m.priority = first_reader_priority(handle, version, to);
   const SendVerdict verdict = protocol_->on_send(*this, m);
   m.bytes = graph.bytes(handle) + setup_.envelope_bytes + 4ull * m.header_words;
   switch (verdict) {
@@ -290,6 +316,7 @@ void NodeHost::deliver(const Message& m) {
 }
 
 void NodeHost::released(const Message& m) {
+  post_next(m.destination);
   if (!m.is_data || !runtime_) return;
   runtime_->on_send_done(m.handle);
   protocol_->on_data_released(*this, m);

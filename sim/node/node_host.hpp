@@ -14,6 +14,7 @@
 
 #include "graphs/cost_model.hpp"
 #include "sim/node/protocol_context.hpp"
+#include "sim/node/send_queue.hpp"
 
 namespace ftsim::core {
 
@@ -188,6 +189,9 @@ private:
 
   void account(const Message& message);
   void transmit(Message message);
+  void post(Message message);             // to the environment, its send time now
+  void post_next(NodeId destination);     // a message to it completed: the send queue's next
+  std::int32_t first_reader_priority(HandleId h, Version v, NodeId to) const;
 
   struct Running {
     TaskId task;
@@ -210,6 +214,9 @@ private:
   std::uint32_t epoch_ = 0;
   ProtocolStore checkpoint_store_, log_store_;
   std::vector<Message> held_sends_;
+  SendQueue send_queue_;
+  std::vector<NodeId> completions_;  // destinations whose message completed, not yet refilled
+  bool posting_ = false;             // in post_next (a post may complete another message at once)
   std::vector<Message> deferred_;  // data messages on_receive deferred, in order of arrival
   std::vector<Running> running_;
   std::vector<std::uint32_t> free_cores_;
