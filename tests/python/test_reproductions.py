@@ -35,6 +35,7 @@ TIMEOUT = 120
 SMOKE_SIZES = {
     "configs/papers/lion2020-table1.json": {"/application/tiles": 40},
     "configs/papers/lion2020-platform.json": {"/application/tiles": 24},
+    "configs/papers/lion2020-calibrated.json": {"/application/tiles": 24},
     "configs/papers/lion2020-fig6.json": {"/application/tiles": 24},
     "configs/papers/cores2015-migration.json": {"/sweep/seeds": 1, "/sweep/grid/failures.prediction.recall": [0, 1],
                                                 "/sweep/grid/failures.prediction.lead_time": ["100ms"]},
