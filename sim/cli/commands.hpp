@@ -25,5 +25,6 @@ Command add_volumes_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_analyze_command(CLI::App& app);
+Command add_calibrate_command(CLI::App& app);
 
 }  // namespace ftsim::cli

@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   add(add_run_command);
   add(add_sweep_command);
   add(add_analyze_command);
+  add(add_calibrate_command);
 
   try {
     app.parse(argc, argv);

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -19,6 +20,7 @@
 #include "sim/run/run_report.hpp"
 #include "sim/cli/sweep_mpi.hpp"
 #include "sim/config/config_error.hpp"
+#include "sim/mpi/calibrate.hpp"
 #include "sim/mpi/mpi_command.hpp"
 
 namespace ftsim::cli {
@@ -114,6 +116,62 @@ int report(const config::Config& cfg, const graphs::TaskGraph& graph, const mpi:
   return outcome.metrics.complete && outcome.metrics.oracle_ok && outcome.verified ? kExitOk : kExitRunFailed;
 }
 
+struct CalibrateOptions {
+  std::string config, output, json, backend = "mpi";
+  std::vector<std::string> sets, cfgs;
+};
+
+void write_json_file(const std::filesystem::path& path, const nlohmann::json& value) {
+  std::ofstream out(path);
+  out << value.dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// ftsim calibrate --backend mpi: every rank measures; rank 0 writes and reports.
+int run_calibrate(const CalibrateOptions& options, const mpi::MpiSession& session) {
+  const bool speaker = session.rank() == 0;
+  int code = kExitOk;
+  try {
+    const config::Config cfg = protocols::load_config(options.config, config::parse_overrides(options.sets, options.cfgs));
+    const graphs::TaskGraph graph = graphs::build_application(cfg);
+    const mpi::Calibration c = mpi::calibrate(cfg, graph);
+    if (speaker) {
+      const std::filesystem::path out = options.output.empty()
+                                            ? std::filesystem::path("out") / (cfg.name + "-calibrated.json")
+                                            : std::filesystem::path(options.output);
+      if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
+      write_json_file(out, mpi::calibrated_config(cfg, c));
+      if (!options.json.empty()) write_json_file(options.json, mpi::calibration_json(c));
+      std::cout << fmt::format("calibration on {} ranks{}\n", c.ranks,
+                               c.synthetic ? " (synthetic kernels: their speeds are the config's, not measured)" : "");
+      if (!c.kernels.empty()) std::cout << fmt::format("{:<12}{:>14}{:>14}{:>12}\n", "kernel", "flops", "seconds", "GFlop/s");
+      for (const auto& k : c.kernels) {
+        double mean = 0;
+        for (double s : k.seconds) mean += s / double(k.seconds.size());
+        std::cout << fmt::format("{:<12}{:>14.4g}{:>14.4g}{:>12.4g}\n", k.kernel, k.flops, mean, k.gflops());
+      }
+      std::cout << fmt::format("ping-pong, one way: {}\n", [&] {
+        std::string s;
+        for (const auto& p : c.ping) s += fmt::format("{}{} B {:.3g} us", s.empty() ? "" : ", ", p.bytes, p.one_way * 1e6);
+        return s;
+      }());
+      std::cout << fmt::format("latency {:.3g} us, bandwidth {:.4g} MB/s\n", c.latency * 1e6, c.bandwidth / 1e6);
+      if (!c.synthetic) {
+        std::cout << fmt::format("in a failure-free run of the config the kernels took {:.4g} s of core time: rates x {:.3f}\n",
+                                 c.run_busy_seconds, c.run_scale);
+      }
+      std::cout << "calibrated config: " << out.string() << "\n";
+    }
+  } catch (const config::ConfigError& e) {
+    if (speaker) std::cerr << "error: " << e.what() << "\n";
+    code = kExitBadInput;
+  } catch (const std::exception& e) {
+    say_rank_error(session.rank(), e.what());
+    MPI_Abort(MPI_COMM_WORLD, kExitRunFailed);
+  }
+  return code;
+}
+
 }  // namespace
 }  // namespace ftsim::cli
 
@@ -124,6 +182,14 @@ int main(int argc, char** argv) {
   auto* sweep = app.add_subcommand("sweep", "Run a sweep's points on the ranks (as child ftsim runs); rank 0 writes the rows");
   ftsim::cli::sweep::SweepOptions sweep_options;
   ftsim::cli::sweep::add_sweep_options(*sweep, sweep_options);
+  auto* calibrate = app.add_subcommand("calibrate", "Measure the ranks' kernels and network; rank 0 writes the calibrated config");
+  ftsim::cli::CalibrateOptions calibrate_options;
+  calibrate->add_option("CONFIG", calibrate_options.config, "JSON config file")->required();
+  calibrate->add_option("-o,--output", calibrate_options.output, "The calibrated config to write");
+  calibrate->add_option("--json", calibrate_options.json, "Also write the raw figures");
+  calibrate->add_option("--backend", calibrate_options.backend, "mpi")->check(CLI::IsMember({"mpi"}));
+  calibrate->add_option("--set", calibrate_options.sets, ftsim::config::kSetOptionHelp)->allow_extra_args(false);
+  calibrate->add_option("--cfg", calibrate_options.cfgs, ftsim::config::kCfgOptionHelp)->allow_extra_args(false);
   app.require_subcommand(1);
   MpiRunOptions options;
   run->add_option("CONFIG", options.config, "JSON config file")->required();
@@ -146,6 +212,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   ftsim::mpi::MpiSession session(&argc, &argv);
+  if (calibrate->parsed()) return ftsim::cli::run_calibrate(calibrate_options, session);
   if (sweep->parsed()) {
     try {
       return ftsim::cli::sweep::run_sweep_on_ranks(sweep_options, session.rank(), session.size());
