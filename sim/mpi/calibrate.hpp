@@ -3,8 +3,8 @@
 // On the job shape of a run (one rank per node plus the driver's):
 //  1. every node rank times each kernel of the config's graph on one core, all at once: the
 //     kernels' relative speeds;
-//  2. the config runs once failure-free (protocol none) on the ranks: the core time its kernels
-//     took there, with the run's threads and ranks sharing the cores, sets the rates' level (the
+//  2. the config runs three times failure-free (protocol none) on the ranks: the median core time
+//     its kernels took there, with the run's threads and ranks sharing the cores, sets the rates' level (the
 //     micro-benchmark's rates times predicted / measured core time), as StarPU's performance
 //     models are measured in the runs themselves;
 //  3. ranks 0 and 1 time a ping-pong from 8 B to 8 MiB: latency and bandwidth.
