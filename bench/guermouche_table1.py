@@ -74,14 +74,14 @@ def mean_rolled_back(ftsim: Path, trace_path: Path, work: Path) -> float:
 
 # Why ftsim's message pattern gives another share of logged messages than NPB's class D traffic.
 LOG_REASON = {
-    "MG": "ftsim sends one message per neighbour and iteration on a 3D torus; NPB MG exchanges at every level of the "
-          "V-cycle, and its coarse levels gather on fewer ranks (more traffic across the paper's hand-made clusters)",
+    "MG": "ftsim sends one message per neighbour and iteration on NPB MG's 3D torus of ranks; NPB MG exchanges at every "
+          "level of the V-cycle, and its coarse levels involve fewer ranks, which weighs the faces differently",
     "LU": "ftsim sends one message per neighbour and iteration; NPB LU pipelines one small message per k-plane south "
-          "and east, then north and west, so the cut of its wavefront between clusters weighs differently",
+          "and east, then north and west",
     "FT": "ftsim's all-to-all sends the same count to every rank; the share logged is then the share of pairs going to a "
           "larger epoch, (1 - 1/c)/2 for c clusters (37.5% at 4, 43.8% at 8, 46.9% at 16), as in the paper",
-    "CG": "ftsim sends one message per partner and iteration (log2(npcols) row partners, 1 transpose partner); NPB CG "
-          "sends about 3 log2(npcols) row-reduction messages per transpose exchange, so its inter-cluster share is smaller",
+    "CG": "ftsim sends three messages per row partner (NPB CG's three row reductions) and one to the transpose partner "
+          "per iteration; NPB CG's reductions carry scalars and vectors of other sizes, counted alike here",
     "BT": "ftsim's multi-partition has 6 neighbours on a p x q cell grid (128 ranks: 8 x 16, not square as BT requires); "
           "NPB BT's cell sweeps send more messages along x and y than along the diagonal",
 }
@@ -93,12 +93,13 @@ def explain(kernel: str, processes: int, clusters: int, log: float, rl: float, p
         reasons.append(f"%log: {LOG_REASON[kernel]}")
     if abs(rl - paper_rl) > 2:
         if rl < paper_rl:
-            reasons.append("%rl: the paper's figure is its pessimistic model (a failure rolls back its whole cluster and every "
-                           "cluster of a larger epoch: (p+1)/2p); in this trace a failure rolls back only the senders of the "
-                           "unlogged messages received since the checkpoints, not always a whole cluster")
+            reasons.append("%rl: a failure rolls back the senders of the unlogged messages it received since its "
+                           "checkpoint, not always its whole cluster and every cluster of a larger epoch ((p+1)/2p, where "
+                           "most of the paper's cells are); fewer iterations between checkpoints than the paper's class D "
+                           "runs leave fewer such senders (docs/protocols.md, Table I)")
         else:
-            reasons.append("%rl: rollbacks cross clusters here: METIS's clusters leave unlogged messages between clusters "
-                           "whose epochs a checkpoint brought to the same value")
+            reasons.append("%rl: rollbacks cross clusters here: unlogged messages between clusters whose epochs a "
+                           "checkpoint brought to the same value")
     return "; ".join(reasons)
 
 

@@ -20,14 +20,22 @@ std::pair<std::uint32_t, std::uint32_t> halo_grid(std::uint32_t ranks) {
   return {p, ranks / p};
 }
 
-// The most cubic px x py x pz grid of `ranks` (px >= py >= pz), as NPB MG's setup splits a power
-// of two: 64 = 4 x 4 x 4, 128 = 8 x 4 x 4, 256 = 8 x 8 x 4.
+// NPB MG's px x py x pz grid (mg.f, setup): for 2^k ranks, px = 2^(k/3), py = 2^((k - k/3)/2), pz
+// the rest (integer divisions): 64 = 4 x 4 x 4, 128 = 4 x 4 x 8, 256 = 4 x 8 x 8, rank x + px (y +
+// py z). Which ranks are consecutive decides which clusters blocks of consecutive ranks make
+// (Guermouche 2011's, /protocol/clustering: "blocks"). Other counts: the most cubic grid with
+// px <= py <= pz.
 std::array<std::uint32_t, 3> cube_grid(std::uint32_t ranks) {
-  std::array<std::uint32_t, 3> best{ranks, 1, 1};
-  for (std::uint32_t z = 1; z * z * z <= ranks; ++z) {
-    if (ranks % z != 0) continue;
-    const auto [y, x] = halo_grid(ranks / z);
-    if (y >= z) best = {x, y, z};
+  if (ranks > 0 && (ranks & (ranks - 1)) == 0) {
+    const unsigned k = static_cast<unsigned>(std::log2(double(ranks)) + 0.5);
+    const unsigned dx = k / 3, dy = (k - dx) / 2;
+    return {1u << dx, 1u << dy, ranks >> (dx + dy)};
+  }
+  std::array<std::uint32_t, 3> best{1, 1, ranks};
+  for (std::uint32_t x = 1; x * x * x <= ranks; ++x) {
+    if (ranks % x != 0) continue;
+    const auto [y, z] = halo_grid(ranks / x);
+    if (y >= x) best = {x, y, z};
   }
   return best;
 }
@@ -78,8 +86,9 @@ std::vector<std::vector<std::uint32_t>> pattern_edges(config::SpmdPattern patter
     // The NAS kernels of Guermouche 2011 §V-E (Table I), as their reference MPI implementation
     // (NPB 3.x, NASA Ames; Bailey et al., "The NAS Parallel Benchmarks", RNR-94-007) lays out the
     // ranks; patterns as surveyed by Riesen ("Communication Patterns", CAC 2006, the paper's [16]).
-    // One message per destination and iteration, of /application/message_size bytes: the
-    // destinations (who talks to whom) are what clustering, logging and rollbacks depend on.
+    // One message per destination and iteration (CG: three to each row partner), of
+    // /application/message_size bytes: who talks to whom, and how often, is what clustering,
+    // logging and rollbacks depend on.
     case config::SpmdPattern::nas_mg: {
       // MG (mg.f, comm3/give3/take3): the ranks on a periodic px x py x pz grid; every level of
       // the V-cycle exchanges the faces with the two neighbours in each dimension: 6 neighbours.
@@ -107,14 +116,17 @@ std::vector<std::vector<std::uint32_t>> pattern_edges(config::SpmdPattern patter
       return pattern_edges(config::SpmdPattern::alltoall, ranks);
     case config::SpmdPattern::nas_cg: {
       // CG (cg.f, setup_proc_info and conj_grad): nprows x npcols ranks, npcols = nprows or
-      // 2 nprows (64 = 8 x 8, 128 = 8 x 16, 256 = 16 x 16); each iteration reduces the matrix-
-      // vector product along its row by recursive halving (partners me XOR 2^i, i < log2
-      // npcols) and exchanges with its transpose partner exch_proc.
+      // 2 nprows (64 = 8 x 8, 128 = 8 x 16, 256 = 16 x 16); each iteration reduces along its row
+      // by recursive halving (partners me XOR 2^i, i < log2 npcols) three times (the matrix-
+      // vector product, then the dot products p.q and r.r), and exchanges once with its transpose
+      // partner exch_proc: three messages to each row partner for one to the transpose partner.
       std::uint32_t rows = 1;
       while (rows * rows * 4 <= ranks) rows *= 2;
       const std::uint32_t cols = ranks / rows;
       for (std::uint32_t r = 0; r < ranks; ++r) {
-        for (std::uint32_t bit = 1; bit < cols; bit *= 2) add_unique(out[r], r, r ^ bit);
+        for (std::uint32_t bit = 1; bit < cols; bit *= 2) {
+          for (int reduction = 0; reduction < 3; ++reduction) out[r].push_back(r ^ bit);
+        }
         const std::uint32_t exchange = cols == rows ? (r % rows) * rows + r / rows
                                                     : 2 * (((r / 2) % rows) * rows + (r / 2) / rows) + r % 2;
         if (exchange < ranks) add_unique(out[r], r, exchange);
@@ -205,9 +217,15 @@ void submit_spmd(const config::SpmdConfig& spmd, const Distribution& distributio
     state[r] = builder.data(spmd.state_bytes, node[r], "state", {static_cast<std::int32_t>(r)});
   }
   for (std::uint32_t r = 0; r < ranks; ++r) {
-    for (std::uint32_t d : out[r]) {
-      HandleId m = builder.data(spmd.message_bytes, node[r], "msg",
-                                {static_cast<std::int32_t>(r), static_cast<std::int32_t>(d)});
+    for (std::size_t i = 0; i < out[r].size(); ++i) {
+      const std::uint32_t d = out[r][i];
+      // A pattern may send several messages to one destination per iteration (NPB CG's three
+      // reductions): the k-th is its own datum.
+      const auto k = static_cast<std::int32_t>(std::count(out[r].begin(), out[r].begin() + std::ptrdiff_t(i), d));
+      HandleId m = k == 0 ? builder.data(spmd.message_bytes, node[r], "msg",
+                                         {static_cast<std::int32_t>(r), static_cast<std::int32_t>(d)})
+                          : builder.data(spmd.message_bytes, node[r], "msg",
+                                         {static_cast<std::int32_t>(r), static_cast<std::int32_t>(d), k});
       message[r].push_back(m);
       incoming[d].push_back(m);
     }

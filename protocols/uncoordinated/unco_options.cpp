@@ -32,7 +32,8 @@ struct Block {
   double period = 0;
   std::vector<double> offsets;                    // empty: spread
   std::vector<std::vector<std::uint32_t>> lists;  // clusters as node lists
-  std::uint32_t cluster_count = 0;                // clusters as a number (METIS)
+  std::uint32_t cluster_count = 0;                // clusters as a number (METIS, or blocks)
+  bool blocks = false;                            // /protocol/clustering: "blocks"
 };
 
 Block read_block(const config::Config& config, config::JsonReader block) {
@@ -86,6 +87,10 @@ Block read_block(const config::Config& config, config::JsonReader block) {
   } else if (b.schedule == Schedule::clusters) {
     block.fail("the clusters schedule needs \"clusters\": a list of node lists, or a number of clusters (METIS)");
   }
+  if (auto clustering = block.find("clustering")) {
+    b.blocks = clustering->as_choice({"metis", "blocks"}) == "blocks";
+    if (b.cluster_count == 0) clustering->fail("\"clustering\" says how to make a number of clusters: give \"clusters\" as a number");
+  }
   if (config.platform.storage.hosts == 0) {
     block.fail("the uncoordinated protocol saves its checkpoints on stable storage: set /platform/storage/hosts to 1 or more");
   }
@@ -113,6 +118,13 @@ std::shared_ptr<const Options> make_options(const config::Config& config, const 
         for (std::uint32_t n : b.lists[c]) options->cluster[n] = c;
       }
       options->cluster_count = static_cast<std::uint32_t>(b.lists.size());
+    } else if (b.blocks) {
+      // Consecutive nodes, equal shares: the "squares" of the communication density matrix that
+      // Guermouche 2011 §V-E.3 drew its clusters as (Fig. 8).
+      for (std::uint32_t n = 0; n < nodes; ++n) {
+        options->cluster[n] = static_cast<std::uint32_t>(std::uint64_t(n) * b.cluster_count / nodes);
+      }
+      options->cluster_count = b.cluster_count;
     } else {
       options->cluster = metis_clusters(communication_matrix(graph), b.cluster_count);
       options->cluster_count = b.cluster_count;

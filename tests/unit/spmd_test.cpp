@@ -51,8 +51,9 @@ std::uint64_t messages(config::SpmdPattern pattern, std::uint64_t ranks) {
     case config::SpmdPattern::nas_lu: return ranks == 64 ? 224 : 0;      // halo2d on 8x8: 2*7*8 + 2*8*7
     case config::SpmdPattern::nas_ft: return ranks * (ranks - 1);        // all-to-all transposes
     case config::SpmdPattern::nas_bt: return ranks == 64 ? 64 * 6 : 0;   // 8x8 periodic: E, W, S, N, 2 diagonals
-    // 8x8: partners r^1, r^2, r^4 along the row; the transpose partner, except on the diagonal.
-    case config::SpmdPattern::nas_cg: return ranks == 64 ? 56 * 4 + 8 * 3 : 0;
+    // 8x8: partners r^1, r^2, r^4 along the row, three messages each (NPB CG's three reductions
+    // per iteration); the transpose partner, except on the diagonal.
+    case config::SpmdPattern::nas_cg: return ranks == 64 ? 64 * 3 * 3 + 56 : 0;
   }
   return 0;
 }
