@@ -217,11 +217,11 @@ void submit_spmd(const config::SpmdConfig& spmd, const Distribution& distributio
     state[r] = builder.data(spmd.state_bytes, node[r], "state", {static_cast<std::int32_t>(r)});
   }
   for (std::uint32_t r = 0; r < ranks; ++r) {
+    std::int32_t k = 0;  // a pattern lists several messages to one destination side by side
     for (std::size_t i = 0; i < out[r].size(); ++i) {
       const std::uint32_t d = out[r][i];
-      // A pattern may send several messages to one destination per iteration (NPB CG's three
-      // reductions): the k-th is its own datum.
-      const auto k = static_cast<std::int32_t>(std::count(out[r].begin(), out[r].begin() + std::ptrdiff_t(i), d));
+      // NPB CG's three reductions: the k-th message to d in an iteration is its own datum.
+      k = i > 0 && out[r][i - 1] == d ? k + 1 : 0;
       HandleId m = k == 0 ? builder.data(spmd.message_bytes, node[r], "msg",
                                          {static_cast<std::int32_t>(r), static_cast<std::int32_t>(d)})
                           : builder.data(spmd.message_bytes, node[r], "msg",

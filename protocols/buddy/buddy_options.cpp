@@ -47,19 +47,14 @@ BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph
   if (auto c = block.find("value_bytes")) value_bytes = c->as_bytes();
   content = content::make_settings(config, graph);
   if (config.platform.network.send_window > 0) {
-    std::string rule = "iteration";
-    std::int32_t fixed = 0;
-    if (auto p = block.find("priority")) {
-      if (p->is_string()) {
-        rule = p->as_choice({"iteration", "max", "min"});
-      } else {
-        rule = "number";
-        fixed = static_cast<std::int32_t>(p->as_int(INT32_MIN, INT32_MAX));
-      }
-    }
+    // "iteration" (the default), "max", "min" or a number
+    const auto p = block.find("priority");
+    const std::string rule = !p ? "iteration" : p->is_string() ? p->as_choice({"iteration", "max", "min"}) : "number";
+    const std::int32_t fixed = rule == "max"      ? INT32_MAX
+                               : rule == "min"    ? INT32_MIN
+                               : rule == "number" ? static_cast<std::int32_t>(p->as_int(INT32_MIN, INT32_MAX))
+                                                  : 0;
     checkpoint_priority.assign(saves.checkpoints(), fixed);
-    if (rule == "max") checkpoint_priority.assign(saves.checkpoints(), INT32_MAX);
-    if (rule == "min") checkpoint_priority.assign(saves.checkpoints(), INT32_MIN);
     if (rule == "iteration") {
       graphs::TaskId begin = 0;
       for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {

@@ -146,9 +146,7 @@ int run_calibrate(const CalibrateOptions& options, const mpi::MpiSession& sessio
                                c.synthetic ? " (synthetic kernels: their speeds are the config's, not measured)" : "");
       if (!c.kernels.empty()) std::cout << fmt::format("{:<12}{:>14}{:>14}{:>12}\n", "kernel", "flops", "seconds", "GFlop/s");
       for (const auto& k : c.kernels) {
-        double mean = 0;
-        for (double s : k.seconds) mean += s / double(k.seconds.size());
-        std::cout << fmt::format("{:<12}{:>14.4g}{:>14.4g}{:>12.4g}\n", k.kernel, k.flops, mean, k.gflops());
+        std::cout << fmt::format("{:<12}{:>14.4g}{:>14.4g}{:>12.4g}\n", k.kernel, k.flops, k.mean_seconds(), k.gflops());
       }
       std::cout << fmt::format("ping-pong, one way: {}\n", [&] {
         std::string s;

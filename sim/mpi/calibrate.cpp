@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -15,8 +16,6 @@
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/transport.hpp"
-
-#include <thread>
 
 namespace ftsim::mpi {
 
@@ -126,8 +125,12 @@ bool synthetic(config::ApplicationType type) {
 
 }  // namespace
 
+double KernelTiming::mean_seconds() const {
+  return std::accumulate(seconds.begin(), seconds.end(), 0.0) / double(std::max<std::size_t>(seconds.size(), 1));
+}
+
 double KernelTiming::gflops() const {
-  const double mean = std::accumulate(seconds.begin(), seconds.end(), 0.0) / double(std::max<std::size_t>(seconds.size(), 1));
+  const double mean = mean_seconds();
   return mean > 0 ? flops / mean / 1e9 : 0.0;
 }
 
@@ -161,6 +164,7 @@ Calibration calibrate(const config::Config& config, const graphs::TaskGraph& gra
     for (graphs::KernelId k = 0; k < graph.kernel_count(); ++k) {
       if (first[k] == graphs::kNone) continue;
       KernelTiming timing;
+      timing.id = k;
       timing.kernel = graph.kernel_name(k);
       timing.sample = first[k];
       timing.flops = graph.flops(first[k]);
@@ -194,11 +198,11 @@ Calibration calibrate(const config::Config& config, const graphs::TaskGraph& gra
       busy.push_back(figures[0]);
       makespans.push_back(figures[1]);
     }
+    std::vector<double> rate(graph.kernel_count(), 0.0);  // flops per second, by kernel
+    for (const KernelTiming& k : c.kernels) rate[k.id] = k.gflops() * 1e9;
     double predicted = 0;  // the run's kernel core time at the micro-benchmark's rates
     for (graphs::TaskId t = 0; t < graph.task_count(); ++t) {
-      for (const KernelTiming& k : c.kernels) {
-        if (k.kernel == graph.kernel_name(graph.kernel(t))) predicted += graph.flops(t) / (k.gflops() * 1e9);
-      }
+      if (rate[graph.kernel(t)] > 0) predicted += graph.flops(t) / rate[graph.kernel(t)];
     }
     c.run_busy_seconds = median(busy);
     c.run_makespan = median(makespans);
@@ -258,15 +262,16 @@ nlohmann::json calibration_json(const Calibration& c) {
           {"run_scale", c.run_scale},
           {"run_busy_seconds", c.run_busy_seconds},
           {"run_makespan_seconds", c.run_makespan},
-                        {"kernels", kernels},
-                        {"synthetic_kernels", c.synthetic},
-                        {"ping_pong", ping},
-                        {"latency_seconds", c.latency},
-                        {"bandwidth_bytes_per_second", c.bandwidth},
-                        {"method", "every node rank times each kernel's first task at once (median of its repetitions, "
-                                   "the mean over ranks), the rates scaled by the core time of failure-free runs of "
-                                   "the config on the ranks (the median of 3) (predicted / measured); ranks 0 and 1 ping-pong (half the median round trip); latency: "
-                                   "8 bytes; bandwidth: the slope between 2 MiB and 8 MiB; each message a run's data message, encoded, sent and polled for as ftsim-mpi does (docs/mpi.md#calibration)"}};
+          {"kernels", kernels},
+          {"synthetic_kernels", c.synthetic},
+          {"ping_pong", ping},
+          {"latency_seconds", c.latency},
+          {"bandwidth_bytes_per_second", c.bandwidth},
+          {"method", "every node rank times each kernel's first task at once (median of its repetitions, the mean "
+                     "over ranks), the rates scaled by predicted / measured core time of failure-free runs of the "
+                     "config on the ranks (the median of 3); ranks 0 and 1 ping-pong (half the median round trip), "
+                     "each message a run's data message, encoded, sent and polled for as ftsim-mpi does; latency: "
+                     "8 bytes; bandwidth: the slope between 2 MiB and 8 MiB (docs/mpi.md#calibration)"}};
 }
 
 }  // namespace ftsim::mpi

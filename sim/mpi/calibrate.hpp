@@ -25,12 +25,14 @@
 namespace ftsim::mpi {
 
 struct KernelTiming {
+  graphs::KernelId id = 0;
   std::string kernel;
   graphs::TaskId sample = 0;       // the task timed (the kernel's first in submission order)
   double flops = 0;                // its flops (the graph's cost model)
   std::vector<double> seconds;     // per rank: the median of its repetitions
   int repetitions = 0;             // on rank 0
-  double gflops() const;           // flops / the mean over the ranks
+  double mean_seconds() const;     // over the ranks
+  double gflops() const;           // flops / mean_seconds()
 };
 
 struct PingPoint {
