@@ -18,8 +18,6 @@
 
 namespace ftsim::cli {
 
-namespace {
-
 // Under mpirun (Open MPI sets OMPI_COMM_WORLD_SIZE in every rank) with more than one rank.
 bool under_mpirun() {
   const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
@@ -69,8 +67,6 @@ int run_sweep(const sweep::SweepOptions& options) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report_end(plan, files, paths, selected, run_now, wall, interrupted);
 }
-
-}  // namespace
 
 Command add_sweep_command(CLI::App& app) {
   auto* command = app.add_subcommand("sweep", "Run every point of a config's sweep section; one row per point in CSV and JSON lines");

@@ -26,5 +26,15 @@ Command add_run_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_analyze_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
+Command add_estimate_command(CLI::App& app);
+Command add_failures_command(CLI::App& app);
+
+namespace sweep {
+struct SweepOptions;
+}
+// `ftsim sweep` on this machine (command_sweep.cpp): the exit code of report_end.
+int run_sweep(const sweep::SweepOptions& options);
+// Under mpirun with more than one rank (Open MPI's OMPI_COMM_WORLD_SIZE).
+bool under_mpirun();
 
 }  // namespace ftsim::cli

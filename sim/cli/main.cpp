@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   add(add_sweep_command);
   add(add_analyze_command);
   add(add_calibrate_command);
+  add(add_estimate_command);
 
   try {
     app.parse(argc, argv);

@@ -335,6 +335,16 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_
   if (auto detection = reader.find("detection")) f.detection = detection->as_seconds();
   if (auto max = reader.find("max_failures")) f.max_failures = static_cast<std::uint32_t>(max->as_int(0, UINT32_MAX));
   if (auto prediction = reader.find("prediction")) f.prediction = read_prediction(*prediction);
+  if (auto first = reader.find("first_before")) {
+    if (f.model != FailureModel::exponential && f.model != FailureModel::weibull) {
+      first->fail("conditions failures drawn at random: only with /failures/model exponential or weibull");
+    }
+    if (f.prediction) {
+      first->fail("cannot be used with /failures/prediction (a prediction acts before its failure: a failure "
+                  "after this date could still change the run)");
+    }
+    f.first_before = first->as_positive_seconds();
+  }
   reader.finish();
   return f;
 }

@@ -93,6 +93,10 @@ struct FailureConfig {
   double downtime = 0;                // until a spare takes the failed rank
   double detection = 0;               // until survivors are notified
   std::uint32_t max_failures = 1000000;  // stop injecting after this many
+  // Renewal models only: the failures drawn are conditioned on a first failure (of any machine)
+  // before this date, seconds; > 0 when set. The rare-event estimator's stratum (docs/advise.md):
+  // the run is weighted by that event's probability (FailureSchedule::condition_probability).
+  double first_before = 0;
   std::optional<PredictionConfig> prediction;  // a failure predictor and proactive migration
 };
 

@@ -1,5 +1,7 @@
 #include "sim/run/run_report.hpp"
 
+#include "sim/world/failure_schedule.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -11,6 +13,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/stop_request.hpp"
 #include "sim/config/units.hpp"
+#include "sim/world/failure_schedule.hpp"
 #include "sim/world/run_metrics_json.hpp"
 
 namespace ftsim::cli {
@@ -132,6 +135,14 @@ nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& 
   results["seed"] = cfg.seed;
   results["protocol"] = cfg.protocol.type;
   results["checkpoint_data"] = checkpoint_data_json(cfg, metrics);
+  // /failures/first_before: the failures were drawn given a first one before that date; the run
+  // stands for that event, of this probability (the rare-event estimator's weight).
+  results["failure_condition"] = nullptr;
+  if (cfg.failures.first_before > 0) {
+    results["failure_condition"] = {
+        {"first_before", cfg.failures.first_before},
+        {"probability", core::FailureSchedule::condition_probability(cfg.failures, cfg.platform.machines())}};
+  }
   results["graph"] = {{"tasks", graph.task_count()},
                       {"edges", graph.edge_count()},
                       {"handles", graph.handle_count()},

@@ -18,20 +18,68 @@ FailureSchedule::FailureSchedule(const config::FailureConfig& config, graphs::No
     state_.push_back(s);
   }
   if (config_.model == config::FailureModel::exponential || config_.model == config::FailureModel::weibull) {
-    for (graphs::NodeId n = 0; n < machines; ++n) first_.push_back(draw(n));
+    if (config_.first_before > 0 && machines > 0) {
+      draw_conditioned_firsts(seed, machines);
+    } else {
+      for (graphs::NodeId n = 0; n < machines; ++n) first_.push_back(draw(n));
+    }
   }
 }
 
+namespace {
+
+// Uniform in (0, 1] from the top 53 bits of the stream.
+double uniform(std::uint64_t& state) { return (double(splitmix64(state) >> 11) + 1.0) * 0x1.0p-53; }
+
+}  // namespace
+
+double FailureSchedule::scale() const {
+  const double k = shape();
+  return k == 1.0 ? config_.mtbf : config_.mtbf / std::tgamma(1.0 + 1.0 / k);
+}
+
 double FailureSchedule::draw(graphs::NodeId node) {
-  // Uniform in (0, 1] from the top 53 bits, then inverse transform sampling.
-  const double u = (double(splitmix64(state_[node]) >> 11) + 1.0) * 0x1.0p-53;
-  const double e = -std::log(u);  // standard exponential
-  if (config_.model == config::FailureModel::weibull) {
-    const double k = config_.shape;
-    const double scale = config_.mtbf / std::tgamma(1.0 + 1.0 / k);
-    return scale * std::pow(e, 1.0 / k);
-  }
+  // Inverse transform sampling: scale x E^(1/k), E standard exponential.
+  const double e = -std::log(uniform(state_[node]));
+  if (config_.model == config::FailureModel::weibull) return scale() * std::pow(e, 1.0 / config_.shape);
   return config_.mtbf * e;
+}
+
+double FailureSchedule::condition_probability(const config::FailureConfig& config, std::uint32_t machines) {
+  if (config.first_before <= 0 || machines == 0) return 1.0;
+  if (config.model != config::FailureModel::exponential && config.model != config::FailureModel::weibull) return 1.0;
+  const double k = config.model == config::FailureModel::weibull ? config.shape : 1.0;
+  const double scale = k == 1.0 ? config.mtbf : config.mtbf / std::tgamma(1.0 + 1.0 / k);
+  // P(min of the machines' first failures < H) = 1 - exp(-machines (H / scale)^k), without the
+  // cancellation of 1 - exp(x) at small x.
+  return -std::expm1(-double(machines) * std::pow(config.first_before / scale, k));
+}
+
+void FailureSchedule::draw_conditioned_firsts(std::uint64_t seed, graphs::NodeId machines) {
+  // The machines' first failures X_i are i.i.d. Weibull(scale, k) (exponential: k = 1). Their law
+  // given min X_i < H: the minimum from its law given < H (min X_i is Weibull of scale
+  // scale x machines^(-1/k)), which machine uniform, every other X_j from its law given X_j > min
+  // (X_j^k = min^k + scale^k E). A stream of its own, so the machines' streams stay those of their
+  // renewals.
+  std::uint64_t own = seed * 0x9fb21c651e98df25ULL + 0x7f4a7c15ULL;
+  splitmix64(own);
+  const double k = shape(), lambda = scale();
+  const double p = condition_probability(config_, machines);
+  // Inverse of the truncated law: machines (t / scale)^k = -log(1 - u p).
+  const double u = uniform(own);
+  const double hazard = -std::log1p(-u * p) / double(machines);
+  const double earliest = std::min(lambda * std::pow(hazard, 1.0 / k), config_.first_before);
+  const auto first = static_cast<graphs::NodeId>(std::min<std::uint64_t>(
+      machines - 1, static_cast<std::uint64_t>(uniform(own) * double(machines))));
+  const double base = std::pow(earliest / lambda, k);
+  for (graphs::NodeId n = 0; n < machines; ++n) {
+    if (n == first) {
+      first_.push_back(earliest);
+      continue;
+    }
+    const double e = -std::log(uniform(state_[n]));
+    first_.push_back(lambda * std::pow(base + e, 1.0 / k));
+  }
 }
 
 std::vector<config::FailureEvent> FailureSchedule::initial() const {

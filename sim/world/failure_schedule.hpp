@@ -31,8 +31,19 @@ public:
   // several ranks per machine, only a machine's first rank has failures of its own).
   std::optional<double> next_after(graphs::NodeId node, double from);
 
+  // With /failures/first_before H (renewal models): the probability that some machine's first
+  // failure comes before H, under the unconditioned model, 1 - exp(-machines (H / scale)^k). The
+  // failures drawn are the model's conditioned on that event (docs/advise.md): the earliest first
+  // failure from its law given < H, its machine uniform, every other machine's first failure from
+  // its law given later than that. 1 without the condition.
+  static double condition_probability(const config::FailureConfig& config, std::uint32_t machines);
+
 private:
   double draw(graphs::NodeId node);
+  // The Weibull scale (the exponential's: the MTBF) and shape of the time to a machine's failure.
+  double scale() const;
+  double shape() const { return config_.model == config::FailureModel::weibull ? config_.shape : 1.0; }
+  void draw_conditioned_firsts(std::uint64_t seed, graphs::NodeId machines);
 
   config::FailureConfig config_;
   std::uint32_t ranks_per_machine_;

@@ -1,0 +1,301 @@
+// ftsim estimate CONFIG [--samples N] [--method conditioned|brute|both] [-j J] [-o DIR]: the expected
+// makespan and overheads of a config under its failure model, with 90% intervals, from simulated
+// samples (docs/advise.md). Every simulation goes through `ftsim sweep`: DIR holds the sweep files
+// it wrote (failure-free.json, conditioned.json, brute.json) and their rows, so that an interrupted
+// estimate resumes where it stopped and the samples can be spread over a cluster like any sweep.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "protocols/registry.hpp"
+#include "sim/cli/commands.hpp"
+#include "sim/config/config.hpp"
+#include "sim/config/config_error.hpp"
+#include "sim/config/config_overrides.hpp"
+#include "sim/config/relative_paths.hpp"
+#include "sim/config/units.hpp"
+#include "sim/estimate/rare_event_estimate.hpp"
+#include "sim/run/table.hpp"
+#include "sim/sweep/sweep_options.hpp"
+#include "sim/world/failure_schedule.hpp"
+
+namespace ftsim::cli {
+
+namespace {
+
+using Json = nlohmann::json;
+
+struct EstimateOptions {
+  std::string config;
+  std::string output_dir;  // default: out/<config name>-estimate/
+  std::string json;        // also write the estimate here
+  std::size_t samples = 100;
+  std::string method = "conditioned";
+  std::size_t jobs = 1;
+  std::uint64_t seed_base = 0;  // the samples' seeds are seed_base + 1 ... seed_base + samples
+  std::vector<std::string> sets, cfgs;
+};
+
+// The rows of a finished sweep, by its output directory.
+std::vector<Json> read_rows(const std::filesystem::path& dir) {
+  std::vector<Json> rows;
+  std::ifstream in(dir / "rows.jsonl");
+  if (!in) throw config::ConfigError((dir / "rows.jsonl").string(), "", "cannot read the sweep's rows");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) rows.push_back(Json::parse(line));
+  }
+  return rows;
+}
+
+// Writes `document` with a seeds axis as a sweep file and runs it (resuming if it ran before).
+std::vector<Json> run_points(Json document, const std::vector<std::uint64_t>& seeds, const std::filesystem::path& dir,
+                             const std::string& name, std::size_t jobs) {
+  document["name"] = document.value("name", std::string("estimate")) + "-" + name;
+  document["sweep"] = {{"seeds", seeds}};
+  const std::filesystem::path file = dir / (name + ".json");
+  {
+    std::ofstream out(file);
+    out << document.dump(1) << "\n";
+    if (!out) throw config::ConfigError(file.string(), "", "cannot write this file");
+  }
+  sweep::SweepOptions options;
+  options.config = file.string();
+  options.output_dir = (dir / name).string();
+  options.jobs = jobs;
+  std::cerr << fmt::format("ftsim estimate: {} ({} run{}): {}\n", name, seeds.size(), seeds.size() == 1 ? "" : "s", file.string());
+  const int code = run_sweep(options);
+  if (code != kExitOk) {
+    // A point that failed has a row all the same (an unrecoverable run is a result); only an
+    // interrupted sweep or one without rows stops here.
+    const auto rows = read_rows(dir / name);
+    if (rows.size() < seeds.size()) {
+      throw config::ConfigError(file.string(), "", "the sweep stopped before every run had a row: run the same command again to resume");
+    }
+    return rows;
+  }
+  return read_rows(dir / name);
+}
+
+// How the runs of a sample ended, counted apart: an incomplete run is a result (its probability is
+// estimated); a wrong result or an error (crash, bad input) makes the estimate worthless.
+struct RunCounts {
+  std::size_t ok = 0, incomplete = 0, wrong = 0, errors = 0;
+  std::vector<std::string> problems;  // the first few wrong results and errors, for the message
+};
+
+std::vector<estimate::Sample> samples_of(const std::vector<Json>& rows, RunCounts& counts) {
+  std::vector<estimate::Sample> samples;
+  for (const Json& row : rows) {
+    const std::string status = row.value("status", std::string());
+    const bool has_makespan = row.contains("makespan") && row["makespan"].is_number();
+    const bool oracle_ok = !row.contains("oracle.ok") || !row["oracle.ok"].is_boolean() || row["oracle.ok"].get<bool>();
+    const bool complete = row.contains("complete") && row["complete"].is_boolean() && row["complete"].get<bool>();
+    const auto problem = [&](const char* what) {
+      if (counts.problems.size() < 5) {
+        counts.problems.push_back(fmt::format("seed {}: {}: {}", row.value("seed", Json()).dump(), what,
+                                              row.value("reason", Json()).is_string() ? row["reason"].get<std::string>() : ""));
+      }
+    };
+    if (status == "error" || !has_makespan) {
+      ++counts.errors;
+      problem("error");
+      continue;
+    }
+    if (!oracle_ok) {
+      ++counts.wrong;
+      problem("wrong result");
+      continue;
+    }
+    if (complete) {
+      ++counts.ok;
+    } else {
+      ++counts.incomplete;
+    }
+    samples.push_back({row["makespan"].get<double>(), complete});
+  }
+  return samples;
+}
+
+Json interval_json(const estimate::MeanInterval& m) {
+  return {{"mean", m.mean}, {"low", m.low}, {"high", m.high}, {"std_error", m.std_error}};
+}
+
+Json estimate_json(const estimate::Estimate& e) {
+  Json j = {{"method", e.method},
+            {"probability", e.probability},
+            {"samples", e.samples},
+            {"complete", e.complete},
+            {"conditional_mean", e.conditional_mean},
+            {"makespan", interval_json(e.makespan)},
+            {"incomplete", interval_json(e.incomplete)}};
+  if (e.reference_makespan > 0) {
+    j["overhead"] = interval_json(e.overhead);
+    j["overhead_checkpointing"] = e.overhead_checkpointing;
+    j["overhead_failures"] = interval_json(e.overhead_failures);
+  }
+  return j;
+}
+
+std::string percent(double x) { return fmt::format("{:.3f}%", 100 * x); }
+std::string percent_interval(const estimate::MeanInterval& m) {
+  return fmt::format("{} [{}, {}]", percent(m.mean), percent(m.low), percent(m.high));
+}
+
+int run_estimate(const EstimateOptions& options) {
+  if (under_mpirun()) {
+    throw config::ConfigError("ftsim estimate", "",
+                              "not under mpirun: run the sweeps it writes (DIR/*.json) under mpirun with `ftsim sweep`, "
+                              "then ftsim estimate again on one process to combine their rows");
+  }
+  const auto overrides = config::parse_overrides(options.sets, options.cfgs);
+  const config::Config cfg = protocols::load_config(options.config, overrides);
+  const auto& failures = cfg.failures;
+  if (failures.model != config::FailureModel::exponential && failures.model != config::FailureModel::weibull) {
+    throw config::ConfigError(options.config, "/failures/model",
+                              "ftsim estimate needs failures drawn at random (exponential or weibull); a list, trace or log "
+                              "is one scenario: ftsim run it");
+  }
+  if (failures.first_before > 0) {
+    throw config::ConfigError(options.config, "/failures/first_before", "is set by ftsim estimate itself: remove it");
+  }
+  if (failures.prediction) {
+    throw config::ConfigError(options.config, "/failures/prediction",
+                              "ftsim estimate cannot condition failures that a predictor announces ahead");
+  }
+  if (options.samples < 2) throw config::ConfigError("--samples", "", "at least 2 samples are needed for an interval");
+  const std::filesystem::path dir = options.output_dir.empty() ? std::filesystem::path("out") / (cfg.name + "-estimate")
+                                                               : std::filesystem::path(options.output_dir);
+  std::filesystem::create_directories(dir);
+  const Json base = config::with_absolute_file_paths(cfg.document, options.config);
+
+  // 1. The protocol without failures (twice, with two seeds: the identity below needs a
+  //    failure-free run that the seed does not change), and none's for the overheads.
+  Json failure_free = base;
+  failure_free["failures"] = {{"model", "none"}};
+  failure_free["run"]["reference"] = true;
+  const std::vector<Json> free_rows = run_points(failure_free, {cfg.seed, cfg.seed + 1}, dir, "failure-free", options.jobs);
+  std::vector<double> free_makespans;
+  double reference = 0;
+  for (const Json& row : free_rows) {
+    if (row.value("status", std::string()) != "ok" || !row["makespan"].is_number()) {
+      throw config::ConfigError(options.config, "",
+                                fmt::format("the failure-free run failed ({}): see {}", row.value("reason", Json()).dump(),
+                                            (dir / "failure-free").string()));
+    }
+    free_makespans.push_back(row["makespan"].get<double>());
+    if (row["reference_makespan"].is_number()) reference = row["reference_makespan"].get<double>();
+  }
+  const double t0 = free_makespans.front();
+  if (free_makespans.size() > 1 && free_makespans[1] != t0) {
+    throw config::ConfigError(options.config, "",
+                              fmt::format("the failure-free makespan depends on the seed ({} and {}): the estimator needs "
+                                          "one failure-free run for all samples (docs/advise.md)",
+                                          config::format_seconds(t0), config::format_seconds(free_makespans[1])));
+  }
+
+  std::vector<std::uint64_t> seeds;
+  for (std::size_t i = 1; i <= options.samples; ++i) seeds.push_back(options.seed_base + i);
+  std::cerr << fmt::format("ftsim estimate: seed base {} (seeds {} to {})\n", options.seed_base, seeds.front(), seeds.back());
+  Json runs = base;
+  if (runs.contains("run") && runs["run"].is_object()) runs["run"].erase("reference");
+
+  std::vector<estimate::Estimate> estimates;
+  RunCounts counts;
+  double probability = 1;
+  if (options.method == "conditioned" || options.method == "both") {
+    // 2. E[M | S]: failures drawn given a first one before T0.
+    Json conditioned = runs;
+    conditioned["failures"]["first_before"] = t0;
+    config::FailureConfig with_condition = failures;
+    with_condition.first_before = t0;
+    probability = core::FailureSchedule::condition_probability(with_condition, cfg.platform.machines());
+    const auto samples = samples_of(run_points(conditioned, seeds, dir, "conditioned", options.jobs), counts);
+    if (!samples.empty()) estimates.push_back(estimate::conditioned_estimate(t0, reference, probability, samples));
+  }
+  if (options.method == "brute" || options.method == "both") {
+    const auto samples = samples_of(run_points(runs, seeds, dir, "brute", options.jobs), counts);
+    if (!samples.empty()) estimates.push_back(estimate::brute_force_estimate(t0, reference, samples));
+  }
+
+  // The answer.
+  std::cout << fmt::format("\n{}: protocol {}, {} failures, per-node MTBF {}{}, {} nodes\n", cfg.name, cfg.protocol.type,
+                           failures.model == config::FailureModel::weibull ? "Weibull" : "exponential",
+                           config::format_seconds(failures.mtbf),
+                           failures.model == config::FailureModel::weibull ? fmt::format(" (shape {})", failures.shape) : "",
+                           cfg.platform.nodes);
+  std::cout << fmt::format("failure-free makespan {} (none: {}); P(a failure before its end) = {:.4g}\n\n",
+                           config::format_seconds(t0), reference > 0 ? config::format_seconds(reference) : "unknown", probability);
+  Table table({"method", "samples", "expected makespan [90%]", "overhead [90%]", "of which failures [90%]", "P(incomplete) [90%]"});
+  for (const auto& e : estimates) {
+    table.add_row({e.method, fmt::format("{} ({} complete)", e.samples, e.complete),
+                   fmt::format("{} [{}, {}]", config::format_seconds(e.makespan.mean), config::format_seconds(e.makespan.low),
+                               config::format_seconds(e.makespan.high)),
+                   reference > 0 ? percent_interval(e.overhead) : "-", reference > 0 ? percent_interval(e.overhead_failures) : "-",
+                   fmt::format("{:.3g} [{:.3g}, {:.3g}]", e.incomplete.mean, e.incomplete.low, e.incomplete.high)});
+  }
+  table.print(std::cout);
+  if (reference > 0) std::cout << "overhead: checkpointing " << percent(t0 / reference - 1) << " (failure-free, exact)\n";
+  if (counts.incomplete > 0) {
+    std::cout << fmt::format("{} run(s) did not complete: the expected makespan is over the complete runs (docs/advise.md)\n",
+                             counts.incomplete);
+  }
+
+  Json out = {{"config", options.config},
+              {"name", cfg.name},
+              {"protocol", cfg.protocol.type},
+              {"seed_base", options.seed_base},
+              {"failure_free_makespan", t0},
+              {"reference_makespan", reference > 0 ? Json(reference) : Json()},
+              {"probability", probability},
+              {"runs", {{"complete", counts.ok}, {"incomplete", counts.incomplete}, {"wrong", counts.wrong}, {"errors", counts.errors}}},
+              {"estimates", Json::array()}};
+  for (const auto& e : estimates) out["estimates"].push_back(estimate_json(e));
+  for (const std::filesystem::path& path : {dir / "estimate.json", std::filesystem::path(options.json)}) {
+    if (path.empty()) continue;
+    std::ofstream file(path);
+    file << out.dump(2) << "\n";
+    if (!file) throw config::ConfigError(path.string(), "", "cannot write this file");
+  }
+  std::cout << "estimate: " << (dir / "estimate.json").string() << "\n";
+  if (counts.wrong > 0 || counts.errors > 0) {
+    std::cerr << fmt::format("ftsim estimate: {} wrong result(s) and {} error(s) among the samples: the estimate leaves them out "
+                             "and is not to be trusted\n",
+                             counts.wrong, counts.errors);
+    for (const auto& p : counts.problems) std::cerr << "  " << p << "\n";
+    return kExitRunFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_estimate_command(CLI::App& app) {
+  auto* command = app.add_subcommand(
+      "estimate", "Expected makespan and overheads under the config's failure model, with 90% intervals, at any MTBF "
+                  "(rare-event sampling: docs/advise.md)");
+  auto options = std::make_shared<EstimateOptions>();
+  command->add_option("CONFIG", options->config, "JSON config file with /failures/model exponential or weibull")->required();
+  command->add_option("-n,--samples", options->samples, "Simulations with failures per method (default 100)");
+  command->add_option("--method", options->method,
+                      "conditioned (failures drawn given one before the failure-free end; default), brute (drawn as they "
+                      "come) or both")
+      ->check(CLI::IsMember({"conditioned", "brute", "both"}));
+  command->add_option("-j,--jobs", options->jobs, "Simulations at once (default 1)")->check(CLI::PositiveNumber);
+  command->add_option("--seed-base", options->seed_base, "The samples' seeds are BASE + 1 ... BASE + N (default 0)");
+  command->add_option("-o,--output", options->output_dir, "Output directory (default: out/<config name>-estimate/)");
+  command->add_option("--json", options->json, "Also write the estimate to this file");
+  command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);
+  command->add_option("--cfg", options->cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
+  return [options] { return run_estimate(*options); };
+}
+
+}  // namespace ftsim::cli
