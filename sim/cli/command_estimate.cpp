@@ -110,11 +110,13 @@ std::vector<estimate::Sample> samples_of(const std::vector<Json>& rows, RunCount
       problem("error");
       continue;
     }
-    if (!oracle_ok) {
+    if (complete && !oracle_ok) {
       ++counts.wrong;
       problem("wrong result");
       continue;
     }
+    // An incomplete run (an unrecoverable failure, a time limit) is a result: its probability is
+    // estimated.
     if (complete) {
       ++counts.ok;
     } else {
