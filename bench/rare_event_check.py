@@ -52,10 +52,10 @@ def case_config(app: str, protocol: str, folder: Path) -> Path:
     return path
 
 
-def failure_free_makespan(config: Path, folder: Path, timeout: float, *sets: str) -> float:
+def failure_free_makespan(config: Path, folder: Path, runs: Path, timeout: float, *sets: str) -> float:
     out = folder / (config.stem + "-free" + str(len(sets)))
     extra = [a for s in sets for a in ("--set", s)]
-    outcome = run_command([FTSIM, "run", config, "-o", out, "--set", 'failures={"model": "none"}', *extra], folder / "runs", "free",
+    outcome = run_command([FTSIM, "run", config, "-o", out, "--set", 'failures={"model": "none"}', *extra], runs, "free",
                           timeout)
     if outcome.kind != OK:
         raise RuntimeError(f"{config.stem}: failure-free run: {outcome.describe()}")
@@ -75,6 +75,8 @@ def main() -> int:
     args = parser.parse_args()
     folder = args.out or Path(tempfile.mkdtemp(prefix="ftsim-rare-"))
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runs").mkdir(exist_ok=True)
+    runs = Path(tempfile.mkdtemp(prefix="runs-", dir=folder / "runs"))  # a fresh one per call: a folder resumes
     print(f"seed base {args.seed_base}, {args.samples} samples per method, p = {args.p}, output {folder}")
     print(f"{'case':30} {'conditioned: failures [90%]':>34} {'brute force: failures [90%]':>34} {'overlap':>7} "
           f"{'z':>6} {'width ratio':>11}")
@@ -86,11 +88,11 @@ def main() -> int:
                 config = case_config(app, protocol, folder)
                 if protocol == "uncoordinated":
                     # A checkpoint of each cluster every quarter of the application's failure-free run.
-                    none = failure_free_makespan(config, folder, args.timeout, 'protocol={"type": "none"}')
+                    none = failure_free_makespan(config, folder, runs, args.timeout, 'protocol={"type": "none"}')
                     config_doc = json.loads(config.read_text())
                     config_doc["protocol"]["period"] = none / 4
                     config.write_text(json.dumps(config_doc, indent=1))
-                t0 = failure_free_makespan(config, folder, args.timeout)
+                t0 = failure_free_makespan(config, folder, runs, args.timeout)
                 nodes = json.loads(config.read_text())["platform"]["nodes"]
                 mtbf = -nodes * t0 / math.log(1 - args.p)
                 failures = {"model": "exponential", "mtbf": mtbf, "downtime": t0 / 20}
@@ -98,7 +100,7 @@ def main() -> int:
                 command = [str(FTSIM), "estimate", str(config), "--method", "both", "-n", str(args.samples), "-j",
                            str(args.jobs), "--seed-base", str(args.seed_base), "-o", str(out), "--set",
                            "failures=" + json.dumps(failures)]
-                outcome = run_command(command, folder / "runs", "estimate", args.timeout)
+                outcome = run_command(command, runs, "estimate", args.timeout)
                 if outcome.kind != OK:
                     print(f"{name:30} {outcome.describe()}")
                     problems += 1

@@ -9,7 +9,7 @@ packages=(
   librapidcheck-dev pybind11-dev libopenmpi-dev openmpi-bin libopenblas-dev liblapacke-dev
   python3-dev python3-jsonschema python3-pytest python3-numpy python3-pandas
   python3-matplotlib python3-nbclient python3-nbformat python3-ipykernel python3-networkx
-  starpu-examples libmetis-dev libzstd-dev libxxhash-dev time
+  starpu-examples libmetis-dev libzstd-dev libxxhash-dev liblzma-dev python3-scipy time
 )
 
 missing=()

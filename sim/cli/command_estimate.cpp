@@ -147,7 +147,7 @@ Json estimate_json(const estimate::Estimate& e) {
   return j;
 }
 
-std::string percent(double x) { return fmt::format("{:.3f}%", 100 * x); }
+std::string percent(double x) { return fmt::format("{:.4g}%", 100 * x); }
 std::string percent_interval(const estimate::MeanInterval& m) {
   return fmt::format("{} [{}, {}]", percent(m.mean), percent(m.low), percent(m.high));
 }
@@ -239,8 +239,7 @@ int run_estimate(const EstimateOptions& options) {
   Table table({"method", "samples", "expected makespan [90%]", "overhead [90%]", "of which failures [90%]", "P(incomplete) [90%]"});
   for (const auto& e : estimates) {
     table.add_row({e.method, fmt::format("{} ({} complete)", e.samples, e.complete),
-                   fmt::format("{} [{}, {}]", config::format_seconds(e.makespan.mean), config::format_seconds(e.makespan.low),
-                               config::format_seconds(e.makespan.high)),
+                   fmt::format("{:.6g} s [{:.6g}, {:.6g}]", e.makespan.mean, e.makespan.low, e.makespan.high),
                    reference > 0 ? percent_interval(e.overhead) : "-", reference > 0 ? percent_interval(e.overhead_failures) : "-",
                    fmt::format("{:.3g} [{:.3g}, {:.3g}]", e.incomplete.mean, e.incomplete.low, e.incomplete.high)});
   }

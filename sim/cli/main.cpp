@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   add(add_analyze_command);
   add(add_calibrate_command);
   add(add_estimate_command);
+  add(add_failures_command);
 
   try {
     app.parse(argc, argv);

@@ -10,6 +10,7 @@
 #include "config_error.hpp"
 #include "input_file.hpp"
 #include "units.hpp"
+#include "xz_file.hpp"
 
 namespace ftsim::config {
 
@@ -17,7 +18,7 @@ std::vector<std::string> read_log_lines(const std::string& path) {
   if (auto problem = input_file_problem(path, kMaxTraceFileBytes)) {
     throw ConfigError(path, "", "cannot open failure log: " + *problem);
   }
-  std::string contents = read_input_file(path, kMaxTraceFileBytes);
+  std::string contents = is_xz_path(path) ? read_xz_file(path, kMaxTraceFileBytes) : read_input_file(path, kMaxTraceFileBytes);
   if (contents.rfind("\xEF\xBB\xBF", 0) == 0) contents.erase(0, 3);
   std::vector<std::string> lines;
   std::size_t begin = 0;

@@ -14,7 +14,7 @@ import pytest
 SOURCE = Path(os.environ.get("FTSIM_SOURCE_DIR", Path(__file__).resolve().parents[2]))
 INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 BACKEND_HEADERS = re.compile(r"^(simgrid/|xbt/|mpi\.h$|mpi/|openmpi/|smpi/)")
-LAYERS_WITHOUT_BACKENDS = ["graphs", "sim/config", "sim/node", "sim/world", "protocols", "analysis", "sim/sweep"]
+LAYERS_WITHOUT_BACKENDS = ["graphs", "sim/config", "sim/node", "sim/world", "protocols", "analysis", "sim/sweep", "sim/estimate"]
 # `ftsim sweep` (sim/sweep: ftsim_sweep) and ftsim-mpi's sweep verb.
 MPI_SWEEP_SOURCES = sorted((SOURCE / "sim/cli").glob("sweep_mpi.*"))
 SWEEP_SOURCES = sorted((SOURCE / "sim/sweep").glob("*.[ch]pp"))

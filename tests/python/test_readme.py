@@ -29,6 +29,7 @@ def test_the_walkthrough_names_every_verb(source_dir):
 
 def test_the_walkthrough_runs_as_written(source_dir, ftsim_binary, tmp_path):
     (tmp_path / "configs").symlink_to(source_dir / "configs")
+    (tmp_path / "data").symlink_to(source_dir / "data")
     (tmp_path / "build").mkdir()
     (tmp_path / "build" / "ftsim").symlink_to(ftsim_binary)
     (tmp_path / "build" / "ftsim-mpi").symlink_to(ftsim_binary.parent / "ftsim-mpi")
