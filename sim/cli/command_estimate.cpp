@@ -20,8 +20,10 @@
 #include "sim/config/config.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/config_overrides.hpp"
+#include "sim/config/random_stream.hpp"
 #include "sim/config/relative_paths.hpp"
 #include "sim/config/units.hpp"
+#include "sim/estimate/long_job.hpp"
 #include "sim/estimate/rare_event_estimate.hpp"
 #include "sim/run/table.hpp"
 #include "sim/sweep/sweep_options.hpp"
@@ -42,6 +44,8 @@ struct EstimateOptions {
   std::size_t jobs = 1;
   std::uint64_t seed_base = 0;  // the samples' seeds are seed_base + 1 ... seed_base + samples
   std::vector<std::string> sets, cfgs;
+  bool long_job = false;        // estimate from a few periods (long_job.hpp)
+  std::size_t periods = 6;      // of the short job
 };
 
 // The rows of a finished sweep, by its output directory.
@@ -71,6 +75,7 @@ std::vector<Json> run_points(Json document, const std::vector<std::uint64_t>& se
   options.config = file.string();
   options.output_dir = (dir / name).string();
   options.jobs = jobs;
+  options.quiet = true;
   std::cerr << fmt::format("ftsim estimate: {} ({} run{}): {}\n", name, seeds.size(), seeds.size() == 1 ? "" : "s", file.string());
   const int code = run_sweep(options);
   if (code != kExitOk) {
@@ -147,9 +152,221 @@ Json estimate_json(const estimate::Estimate& e) {
   return j;
 }
 
+double student_t95_of(std::size_t n) { return n >= 2 ? estimate::student_t95(n - 1) : 0.0; }
+
 std::string percent(double x) { return fmt::format("{:.4g}%", 100 * x); }
 std::string percent_interval(const estimate::MeanInterval& m) {
   return fmt::format("{} [{}, {}]", percent(m.mean), percent(m.low), percent(m.high));
+}
+
+// The failure-free run of a sweep of one point: its row and its results.json.
+std::pair<Json, Json> failure_free_point(const Json& document, std::uint64_t seed, const std::filesystem::path& dir,
+                                         const std::string& name, std::size_t jobs, const std::string& config_file) {
+  const auto rows = run_points(document, {seed}, dir, name, jobs);
+  const Json& row = rows.front();
+  if (row.value("status", std::string()) != "ok" || !row["makespan"].is_number()) {
+    throw config::ConfigError(config_file, "",
+                              fmt::format("the failure-free run {} failed ({}): see {}", name, row.value("reason", Json()).dump(),
+                                          (dir / name).string()));
+  }
+  std::ifstream in(dir / name / "points" / row["id"].get<std::string>() / "results.json");
+  return {row, in ? Json::parse(in) : Json()};
+}
+
+// --long-job: the job's failure-free run, then one failure at a random time and node of a
+// steady-state stretch of a short job of `periods` periods, many times; combined with the failure
+// process over the whole job (long_job.hpp).
+int run_long_job(const EstimateOptions& options, const config::Config& cfg, const Json& base, const std::filesystem::path& dir) {
+  const auto& failures = cfg.failures;
+  const std::string app = base["application"].value("type", std::string());
+  if (app != "stencil" && app != "cg" && app != "spmd") {
+    throw config::ConfigError(options.config, "/application/type",
+                              "--long-job needs an iterative application (stencil, cg, spmd): a failure must cost the same "
+                              "wherever it strikes");
+  }
+  if (cfg.protocol.type == "none" || cfg.protocol.type == "lineage") {
+    throw config::ConfigError(options.config, "/protocol/type",
+                              fmt::format("--long-job needs a protocol that checkpoints periodically: with {} a failure costs "
+                                          "more the later it strikes",
+                                          cfg.protocol.type));
+  }
+  const auto iterations = base["application"].value("iterations", 0);
+  // The period: a checkpoint every K iterations (/checkpoints), or /protocol/period seconds.
+  std::optional<std::int64_t> every;
+  const Json& protocol = base["protocol"];
+  if (base.contains("checkpoints") && !protocol.contains("period")) {
+    const Json& c = base["checkpoints"];
+    if (!c.is_object()) {
+      throw config::ConfigError(options.config, "/checkpoints", "--long-job needs one checkpoint placement, not a list");
+    }
+    if (c.contains("every")) {
+      every = c["every"].get<std::int64_t>();
+    } else {
+      every = std::max<std::int64_t>(1, std::llround(double(iterations) / double(c["count"].get<std::int64_t>() + 1)));
+      std::cerr << fmt::format("ftsim estimate: /checkpoints/count {} over {} iterations is a checkpoint every {} iterations\n",
+                               c["count"].get<std::int64_t>(), iterations, *every);
+    }
+  }
+
+  // 1. The whole job without failures (two seeds: it must not depend on them) and none's.
+  Json failure_free = base;
+  failure_free["failures"] = {{"model", "none"}};
+  failure_free["run"]["reference"] = true;
+  const auto free_rows = run_points(failure_free, {cfg.seed, cfg.seed + 1}, dir, "failure-free", options.jobs);
+  for (const Json& row : free_rows) {
+    if (row.value("status", std::string()) != "ok" || !row["makespan"].is_number()) {
+      throw config::ConfigError(options.config, "", fmt::format("the failure-free run failed ({})", row.value("reason", Json()).dump()));
+    }
+  }
+  const double t0 = free_rows[0]["makespan"].get<double>();
+  const double reference = free_rows[0]["reference_makespan"].is_number() ? free_rows[0]["reference_makespan"].get<double>() : 0;
+  if (free_rows[1]["makespan"].get<double>() != t0) {
+    throw config::ConfigError(options.config, "", "the failure-free makespan depends on the seed: the estimate needs one");
+  }
+  // 2. The short job: `periods` periods.
+  std::int64_t short_iterations = 0;
+  if (every) {
+    short_iterations = *every * std::int64_t(options.periods);
+  } else {
+    const Json& period = cfg.protocol.block.value("period", Json());
+    double seconds = 0;
+    if (period.is_number()) {
+      seconds = period.get<double>();
+    } else if (period.is_string()) {
+      seconds = config::parse_duration_seconds(period.get<std::string>()).value_or(0);
+    }
+    if (!(seconds > 0)) {
+      throw config::ConfigError(options.config, "/protocol",
+                                "--long-job needs a periodic schedule: /checkpoints with every or count, or /protocol/period");
+    }
+    short_iterations = std::int64_t(std::ceil(double(options.periods) * seconds / (t0 / double(iterations))));
+  }
+  if (short_iterations * 2 > iterations) {
+    throw config::ConfigError(options.config, "/application/iterations",
+                              fmt::format("the job has fewer than {} periods ({} iterations, a short job of {} periods has {}): "
+                                          "estimate it without --long-job",
+                                          2 * options.periods, iterations, options.periods, short_iterations));
+  }
+  Json short_job = base;
+  short_job["application"]["iterations"] = short_iterations;
+  short_job["failures"] = {{"model", "none"}};
+  if (short_job.contains("run") && short_job["run"].is_object()) short_job["run"].erase("reference");
+  const auto [short_row, short_results] = failure_free_point(short_job, cfg.seed, dir, "short-failure-free", options.jobs, options.config);
+  const double short_makespan = short_row["makespan"].get<double>();
+  // The failures strike between the ends of the 2nd and the 4th period (whole periods, past the
+  // start and before the end of the short job): by checkpoint commits where the run has them.
+  const double periods = double(options.periods);
+  double window_start = short_makespan * 2 / periods, window_end = short_makespan * 4 / periods;
+  if (short_results.is_object() && short_results.contains("checkpoints") && short_results["checkpoints"].is_array()) {
+    std::vector<double> commits;
+    for (const Json& c : short_results["checkpoints"]) {
+      if (c.contains("committed") && c["committed"].is_number() && !c.contains("process")) commits.push_back(c["committed"].get<double>());
+    }
+    std::sort(commits.begin(), commits.end());
+    if (commits.size() >= 4) {
+      window_start = commits[1];
+      window_end = commits[3];
+    }
+  }
+  // 3. One failure per sample, at a time uniform in the window and a node uniform.
+  std::uint64_t stream = options.seed_base * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+  const auto uniform = [&stream] { return double(config::splitmix64(stream) >> 11) * 0x1.0p-53; };
+  Json failure_list = Json::array();
+  const std::uint32_t machines = cfg.platform.machines();
+  for (std::size_t i = 0; i < options.samples; ++i) {
+    const double time = window_start + uniform() * (window_end - window_start);
+    const auto machine = std::min<std::uint32_t>(machines - 1, std::uint32_t(uniform() * machines));
+    Json f = {{"model", "list"}, {"events", {{{"time", time}, {"node", machine * cfg.platform.ranks_per_machine}}}}};
+    if (failures.downtime > 0) f["downtime"] = failures.downtime;
+    if (failures.detection > 0) f["detection"] = failures.detection;
+    failure_list.push_back(f);
+  }
+  Json one_failure = short_job;
+  one_failure["name"] = base.value("name", std::string("estimate")) + "-one-failure";
+  one_failure["sweep"] = {{"zip", {{"/failures", failure_list}}}};
+  const std::filesystem::path file = dir / "one-failure.json";
+  {
+    std::ofstream out(file);
+    out << one_failure.dump(1) << "\n";
+  }
+  sweep::SweepOptions sweep_options;
+  sweep_options.config = file.string();
+  sweep_options.output_dir = (dir / "one-failure").string();
+  sweep_options.jobs = options.jobs;
+  sweep_options.quiet = true;
+  std::cerr << fmt::format("ftsim estimate: one-failure ({} runs, seed base {}): {}\n", options.samples, options.seed_base, file.string());
+  run_sweep(sweep_options);
+  RunCounts counts;
+  const auto samples = samples_of(read_rows(dir / "one-failure"), counts);
+  std::vector<double> costs;
+  for (const auto& s : samples) {
+    if (s.complete) costs.push_back(s.makespan - short_makespan);
+  }
+  if (costs.size() < 2) throw config::ConfigError(file.string(), "", "fewer than 2 runs with a failure completed");
+  estimate::RenewalLaw law;
+  law.mtbf = failures.mtbf;
+  law.shape = failures.model == config::FailureModel::weibull ? failures.shape : 1.0;
+  law.downtime = failures.downtime;
+  law.nodes = machines;
+  const estimate::LongJobEstimate e = estimate::long_job_estimate(t0, law, costs);
+  auto flags = e.flags;
+  if (counts.incomplete > 0) {
+    flags.push_back(fmt::format("{} of {} runs with one failure did not complete: the job's loss is not estimated here",
+                                counts.incomplete, samples.size()));
+  }
+
+  std::cout << fmt::format("\n{}: protocol {}, {} failures, per-node MTBF {}, {} nodes; long job: {} iterations, failure costs "
+                           "from a short job of {} iterations\n",
+                           cfg.name, cfg.protocol.type, failures.model == config::FailureModel::weibull ? "Weibull" : "exponential",
+                           config::format_seconds(failures.mtbf), cfg.platform.nodes, iterations, short_iterations);
+  Table table({"quantity", "value"});
+  table.add_row({"failure-free makespan (simulated)", config::format_seconds(t0)});
+  if (reference > 0) table.add_row({"none's failure-free makespan", config::format_seconds(reference)});
+  table.add_row({"cost of one failure (mean [90%])",
+                 fmt::format("{} [{}, {}] over {} runs", config::format_seconds(e.cost_mean),
+                             config::format_seconds(e.cost_mean - student_t95_of(costs.size()) * e.cost_std_error),
+                             config::format_seconds(e.cost_mean + student_t95_of(costs.size()) * e.cost_std_error), costs.size())});
+  table.add_row({"expected failures", fmt::format("{:.4g}", e.expected_failures)});
+  table.add_row({"expected makespan [90%]", fmt::format("{} [{}, {}]", config::format_seconds(e.makespan), config::format_seconds(e.low),
+                                                        config::format_seconds(e.high))});
+  if (reference > 0) {
+    table.add_row({"overhead [90%]", fmt::format("{} [{}, {}]", percent(e.makespan / reference - 1), percent(e.low / reference - 1),
+                                                 percent(e.high / reference - 1))});
+    table.add_row({"of which checkpointing", percent(t0 / reference - 1)});
+    table.add_row({"of which failures [90%]", fmt::format("{} [{}, {}]", percent((e.makespan - t0) / reference),
+                                                          percent((e.low - t0) / reference), percent((e.high - t0) / reference))});
+  }
+  table.print(std::cout);
+  for (const auto& f : flags) std::cout << "warning: " << f << "\n";
+  Json out = {{"config", options.config},
+              {"name", cfg.name},
+              {"protocol", cfg.protocol.type},
+              {"method", "long-job"},
+              {"seed_base", options.seed_base},
+              {"failure_free_makespan", t0},
+              {"reference_makespan", reference > 0 ? Json(reference) : Json()},
+              {"short_job", {{"iterations", short_iterations}, {"makespan", short_makespan}, {"window", {window_start, window_end}}}},
+              {"failure_cost", {{"mean", e.cost_mean}, {"std_error", e.cost_std_error}, {"samples", costs.size()}}},
+              {"expected_failures", e.expected_failures},
+              {"makespan", {{"mean", e.makespan}, {"low", e.low}, {"high", e.high}}},
+              {"recovering_share", e.recovering_share},
+              {"flags", flags},
+              {"runs", {{"complete", counts.ok}, {"incomplete", counts.incomplete}, {"wrong", counts.wrong}, {"errors", counts.errors}}}};
+  if (reference > 0) {
+    out["overhead"] = {{"mean", e.makespan / reference - 1}, {"low", e.low / reference - 1}, {"high", e.high / reference - 1}};
+  }
+  for (const std::filesystem::path& path : {dir / "estimate.json", std::filesystem::path(options.json)}) {
+    if (path.empty()) continue;
+    std::ofstream f(path);
+    f << out.dump(2) << "\n";
+  }
+  std::cout << "estimate: " << (dir / "estimate.json").string() << "\n";
+  if (counts.wrong > 0 || counts.errors > 0) {
+    std::cerr << fmt::format("ftsim estimate: {} wrong result(s) and {} error(s) among the runs\n", counts.wrong, counts.errors);
+    for (const auto& p : counts.problems) std::cerr << "  " << p << "\n";
+    return kExitRunFailed;
+  }
+  return kExitOk;
 }
 
 int run_estimate(const EstimateOptions& options) {
@@ -178,6 +395,7 @@ int run_estimate(const EstimateOptions& options) {
                                                                : std::filesystem::path(options.output_dir);
   std::filesystem::create_directories(dir);
   const Json base = config::with_absolute_file_paths(cfg.document, options.config);
+  if (options.long_job) return run_long_job(options, cfg, base, dir);
 
   // 1. The protocol without failures (twice, with two seeds: the identity below needs a
   //    failure-free run that the seed does not change), and none's for the overheads.
@@ -294,6 +512,11 @@ Command add_estimate_command(CLI::App& app) {
   command->add_option("--seed-base", options->seed_base, "The samples' seeds are BASE + 1 ... BASE + N (default 0)");
   command->add_option("-o,--output", options->output_dir, "Output directory (default: out/<config name>-estimate/)");
   command->add_option("--json", options->json, "Also write the estimate to this file");
+  command->add_flag("--long-job", options->long_job,
+                    "Estimate a long job from a short one: one failure at a random time and node of a few periods, N times, "
+                    "combined with the failure process over the whole job (iterative applications, periodic protocols)");
+  command->add_option("--periods", options->periods, "--long-job: periods of the short job (default 6, at least 5)")
+      ->check(CLI::Range(5, 1000));
   command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);
   command->add_option("--cfg", options->cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
   return [options] { return run_estimate(*options); };

@@ -65,7 +65,7 @@ int run_sweep(const sweep::SweepOptions& options) {
     files.sort();
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return report_end(plan, files, paths, selected, run_now, wall, interrupted);
+  return report_end(plan, files, paths, selected, run_now, wall, interrupted, options.quiet);
 }
 
 Command add_sweep_command(CLI::App& app) {

@@ -169,20 +169,21 @@ void print_points(const SweepPlan& plan, const std::vector<std::size_t>& points,
 }
 
 int report_end(const SweepPlan& plan, const RowsFiles& files, const SweepPaths& paths, const std::vector<std::size_t>& points,
-               std::size_t run_now, double wall_seconds, bool interrupted) {
+               std::size_t run_now, double wall_seconds, bool interrupted, bool quiet) {
   const auto count = files.count(points);
+  std::ostream& out = quiet ? std::cerr : std::cout;
   if (interrupted) {
     std::cerr << fmt::format("ftsim sweep: interrupted: {} of {} points have rows ({} run now); run the same command again to run the "
                              "others\n",
                              count.rows, points.size(), run_now);
   }
-  std::cout << fmt::format("sweep {}: {} points, {} with rows ({} run now, in {}), {} ok, {} not ok\n", plan.name(), points.size(),
-                           count.rows, run_now, format_duration(wall_seconds), count.rows - count.not_ok, count.not_ok);
+  out << fmt::format("sweep {}: {} points, {} with rows ({} run now, in {}), {} ok, {} not ok\n", plan.name(), points.size(),
+                     count.rows, run_now, format_duration(wall_seconds), count.rows - count.not_ok, count.not_ok);
   if (count.not_ok) {
-    std::cout << fmt::format("not ok: see the rows' status and reason, and {}/<id>/stderr.txt\n", paths.points.string());
+    out << fmt::format("not ok: see the rows' status and reason, and {}/<id>/stderr.txt\n", paths.points.string());
   }
-  std::cout << "rows: " << paths.csv.string() << "  " << paths.jsonl.string() << "\n";
-  if (count.rows > 0) print_sweep_summary(files.rows(points), plan.row_varied_columns(), std::cout);
+  out << "rows: " << paths.csv.string() << "  " << paths.jsonl.string() << "\n";
+  if (count.rows > 0 && !quiet) print_sweep_summary(files.rows(points), plan.row_varied_columns(), std::cout);
   return !interrupted && count.rows == points.size() && count.not_ok == 0 ? 0 : 1;
 }
 

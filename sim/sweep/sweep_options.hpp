@@ -25,6 +25,7 @@ struct SweepOptions {
   bool list_json = false;  // the same as JSON lines with each point's config
   std::vector<std::string> sets, cfgs;  // overrides of the base config (--set, --cfg)
   std::string summary_dir;  // --summary DIR: print the summary of that sweep's rows, run nothing
+  bool quiet = false;       // a sweep run by another verb (ftsim estimate): its closing lines on stderr, no summary
 };
 
 // --summary DIR, or CONFIG missing: the exit code, having printed the summary or the error; or
@@ -57,6 +58,6 @@ void print_points(const SweepPlan& plan, const std::vector<std::size_t>& points,
 // The closing lines (stdout, stderr when interrupted) and the exit code: 0 when every point of
 // `points` has a row with status "ok", 1 otherwise (points that failed, or an interrupted sweep).
 int report_end(const SweepPlan& plan, const RowsFiles& files, const SweepPaths& paths, const std::vector<std::size_t>& points,
-               std::size_t run_now, double wall_seconds, bool interrupted);
+               std::size_t run_now, double wall_seconds, bool interrupted, bool quiet = false);
 
 }  // namespace ftsim::cli::sweep
