@@ -17,6 +17,7 @@
 
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
+#include "sim/cli/estimate_command.hpp"
 #include "sim/config/config.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/config/config_overrides.hpp"
@@ -35,18 +36,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-struct EstimateOptions {
-  std::string config;
-  std::string output_dir;  // default: out/<config name>-estimate/
-  std::string json;        // also write the estimate here
-  std::size_t samples = 100;
-  std::string method = "conditioned";
-  std::size_t jobs = 1;
-  std::uint64_t seed_base = 0;  // the samples' seeds are seed_base + 1 ... seed_base + samples
-  std::vector<std::string> sets, cfgs;
-  bool long_job = false;        // estimate from a few periods (long_job.hpp)
-  std::size_t periods = 6;      // of the short job
-};
+// Where a quiet estimate's table goes (ftsim advise runs many and prints its own).
+std::ostream& null_stream() {
+  static std::ofstream none;  // never opened: every write fails silently
+  return none;
+}
+
 
 // The rows of a finished sweep, by its output directory.
 std::vector<Json> read_rows(const std::filesystem::path& dir) {
@@ -154,9 +149,9 @@ Json estimate_json(const estimate::Estimate& e) {
 
 double student_t95_of(std::size_t n) { return n >= 2 ? estimate::student_t95(n - 1) : 0.0; }
 
-std::string percent(double x) { return fmt::format("{:.4g}%", 100 * x); }
+std::string pct(double x) { return fmt::format("{:.4g}%", 100 * x); }
 std::string percent_interval(const estimate::MeanInterval& m) {
-  return fmt::format("{} [{}, {}]", percent(m.mean), percent(m.low), percent(m.high));
+  return fmt::format("{} [{}, {}]", pct(m.mean), pct(m.low), pct(m.high));
 }
 
 // The failure-free run of a sweep of one point: its row and its results.json.
@@ -177,6 +172,7 @@ std::pair<Json, Json> failure_free_point(const Json& document, std::uint64_t see
 // steady-state stretch of a short job of `periods` periods, many times; combined with the failure
 // process over the whole job (long_job.hpp).
 int run_long_job(const EstimateOptions& options, const config::Config& cfg, const Json& base, const std::filesystem::path& dir) {
+  std::ostream& say = options.quiet ? null_stream() : std::cout;
   const auto& failures = cfg.failures;
   const std::string app = base["application"].value("type", std::string());
   if (app != "stencil" && app != "cg" && app != "spmd") {
@@ -297,7 +293,30 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   std::cerr << fmt::format("ftsim estimate: one-failure ({} runs, seed base {}): {}\n", options.samples, options.seed_base, file.string());
   run_sweep(sweep_options);
   RunCounts counts;
-  const auto samples = samples_of(read_rows(dir / "one-failure"), counts);
+  const auto one_failure_rows = read_rows(dir / "one-failure");
+  const auto samples = samples_of(one_failure_rows, counts);
+  // Stationarity: a failure must leave the checkpoints as they were. Bytes per checkpoint of the
+  // runs with a failure against the failure-free short job's (the runs have about half their
+  // checkpoints after the failure).
+  const auto bytes_per_checkpoint = [](const Json& row) -> std::optional<double> {
+    if (!row.contains("checkpoint_bytes") || !row["checkpoint_bytes"].is_number() || !row["checkpoint_count"].is_number() ||
+        row["checkpoint_count"].get<double>() <= 0) {
+      return std::nullopt;
+    }
+    return row["checkpoint_bytes"].get<double>() / row["checkpoint_count"].get<double>();
+  };
+  std::optional<double> checkpoint_growth;
+  if (const auto free_bytes = bytes_per_checkpoint(short_row); free_bytes && *free_bytes > 0) {
+    double sum = 0;
+    std::size_t n = 0;
+    for (const Json& row : one_failure_rows) {
+      if (const auto b = bytes_per_checkpoint(row)) {
+        sum += *b;
+        ++n;
+      }
+    }
+    if (n > 0) checkpoint_growth = sum / double(n) / *free_bytes - 1;
+  }
   std::vector<double> costs;
   for (const auto& s : samples) {
     if (s.complete) costs.push_back(s.makespan - short_makespan);
@@ -310,12 +329,17 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   law.nodes = machines;
   const estimate::LongJobEstimate e = estimate::long_job_estimate(t0, law, costs);
   auto flags = e.flags;
+  if (checkpoint_growth && std::fabs(*checkpoint_growth) > 0.05) {
+    flags.push_back(fmt::format("checkpoints are {:+.1f}% bytes after a failure than without: a failure's cost grows with the job "
+                                "left after it, which a short job does not see; the long-job estimate is then {}",
+                                100 * *checkpoint_growth, *checkpoint_growth > 0 ? "too low" : "too high"));
+  }
   if (counts.incomplete > 0) {
     flags.push_back(fmt::format("{} of {} runs with one failure did not complete: the job's loss is not estimated here",
                                 counts.incomplete, samples.size()));
   }
 
-  std::cout << fmt::format("\n{}: protocol {}, {} failures, per-node MTBF {}, {} nodes; long job: {} iterations, failure costs "
+  say << fmt::format("\n{}: protocol {}, {} failures, per-node MTBF {}, {} nodes; long job: {} iterations, failure costs "
                            "from a short job of {} iterations\n",
                            cfg.name, cfg.protocol.type, failures.model == config::FailureModel::weibull ? "Weibull" : "exponential",
                            config::format_seconds(failures.mtbf), cfg.platform.nodes, iterations, short_iterations);
@@ -330,14 +354,14 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   table.add_row({"expected makespan [90%]", fmt::format("{} [{}, {}]", config::format_seconds(e.makespan), config::format_seconds(e.low),
                                                         config::format_seconds(e.high))});
   if (reference > 0) {
-    table.add_row({"overhead [90%]", fmt::format("{} [{}, {}]", percent(e.makespan / reference - 1), percent(e.low / reference - 1),
-                                                 percent(e.high / reference - 1))});
-    table.add_row({"of which checkpointing", percent(t0 / reference - 1)});
-    table.add_row({"of which failures [90%]", fmt::format("{} [{}, {}]", percent((e.makespan - t0) / reference),
-                                                          percent((e.low - t0) / reference), percent((e.high - t0) / reference))});
+    table.add_row({"overhead [90%]", fmt::format("{} [{}, {}]", pct(e.makespan / reference - 1), pct(e.low / reference - 1),
+                                                 pct(e.high / reference - 1))});
+    table.add_row({"of which checkpointing", pct(t0 / reference - 1)});
+    table.add_row({"of which failures [90%]", fmt::format("{} [{}, {}]", pct((e.makespan - t0) / reference),
+                                                          pct((e.low - t0) / reference), pct((e.high - t0) / reference))});
   }
-  table.print(std::cout);
-  for (const auto& f : flags) std::cout << "warning: " << f << "\n";
+  table.print(say);
+  for (const auto& f : flags) say << "warning: " << f << "\n";
   Json out = {{"config", options.config},
               {"name", cfg.name},
               {"protocol", cfg.protocol.type},
@@ -350,6 +374,7 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
               {"expected_failures", e.expected_failures},
               {"makespan", {{"mean", e.makespan}, {"low", e.low}, {"high", e.high}}},
               {"recovering_share", e.recovering_share},
+              {"checkpoint_growth", checkpoint_growth ? Json(*checkpoint_growth) : Json()},
               {"flags", flags},
               {"runs", {{"complete", counts.ok}, {"incomplete", counts.incomplete}, {"wrong", counts.wrong}, {"errors", counts.errors}}}};
   if (reference > 0) {
@@ -360,7 +385,7 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
     std::ofstream f(path);
     f << out.dump(2) << "\n";
   }
-  std::cout << "estimate: " << (dir / "estimate.json").string() << "\n";
+  say << "estimate: " << (dir / "estimate.json").string() << "\n";
   if (counts.wrong > 0 || counts.errors > 0) {
     std::cerr << fmt::format("ftsim estimate: {} wrong result(s) and {} error(s) among the runs\n", counts.wrong, counts.errors);
     for (const auto& p : counts.problems) std::cerr << "  " << p << "\n";
@@ -369,7 +394,10 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   return kExitOk;
 }
 
+}  // namespace
+
 int run_estimate(const EstimateOptions& options) {
+  std::ostream& say = options.quiet ? null_stream() : std::cout;
   if (under_mpirun()) {
     throw config::ConfigError("ftsim estimate", "",
                               "not under mpirun: run the sweeps it writes (DIR/*.json) under mpirun with `ftsim sweep`, "
@@ -447,12 +475,12 @@ int run_estimate(const EstimateOptions& options) {
   }
 
   // The answer.
-  std::cout << fmt::format("\n{}: protocol {}, {} failures, per-node MTBF {}{}, {} nodes\n", cfg.name, cfg.protocol.type,
+  say << fmt::format("\n{}: protocol {}, {} failures, per-node MTBF {}{}, {} nodes\n", cfg.name, cfg.protocol.type,
                            failures.model == config::FailureModel::weibull ? "Weibull" : "exponential",
                            config::format_seconds(failures.mtbf),
                            failures.model == config::FailureModel::weibull ? fmt::format(" (shape {})", failures.shape) : "",
                            cfg.platform.nodes);
-  std::cout << fmt::format("failure-free makespan {} (none: {}); P(a failure before its end) = {:.4g}\n\n",
+  say << fmt::format("failure-free makespan {} (none: {}); P(a failure before its end) = {:.4g}\n\n",
                            config::format_seconds(t0), reference > 0 ? config::format_seconds(reference) : "unknown", probability);
   Table table({"method", "samples", "expected makespan [90%]", "overhead [90%]", "of which failures [90%]", "P(incomplete) [90%]"});
   for (const auto& e : estimates) {
@@ -461,10 +489,10 @@ int run_estimate(const EstimateOptions& options) {
                    reference > 0 ? percent_interval(e.overhead) : "-", reference > 0 ? percent_interval(e.overhead_failures) : "-",
                    fmt::format("{:.3g} [{:.3g}, {:.3g}]", e.incomplete.mean, e.incomplete.low, e.incomplete.high)});
   }
-  table.print(std::cout);
-  if (reference > 0) std::cout << "overhead: checkpointing " << percent(t0 / reference - 1) << " (failure-free, exact)\n";
+  table.print(say);
+  if (reference > 0) say << "overhead: checkpointing " << pct(t0 / reference - 1) << " (failure-free, exact)\n";
   if (counts.incomplete > 0) {
-    std::cout << fmt::format("{} run(s) did not complete: the expected makespan is over the complete runs (docs/advise.md)\n",
+    say << fmt::format("{} run(s) did not complete: the expected makespan is over the complete runs (docs/advise.md)\n",
                              counts.incomplete);
   }
 
@@ -484,7 +512,7 @@ int run_estimate(const EstimateOptions& options) {
     file << out.dump(2) << "\n";
     if (!file) throw config::ConfigError(path.string(), "", "cannot write this file");
   }
-  std::cout << "estimate: " << (dir / "estimate.json").string() << "\n";
+  say << "estimate: " << (dir / "estimate.json").string() << "\n";
   if (counts.wrong > 0 || counts.errors > 0) {
     std::cerr << fmt::format("ftsim estimate: {} wrong result(s) and {} error(s) among the samples: the estimate leaves them out "
                              "and is not to be trusted\n",
@@ -494,8 +522,6 @@ int run_estimate(const EstimateOptions& options) {
   }
   return kExitOk;
 }
-
-}  // namespace
 
 Command add_estimate_command(CLI::App& app) {
   auto* command = app.add_subcommand(

@@ -29,7 +29,9 @@ int run_sweep(const sweep::SweepOptions& options) {
   install_stop_handlers();
   const auto start = std::chrono::steady_clock::now();
   const SweepPlan plan = SweepPlan::load(options.config, config::parse_overrides(options.sets, options.cfgs));
-  for (const auto& warning : plan.warnings()) std::cerr << "warning: " << warning << "\n";
+  if (!options.quiet) {
+    for (const auto& warning : plan.warnings()) std::cerr << "warning: " << warning << "\n";
+  }
   const Shard shard = parse_shard(options.shard);
   const std::vector<std::size_t> selected = shard_points(plan, shard);
   if (options.list || options.list_json) {

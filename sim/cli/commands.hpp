@@ -28,6 +28,7 @@ Command add_analyze_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
 Command add_estimate_command(CLI::App& app);
 Command add_failures_command(CLI::App& app);
+Command add_advise_command(CLI::App& app);
 
 namespace sweep {
 struct SweepOptions;

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   add(add_calibrate_command);
   add(add_estimate_command);
   add(add_failures_command);
+  add(add_advise_command);
 
   try {
     app.parse(argc, argv);

@@ -182,7 +182,7 @@ int report_end(const SweepPlan& plan, const RowsFiles& files, const SweepPaths& 
   if (count.not_ok) {
     out << fmt::format("not ok: see the rows' status and reason, and {}/<id>/stderr.txt\n", paths.points.string());
   }
-  out << "rows: " << paths.csv.string() << "  " << paths.jsonl.string() << "\n";
+  if (!quiet) out << "rows: " << paths.csv.string() << "  " << paths.jsonl.string() << "\n";
   if (count.rows > 0 && !quiet) print_sweep_summary(files.rows(points), plan.row_varied_columns(), std::cout);
   return !interrupted && count.rows == points.size() && count.not_ok == 0 ? 0 : 1;
 }
