@@ -5,6 +5,8 @@
     result.makespan, result.overhead, result.failures        # seconds, a fraction, a DataFrame
     rows = ftsim.sweep("configs/sweeps/protocols.json", jobs=2)   # a DataFrame, one row per point
     ftsim.plots.overhead_split(rows)                              # checkpointing vs failures
+    ftsim.estimate(path, samples=100)        # expected overhead under the failure law, 90% intervals
+    ftsim.advise(path, mtbf="1d")            # which protocol and period, how sure (a DataFrame)
 
 Configs are a path, or a dict in the format of docs/configs.md. Overrides are keyword arguments
 whose names are dotted keys ("protocol.type") or JSON pointers ("/platform/nodes"); pass them as
@@ -19,6 +21,7 @@ from ftsim._graph import Graph, graph
 from ftsim._result import Result, load
 from ftsim._analyze import TraceError, analyze, read_trace
 from ftsim._sweep import sweep
+from ftsim._advise import advise, estimate, fit_failures
 from ftsim import analysis, plots
 from ftsim import _ftsim
 
@@ -27,7 +30,7 @@ try:
 except ImportError:  # the package's sources outside a build (python/CMakeLists.txt writes _version.py)
     __version__ = "unknown"
 
-__all__ = ["run", "load", "graph", "volumes", "validate", "sweep", "analyze", "read_trace", "Result", "Graph",
+__all__ = ["run", "load", "graph", "volumes", "validate", "sweep", "estimate", "advise", "fit_failures", "analyze", "read_trace", "Result", "Graph",
            "ConfigError", "TraceError", "analysis", "plots", "__version__"]
 
 

@@ -18,7 +18,9 @@ that names it.
 - :func:`node_timeline`: one run, node by node: tasks (or their density), checkpoints,
   failures, recoveries, the makespan; readable at 1,000 nodes;
 - :func:`checkpoint_gantt`: one run's checkpoints, failures, recoveries and makespan;
-- :func:`space_time`: the space-time diagram of a trace with its recovery line.
+- :func:`space_time`: the space-time diagram of a trace with its recovery line;
+- :func:`advice`: :func:`ftsim.advise`'s candidates: overhead against period per protocol, with
+  their 90 % bands and each protocol's recommended period.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from ftsim import analysis
 from ftsim._stats import mean_and_ci
 
 __all__ = ["protocol_bars", "overhead_split", "lines", "overhead_vs_checkpoints", "makespan_vs_period",
-           "node_timeline", "checkpoint_gantt", "space_time", "save", "label", "PROTOCOL_COLORS"]
+           "node_timeline", "checkpoint_gantt", "space_time", "advice", "save", "label", "PROTOCOL_COLORS"]
 
 # One colour per protocol in every figure.
 PROTOCOL_COLORS = {"none": "tab:gray", "global": "tab:blue", "lineage": "tab:green", "buddy": "tab:orange"}
@@ -1025,4 +1027,31 @@ def space_time(trace: dict, result: Optional[dict] = None, ax=None, title: Optio
     ax.set_xlim(-0.5, end + 0.5)
     ax.set_xlabel("time (logical)" if not all("time" in e for p in processes for e in p["events"]) else "time (s)")
     ax.set_title(title or "Space-time diagram")
+    return _finish(ax, path)
+
+
+def advice(frame, ax=None, title: Optional[str] = None, path: Optional[Union[str, Path]] = None):
+    """The frame of :func:`ftsim.advise`: for each protocol, its expected overhead (in % of
+    ``none``'s failure-free makespan) against the checkpoint period (seconds, log scale), with the
+    90 % interval of each estimate as a band, and its recommended period circled. The period
+    without checkpoints (a whole job) is the rightmost point of a protocol that found none
+    worth taking."""
+    _require(frame, ["protocol", "period", "overhead", "overhead_low", "overhead_high", "recommended"], "advice")
+    ax = _axes(ax)
+    kinds = list(dict.fromkeys(frame["protocol"]))
+    colors = _colors(kinds, "protocol.type")
+    for kind in kinds:
+        rows = frame[frame["protocol"] == kind].sort_values("period")
+        color = colors[kind]
+        ax.plot(rows["period"], 100 * rows["overhead"], "o-", color=color, label=kind)
+        ax.fill_between(rows["period"], 100 * rows["overhead_low"], 100 * rows["overhead_high"], color=color, alpha=0.2)
+        best = rows[rows["recommended"]]
+        ax.plot(best["period"], 100 * best["overhead"], "o", markersize=12, markerfacecolor="none", color=color)
+    ax.set_xscale("log")
+    ax.set_xlabel("checkpoint period (s)")
+    ax.set_ylabel("expected overhead (%)")
+    ax.legend(title="protocol (circled: recommended)")
+    document = frame.attrs.get("advice", {})
+    note = document.get("failure_model", {}).get("note", "")
+    ax.set_title(_title(title or f"Overhead against period, 90% intervals\n{note}"))
     return _finish(ax, path)

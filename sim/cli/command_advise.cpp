@@ -425,7 +425,10 @@ int Advisor::run() {
   for (std::size_t r = 0; r < order.size(); ++r) {
     const auto& a = advice[order[r]];
     const auto& c = a.candidates[a.best];
-    table.add_row({std::to_string(r + 1), a.protocol, fmt::format("{} iterations", c.every), config::format_seconds(c.period),
+    const bool none_taken = c.every >= iterations_;  // no cut is left: no checkpoint in the job
+    table.add_row({std::to_string(r + 1), a.protocol,
+                   none_taken ? std::string("never") : fmt::format("{} iterations", c.every),
+                   none_taken ? std::string("-") : config::format_seconds(c.period),
                    fmt::format("{:.4g}% [{:.4g}%, {:.4g}%]", 100 * c.overhead.mean, 100 * c.overhead.low, 100 * c.overhead.high),
                    fmt::format("{:.4g}%", 100 * c.checkpointing), fmt::format("{:.4g}%", 100 * c.failures), c.method,
                    a.daly_overhead >= 0 ? fmt::format("{}, {:.4g}%", config::format_seconds(a.daly_period + a.checkpoint_cost),

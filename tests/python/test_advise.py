@@ -1,0 +1,76 @@
+"""ftsim advise (docs/advise.md): a ranking of protocols at their best checkpoint period with 90%
+intervals, from the CLI and from Python (ftsim.advise, ftsim.estimate, ftsim.fit_failures,
+ftsim.plots.advice)."""
+import json
+
+import pytest
+
+CONFIG = {"name": "advise-small",
+          "application": {"type": "stencil", "tiles": [4, 4], "tile_size": 256, "iterations": 240},
+          "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": 5,
+                       "storage": {"hosts": 1, "bandwidth": "2GB/s"}},
+          "failures": {"model": "exponential", "mtbf": "1s", "downtime": "1ms"}}
+
+
+def test_advise_ranks_protocols_with_intervals(ftsim, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(CONFIG))
+    result = ftsim("advise", path, "--mtbf", "0.2s", "--protocols", "global,buddy,lineage", "-n", "6", "-j", "2",
+                   "--budget", "120", "-o", tmp_path / "adv", timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "seed base 0" in result.stderr
+    advice = json.loads((tmp_path / "adv" / "advice.json").read_text())
+    assert sorted(advice["ranking"]) == ["buddy", "global"]
+    assert 0 <= advice["p_best_beats_second"] <= 1
+    by = {p["protocol"]: p for p in advice["protocols"]}
+    assert "periodic" in by["lineage"]["skipped"]
+    for name in ("global", "buddy"):
+        p = by[name]
+        assert p["checkpoint_cost"] > 0 and p["daly_period"] > 0
+        assert len(p["candidates"]) >= 3
+        assert p["recommended"] in [c["every"] for c in p["candidates"]]
+        best = min(p["candidates"], key=lambda c: c["overhead"]["mean"])
+        assert best["every"] == p["recommended"]
+        for c in p["candidates"]:
+            assert c["overhead"]["low"] <= c["overhead"]["mean"] <= c["overhead"]["high"]
+    assert by["global"]["daly_overhead"] is not None and by["buddy"]["daly_overhead"] is None
+    assert "rank" in result.stdout and "P(" in result.stdout
+
+
+def test_advise_refuses_what_it_cannot_search(ftsim, tmp_path, source_dir):
+    cholesky = ftsim("advise", source_dir / "configs/examples/cholesky-small.json", "--mtbf", "1d")
+    assert cholesky.returncode == 2 and "/application/type" in cholesky.stderr
+    path = tmp_path / "config.json"
+    document = dict(CONFIG)
+    document["failures"] = {"model": "list", "events": [{"time": "1ms", "node": 0}]}
+    path.write_text(json.dumps(document))
+    no_law = ftsim("advise", path)
+    assert no_law.returncode == 2 and "/failures/model" in no_law.stderr
+    bad_mtbf = ftsim("advise", path, "--mtbf", "soon")
+    assert bad_mtbf.returncode == 2 and "--mtbf" in bad_mtbf.stderr
+
+
+def test_python_advise_estimate_fit_and_plot(source_dir, tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import ftsim
+
+    frame = ftsim.advise(CONFIG, mtbf="0.2s", protocols=["global", "buddy"], samples=4, jobs=2, budget=60)
+    assert set(frame["protocol"]) == {"global", "buddy"}
+    assert frame.groupby("protocol")["recommended"].sum().eq(1).all()
+    assert set(frame["rank"]) == {1, 2}
+    ax = ftsim.plots.advice(frame, path=tmp_path / "advice.png")
+    assert (tmp_path / "advice.png").exists() and ax.get_xscale() == "log"
+
+    document = dict(CONFIG, checkpoints={"every": 60, "buddy": "next"},
+                    protocol={"type": "global", "at": "cuts", "storage": "stable"})
+    estimate = ftsim.estimate(document, samples=10, method="both", jobs=2, **{"failures.mtbf": "0.5s"})
+    assert list(estimate["method"]) == ["conditioned", "brute"]
+    assert (estimate["overhead_low"] <= estimate["overhead"]).all()
+    assert estimate.attrs["estimate"]["failure_free_makespan"] > 0
+
+    fits = ftsim.fit_failures(source_dir / "data/failure-logs/lanl-1996-2005.csv.xz", system=20)
+    assert list(fits["level"]) == ["system", "node"]
+    assert (fits["shape"] < 1).all()
+    with pytest.raises(ftsim.ConfigError):
+        ftsim.estimate(dict(CONFIG, failures={"model": "none"}), samples=4)
