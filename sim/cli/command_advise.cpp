@@ -173,6 +173,7 @@ Json Advisor::estimate(const Json& document, const std::filesystem::path& dir, c
   e.jobs = options_.jobs;
   e.seed_base = options_.seed_base;
   e.quiet = true;
+  e.reference_makespan = none_makespan_;
   e.long_job = method == "long-job";
   e.method = method == "long-job" ? "conditioned" : method;
   run_estimate(e);

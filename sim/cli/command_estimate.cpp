@@ -55,6 +55,14 @@ std::vector<Json> read_rows(const std::filesystem::path& dir) {
   return rows;
 }
 
+// The seeds of the failure-free runs: two when the protocol draws from its seed (the estimate needs
+// a failure-free run the seed does not change: checked), one otherwise.
+std::vector<std::uint64_t> failure_free_seeds(const config::Config& cfg) {
+  const protocols::ProtocolModule& module = protocols::protocol_module(cfg);
+  if (module.draws_at_random && module.draws_at_random(cfg)) return {cfg.seed, cfg.seed + 1};
+  return {cfg.seed};
+}
+
 // Writes `document` with a seeds axis as a sweep file and runs it (resuming if it ran before).
 std::vector<Json> run_points(Json document, const std::vector<std::uint64_t>& seeds, const std::filesystem::path& dir,
                              const std::string& name, std::size_t jobs) {
@@ -207,16 +215,18 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   // 1. The whole job without failures (two seeds: it must not depend on them) and none's.
   Json failure_free = base;
   failure_free["failures"] = {{"model", "none"}};
-  failure_free["run"]["reference"] = true;
-  const auto free_rows = run_points(failure_free, {cfg.seed, cfg.seed + 1}, dir, "failure-free", options.jobs);
+  if (options.reference_makespan <= 0) failure_free["run"]["reference"] = true;
+  const auto free_rows = run_points(failure_free, failure_free_seeds(cfg), dir, "failure-free", options.jobs);
   for (const Json& row : free_rows) {
     if (row.value("status", std::string()) != "ok" || !row["makespan"].is_number()) {
       throw config::ConfigError(options.config, "", fmt::format("the failure-free run failed ({})", row.value("reason", Json()).dump()));
     }
   }
   const double t0 = free_rows[0]["makespan"].get<double>();
-  const double reference = free_rows[0]["reference_makespan"].is_number() ? free_rows[0]["reference_makespan"].get<double>() : 0;
-  if (free_rows[1]["makespan"].get<double>() != t0) {
+  const double reference = options.reference_makespan > 0                    ? options.reference_makespan
+                           : free_rows[0]["reference_makespan"].is_number() ? free_rows[0]["reference_makespan"].get<double>()
+                                                                            : 0;
+  if (free_rows.size() > 1 && free_rows[1]["makespan"].get<double>() != t0) {
     throw config::ConfigError(options.config, "", "the failure-free makespan depends on the seed: the estimate needs one");
   }
   // 2. The short job: `periods` periods.
@@ -429,8 +439,8 @@ int run_estimate(const EstimateOptions& options) {
   //    failure-free run that the seed does not change), and none's for the overheads.
   Json failure_free = base;
   failure_free["failures"] = {{"model", "none"}};
-  failure_free["run"]["reference"] = true;
-  const std::vector<Json> free_rows = run_points(failure_free, {cfg.seed, cfg.seed + 1}, dir, "failure-free", options.jobs);
+  if (options.reference_makespan <= 0) failure_free["run"]["reference"] = true;
+  const std::vector<Json> free_rows = run_points(failure_free, failure_free_seeds(cfg), dir, "failure-free", options.jobs);
   std::vector<double> free_makespans;
   double reference = 0;
   for (const Json& row : free_rows) {
@@ -440,7 +450,11 @@ int run_estimate(const EstimateOptions& options) {
                                             (dir / "failure-free").string()));
     }
     free_makespans.push_back(row["makespan"].get<double>());
-    if (row["reference_makespan"].is_number()) reference = row["reference_makespan"].get<double>();
+    if (options.reference_makespan > 0) {
+      reference = options.reference_makespan;
+    } else if (row["reference_makespan"].is_number()) {
+      reference = row["reference_makespan"].get<double>();
+    }
   }
   const double t0 = free_makespans.front();
   if (free_makespans.size() > 1 && free_makespans[1] != t0) {
