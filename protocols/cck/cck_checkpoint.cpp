@@ -2,6 +2,8 @@
 // channels with V by PING/PONG, save to the checkpoint server and locally, CONT, resume, ACK.
 #include "protocols/cck/cck_metrics.hpp"
 #include "protocols/cck/cck_protocol.hpp"
+#include <cstdio>
+#include <cstdlib>
 
 namespace ftsim::protocols::cck {
 
@@ -84,11 +86,42 @@ void CckProtocol::on_checkpoint_pong(ProtocolContext& ctx, NodeId from, const Co
   save(ctx);
 }
 
+void CckProtocol::drop_overwritten_versions(ProtocolContext& ctx, core::NodeSnapshot& snapshot) const {
+  // Definition 2: a checkpoint holds the tasks and *their inputs*. A survivor's re-executions
+  // (§3.5.4, T^p) produce again versions its own tasks had already overwritten (they exist only
+  // to be sent again, C_total^p): the runtime keeps them in its store as own versions, which no
+  // task of the node reads any more and no later write replaces (that write is already done). In
+  // a failure-free run such a version is gone (overwritten in place by the next one), so the
+  // checkpoint drops it: an own version (h, v) whose next version v + 1 is written by a task of
+  // this node that is done, and that no task of this node still to run reads.
+  const graphs::TaskGraph& graph = ctx.graph();
+  core::ProtocolRuntime runtime = ctx.runtime();
+  for (auto it = snapshot.store.begin(); it != snapshot.store.end();) {
+    const HandleId h = core::VersionStore::handle_of(it->first);
+    const Version v = core::VersionStore::version_of(it->first);
+    bool overwritten = !it->second.copy && v < graph.final_version(h) && graph.node(graph.writer(h, v + 1)) == self_ &&
+                       runtime.status(graph.writer(h, v + 1)) == core::TaskStatus::done;
+    if (overwritten) {
+      for (TaskId r : ctx.index().readers_on(graph, h, v, self_)) {
+        if (runtime.status(r) != core::TaskStatus::done) overwritten = false;
+      }
+    }
+    if (!overwritten) {
+      ++it;
+      continue;
+    }
+    if (std::getenv("CCK_DIAG")) std::fprintf(stderr, "node %u ckpt %u drops h%u v%u (%llu B)\n", self_, checkpoint_.id, h, v, (unsigned long long)it->second.bytes);
+    snapshot.bytes -= it->second.bytes;
+    it = snapshot.store.erase(it);
+  }
+}
+
 void CckProtocol::save(ProtocolContext& ctx) {
   // 3: the channels from V are empty: save the tasks not done and the live versions they read,
   // on the checkpoint server and locally.
   checkpoint_.saving = true;
   core::NodeSnapshot snapshot = ctx.runtime().snapshot();
+  drop_overwritten_versions(ctx, snapshot);
   std::uint64_t bytes = snapshot.bytes;
   core::Bytes content;
   double charge = 0;

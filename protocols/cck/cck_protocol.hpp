@@ -86,6 +86,9 @@ private:
   void on_checkpoint_ping(ProtocolContext& ctx, NodeId from, const Control& c);
   void on_checkpoint_pong(ProtocolContext& ctx, NodeId from, const Control& c);
   void save(ProtocolContext& ctx);
+  // Definition 2: only the tasks' inputs; drops own versions a re-execution produced again after
+  // the node had overwritten them (they were only to be re-sent).
+  void drop_overwritten_versions(ProtocolContext& ctx, core::NodeSnapshot& snapshot) const;
   void saved(ProtocolContext& ctx);
   void on_cont(ProtocolContext& ctx, NodeId from, const Control& c);
   void maybe_ack(ProtocolContext& ctx);

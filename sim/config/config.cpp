@@ -7,6 +7,7 @@
 
 #include "input_file.hpp"
 #include "platform_file.hpp"
+#include "platform_presets.hpp"
 
 namespace ftsim::config {
 
@@ -651,7 +652,9 @@ CheckpointDataConfig read_checkpoint_data(JsonReader reader) {
 Config load_config_json(const Json& document, const std::string& origin) {
   Config config;
   config.file = origin;
-  JsonReader root(document, origin);
+  // Presets stand for their keys (platform_presets.hpp); the document is echoed as written.
+  const Json expanded = with_platform_presets(document, origin);
+  JsonReader root(expanded, origin);
   root.expect_object();
   // A sweep config is many configs: each of its points is one (sim/sweep/sweep_plan.cpp).
   if (auto sweep = root.find("sweep")) {
