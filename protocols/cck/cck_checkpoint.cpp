@@ -2,8 +2,6 @@
 // channels with V by PING/PONG, save to the checkpoint server and locally, CONT, resume, ACK.
 #include "protocols/cck/cck_metrics.hpp"
 #include "protocols/cck/cck_protocol.hpp"
-#include <cstdio>
-#include <cstdlib>
 
 namespace ftsim::protocols::cck {
 
@@ -110,7 +108,6 @@ void CckProtocol::drop_overwritten_versions(ProtocolContext& ctx, core::NodeSnap
       ++it;
       continue;
     }
-    if (std::getenv("CCK_DIAG")) std::fprintf(stderr, "node %u ckpt %u drops h%u v%u (%llu B)\n", self_, checkpoint_.id, h, v, (unsigned long long)it->second.bytes);
     snapshot.bytes -= it->second.bytes;
     it = snapshot.store.erase(it);
   }

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,11 @@ struct ProtocolAdvice {
   std::vector<Candidate> candidates;
   std::optional<double> fitted_period;
   std::size_t best = 0;
+};
+
+// A candidate whose estimate could not be trusted: the protocol is reported with the reason.
+struct CandidateFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 Json read_json(const std::filesystem::path& path) {
@@ -146,6 +152,7 @@ private:
   void failure_model(Json& base, const config::Config& cfg);
   Candidate evaluate(const std::string& protocol, const Json& block, std::int64_t every);
   void advise(ProtocolAdvice& advice);
+  void advise_protocol(ProtocolAdvice& advice);
 
   const AdviseOptions& options_;
   std::chrono::steady_clock::time_point start_;
@@ -176,8 +183,14 @@ Json Advisor::estimate(const Json& document, const std::filesystem::path& dir, c
   e.reference_makespan = none_makespan_;
   e.long_job = method == "long-job";
   e.method = method == "long-job" ? "conditioned" : method;
-  run_estimate(e);
-  return read_json(dir / "estimate" / "estimate.json");
+  const int code = run_estimate(e);
+  Json result = read_json(dir / "estimate" / "estimate.json");
+  const bool empty = method != "long-job" && (!result.contains("estimates") || result["estimates"].empty());
+  if (code != kExitOk || empty) {
+    throw CandidateFailed(fmt::format("its estimate in {} has wrong results or errors among its runs (runs: {})",
+                                      (dir / "estimate").string(), result.value("runs", Json()).dump()));
+  }
+  return result;
 }
 
 void Advisor::failure_model(Json& base, const config::Config& cfg) {
@@ -226,6 +239,7 @@ void Advisor::failure_model(Json& base, const config::Config& cfg) {
   }
   Json f = {{"model", shape_ == 1 ? "exponential" : "weibull"}, {"mtbf", mtbf_}};
   if (shape_ != 1) f["shape"] = shape_;
+  if (cfg.failures.stationary) f["age"] = "stationary";
   if (cfg.failures.downtime > 0) f["downtime"] = cfg.failures.downtime;
   if (cfg.failures.detection > 0) f["detection"] = cfg.failures.detection;
   base["failures"] = f;
@@ -270,6 +284,15 @@ Candidate Advisor::evaluate(const std::string& protocol, const Json& block, std:
 }
 
 void Advisor::advise(ProtocolAdvice& advice) {
+  try {
+    advise_protocol(advice);
+  } catch (const CandidateFailed& e) {
+    advice.skipped = e.what();
+    advice.candidates.clear();
+  }
+}
+
+void Advisor::advise_protocol(ProtocolAdvice& advice) {
   const Json block = protocol_block(advice.protocol, storage_, machines_, advice.skipped);
   if (!advice.skipped.empty()) return;
   // The checkpoint cost without failures, at a checkpoint every tenth of the job.

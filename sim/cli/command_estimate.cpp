@@ -337,6 +337,7 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   law.shape = failures.model == config::FailureModel::weibull ? failures.shape : 1.0;
   law.downtime = failures.downtime;
   law.nodes = machines;
+  law.stationary = failures.stationary;
   const estimate::LongJobEstimate e = estimate::long_job_estimate(t0, law, costs);
   auto flags = e.flags;
   if (checkpoint_growth && std::fabs(*checkpoint_growth) > 0.05) {

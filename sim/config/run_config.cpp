@@ -335,6 +335,12 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_
   if (auto detection = reader.find("detection")) f.detection = detection->as_seconds();
   if (auto max = reader.find("max_failures")) f.max_failures = static_cast<std::uint32_t>(max->as_int(0, UINT32_MAX));
   if (auto prediction = reader.find("prediction")) f.prediction = read_prediction(*prediction);
+  if (auto age = reader.find("age")) {
+    if (f.model != FailureModel::exponential && f.model != FailureModel::weibull) {
+      age->fail("is the nodes' age when the job starts: only with /failures/model exponential or weibull");
+    }
+    f.stationary = age->as_choice({"new", "stationary"}) == "stationary";
+  }
   if (auto first = reader.find("first_before")) {
     if (f.model != FailureModel::exponential && f.model != FailureModel::weibull) {
       first->fail("conditions failures drawn at random: only with /failures/model exponential or weibull");
@@ -344,6 +350,9 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_
                   "after this date could still change the run)");
     }
     f.first_before = first->as_positive_seconds();
+    if (f.stationary && f.model == FailureModel::weibull) {
+      first->fail("conditions nodes that are new at time 0: not with /failures/age \"stationary\" and Weibull failures");
+    }
   }
   reader.finish();
   return f;

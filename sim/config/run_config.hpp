@@ -97,6 +97,10 @@ struct FailureConfig {
   // before this date, seconds; > 0 when set. The rare-event estimator's stratum (docs/advise.md):
   // the run is weighted by that event's probability (FailureSchedule::condition_probability).
   double first_before = 0;
+  // Renewal models: every node new at time 0 (false), or the job starting at a random time of the
+  // nodes' lives (true, /failures/age "stationary"): each node's first failure from the renewal
+  // process's equilibrium law (the same as new for exponential failures).
+  bool stationary = false;
   std::optional<PredictionConfig> prediction;  // a failure predictor and proactive migration
 };
 

@@ -26,6 +26,21 @@ double cdf(const RenewalLaw& law, double t) {
 double expected_node_failures(const RenewalLaw& law, double t) {
   if (t <= 0) return 0;
   if (law.shape == 1 && law.downtime == 0) return t / law.mtbf;
+  // The first failure's law: the life's (a new node), or its equilibrium law (stationary):
+  // F_e(t) = integral of the survival from 0 to t, over the mean (trapezoids on the grid below).
+  const auto first_cdf_on = [&](int steps, double h) {
+    std::vector<double> f(steps + 1, 0.0);
+    if (!law.stationary || law.shape == 1) {
+      for (int i = 0; i <= steps; ++i) f[i] = cdf(law, i * h);
+      return f;
+    }
+    double area = 0;
+    for (int i = 1; i <= steps; ++i) {
+      area += 0.5 * h * ((1 - cdf(law, (i - 1) * h)) + (1 - cdf(law, i * h)));
+      f[i] = area / law.mtbf;
+    }
+    return f;
+  };
   // m(t) = F1(t) + integral over s of m_d(t - s) dF1(s): the first failure at s (life law F), then
   // renewals of period downtime + life. Solved on a grid: m_d(t) = G(t) + sum m_d(t - s) dG(s),
   // G(t) = F(t - downtime). 2000 steps: within 0.1% for the horizons of a job.
@@ -39,8 +54,9 @@ double expected_node_failures(const RenewalLaw& law, double t) {
     m[i] = sum;
   }
   // The first failure has no downtime before it.
-  double total = cdf(law, t);
-  for (int j = 1; j <= kSteps; ++j) total += m[kSteps - j] * (cdf(law, j * h) - cdf(law, (j - 1) * h));
+  const std::vector<double> first = first_cdf_on(kSteps, h);
+  double total = first[kSteps];
+  for (int j = 1; j <= kSteps; ++j) total += m[kSteps - j] * (first[j] - first[j - 1]);
   return total;
 }
 

@@ -28,6 +28,7 @@ struct RenewalLaw {
   double shape = 1;     // Weibull k (1: exponential)
   double downtime = 0;  // from a failure until the replacement starts
   std::uint32_t nodes = 1;
+  bool stationary = false;  // the job starts at a random time of the nodes' lives (/failures/age)
 };
 
 // The expected number of failures of one node in [0, t] (its renewal function).

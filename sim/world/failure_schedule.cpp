@@ -20,6 +20,8 @@ FailureSchedule::FailureSchedule(const config::FailureConfig& config, graphs::No
   if (config_.model == config::FailureModel::exponential || config_.model == config::FailureModel::weibull) {
     if (config_.first_before > 0 && machines > 0) {
       draw_conditioned_firsts(seed, machines);
+    } else if (config_.stationary && config_.model == config::FailureModel::weibull) {
+      for (graphs::NodeId n = 0; n < machines; ++n) first_.push_back(draw_stationary(n));
     } else {
       for (graphs::NodeId n = 0; n < machines; ++n) first_.push_back(draw(n));
     }
@@ -43,6 +45,29 @@ double FailureSchedule::draw(graphs::NodeId node) {
   const double e = -std::log(uniform(state_[node]));
   if (config_.model == config::FailureModel::weibull) return scale() * std::pow(e, 1.0 / config_.shape);
   return config_.mtbf * e;
+}
+
+double FailureSchedule::draw_stationary(graphs::NodeId node) {
+  // The equilibrium law of a renewal process (the time to the next failure seen from a random
+  // instant): the interval covering that instant is length-biased, density x f(x) / mean, and the
+  // instant uniform in it. For Weibull(scale, k), (L / scale)^k of the length-biased L is
+  // Gamma(1 + 1/k, 1) (Marsaglia and Tsang's method, normals by Box-Muller).
+  std::uint64_t& s = state_[node];
+  const double a = 1.0 + 1.0 / config_.shape;
+  const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  double g = 0;
+  for (;;) {
+    const double z = std::sqrt(-2.0 * std::log(uniform(s))) * std::cos(2.0 * 3.141592653589793 * uniform(s));
+    const double v = std::pow(1.0 + c * z, 3);
+    if (v <= 0) continue;
+    const double u = uniform(s);
+    if (std::log(u) < 0.5 * z * z + d - d * v + d * std::log(v)) {
+      g = d * v;
+      break;
+    }
+  }
+  const double length = scale() * std::pow(g, 1.0 / config_.shape);
+  return uniform(s) * length;
 }
 
 double FailureSchedule::condition_probability(const config::FailureConfig& config, std::uint32_t machines) {

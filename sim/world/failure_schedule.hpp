@@ -40,6 +40,7 @@ public:
 
 private:
   double draw(graphs::NodeId node);
+  double draw_stationary(graphs::NodeId node);  // /failures/age "stationary", Weibull
   // The Weibull scale (the exponential's: the MTBF) and shape of the time to a machine's failure.
   double scale() const;
   double shape() const { return config_.model == config::FailureModel::weibull ? config_.shape : 1.0; }

@@ -61,3 +61,13 @@ TEST_CASE("long job: the expected makespan solves M = T0 + c nodes m(M)", "[esti
   CHECK_FALSE(hopeless.converged);
   CHECK_THROWS(estimate::long_job_estimate(5.0, law, std::vector<double>{1.0}));
 }
+
+TEST_CASE("long job: stationary nodes fail at the long-run rate from the start", "[estimate][long-job]") {
+  // Equilibrium renewal without downtime: m(t) = t / mtbf exactly, whatever the shape.
+  const estimate::RenewalLaw law{100.0, 0.6, 0.0, 1, true};
+  CHECK(estimate::expected_node_failures(law, 30.0) == Approx(0.3).epsilon(0.01));
+  CHECK(estimate::expected_node_failures(law, 300.0) == Approx(3.0).epsilon(0.01));
+  // A new node of shape 0.6 fails more often early on.
+  const estimate::RenewalLaw fresh{100.0, 0.6, 0.0, 1, false};
+  CHECK(estimate::expected_node_failures(fresh, 30.0) > 0.4);
+}

@@ -154,3 +154,35 @@ TEST_CASE("rare events: the estimate's arithmetic", "[estimate]") {
   CHECK(estimate::probability_lower(a, same) == Approx(0.5));
   CHECK(estimate::probability_lower(a, higher) > 0.99);
 }
+
+TEST_CASE("failures: a stationary node's first failure follows the renewal's equilibrium law", "[estimate][failures]") {
+  // Equilibrium law of a renewal of mean mu: mean E[X^2] / (2 mu); for Weibull(scale, k),
+  // E[X^2] = scale^2 Gamma(1 + 2/k). A new node's first failure has mean mu.
+  const double mtbf = 100.0, k = 0.6, scale = mtbf / std::tgamma(1 + 1 / k);
+  auto c = model(config::FailureModel::weibull, mtbf, k);
+  c.stationary = true;
+  double sum = 0, below = 0;
+  const int seeds = 4000, machines = 10;
+  for (int s = 1; s <= seeds; ++s) {
+    for (double x : first_failures(c, machines, s)) {
+      sum += x;
+      below += x < 10.0;
+    }
+  }
+  const double n = double(seeds) * machines;
+  CHECK(sum / n == Approx(scale * scale * std::tgamma(1 + 2 / k) / (2 * mtbf)).epsilon(0.03));
+  // P(X_e < 10) = integral of the survival from 0 to 10 over the mean (Simpson on a fine grid).
+  double area = 0;
+  const int steps = 10000;
+  for (int i = 0; i < steps; ++i) {
+    const double a = 10.0 * i / steps, b = 10.0 * (i + 1) / steps, m = 0.5 * (a + b);
+    const auto survival = [&](double t) { return std::exp(-std::pow(t / scale, k)); };
+    area += (b - a) / 6 * (survival(a) + 4 * survival(m) + survival(b));
+  }
+  CHECK(below / n == Approx(area / mtbf).epsilon(0.03));
+  // Exponential: stationary is new (memoryless): the same draws.
+  auto e = model(config::FailureModel::exponential, mtbf);
+  auto es = e;
+  es.stationary = true;
+  CHECK(first_failures(e, 8, 3) == first_failures(es, 8, 3));
+}
