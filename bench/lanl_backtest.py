@@ -22,11 +22,10 @@ import argparse
 import datetime
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_harness import FTSIM, OK, ROOT, run_command  # noqa: E402
+from run_harness import FTSIM, OK, ROOT, add_estimate_bench_options, output_folders, run_command  # noqa: E402
 
 LOG = ROOT / "data" / "failure-logs" / "lanl-1996-2005.csv.xz"
 SYSTEM = 2
@@ -53,15 +52,9 @@ def main() -> int:
     parser.add_argument("--step", type=float, default=2.0, help="days between two test windows")
     parser.add_argument("--predict", type=int, default=300, help="runs drawn from the fitted law")
     parser.add_argument("-n", type=int, default=20, help="advise: simulations per candidate")
-    parser.add_argument("-j", "--jobs", type=int, default=2)
-    parser.add_argument("--seed-base", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=3600)
-    parser.add_argument("--out", type=Path, default=None)
+    add_estimate_bench_options(parser)
     args = parser.parse_args()
-    folder = args.out or Path(tempfile.mkdtemp(prefix="ftsim-backtest-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "runs").mkdir(exist_ok=True)
-    runs = Path(tempfile.mkdtemp(prefix="runs-", dir=folder / "runs"))
+    folder, runs = output_folders(args.out, "ftsim-backtest-")
     print(f"seed base {args.seed_base}; LANL system {SYSTEM}, {args.nodes} nodes; output {folder}")
     try:
         # 1. The training years' per-node law.

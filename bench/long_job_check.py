@@ -17,12 +17,11 @@ reported apart and makes the script exit 1. Seeds: --seed-base + 1 ... (printed)
 import argparse
 import json
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_harness import FTSIM, OK, run_command  # noqa: E402
+from run_harness import FTSIM, OK, add_estimate_bench_options, output_folders, run_command  # noqa: E402
 
 APPS = {
     # 200 sweeps, a checkpoint every 4: 50 periods.
@@ -63,15 +62,9 @@ def main() -> int:
     parser.add_argument("-n", type=int, default=100, help="runs with one failure (long-job)")
     parser.add_argument("--full", type=int, default=300, help="full simulations (brute force)")
     parser.add_argument("--failures", type=float, default=2.0, help="expected failures per job")
-    parser.add_argument("-j", "--jobs", type=int, default=2)
-    parser.add_argument("--seed-base", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=3600)
-    parser.add_argument("--out", type=Path, default=None)
+    add_estimate_bench_options(parser)
     args = parser.parse_args()
-    folder = args.out or Path(tempfile.mkdtemp(prefix="ftsim-long-job-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "runs").mkdir(exist_ok=True)
-    runs = Path(tempfile.mkdtemp(prefix="runs-", dir=folder / "runs"))
+    folder, runs = output_folders(args.out, "ftsim-long-job-")
     print(f"seed base {args.seed_base}; long-job {args.n} runs with one failure, full simulation {args.full} runs; output {folder}")
     print(f"{'case':24} {'T0':>9} {'failures':>8} {'long-job E[M] [90%]':>30} {'full simulation E[M] [90%]':>30} "
           f"{'diff':>7} {'<5%':>5} {'wall long/full':>15}")

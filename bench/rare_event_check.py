@@ -20,11 +20,10 @@ import argparse
 import json
 import math
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_harness import FTSIM, OK, ROOT, run_command  # noqa: E402
+from run_harness import FTSIM, OK, ROOT, add_estimate_bench_options, output_folders, run_command  # noqa: E402
 
 APPS = ["stencil-small", "cg-small", "cholesky-small"]
 PROTOCOLS = {
@@ -68,15 +67,9 @@ def main() -> int:
     parser.add_argument("--p", type=float, default=0.01, help="P(a failure before the failure-free end)")
     parser.add_argument("--apps", default=",".join(APPS))
     parser.add_argument("--protocols", default=",".join(PROTOCOLS))
-    parser.add_argument("-j", "--jobs", type=int, default=2)
-    parser.add_argument("--seed-base", type=int, default=0)
-    parser.add_argument("--timeout", type=float, default=3600)
-    parser.add_argument("--out", type=Path, default=None)
+    add_estimate_bench_options(parser)
     args = parser.parse_args()
-    folder = args.out or Path(tempfile.mkdtemp(prefix="ftsim-rare-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "runs").mkdir(exist_ok=True)
-    runs = Path(tempfile.mkdtemp(prefix="runs-", dir=folder / "runs"))  # a fresh one per call: a folder resumes
+    folder, runs = output_folders(args.out, "ftsim-rare-")
     print(f"seed base {args.seed_base}, {args.samples} samples per method, p = {args.p}, output {folder}")
     print(f"{'case':30} {'conditioned: failures [90%]':>34} {'brute force: failures [90%]':>34} {'overlap':>7} "
           f"{'z':>6} {'width ratio':>11}")

@@ -140,3 +140,23 @@ def checked(outcome: Outcome, what: str) -> dict:
     if outcome.kind != OK:
         raise SystemExit(f"{what}: {outcome.describe()}\n  command: {' '.join(outcome.command)}")
     return outcome.results
+
+
+def add_estimate_bench_options(parser: argparse.ArgumentParser, jobs: int = 2, timeout: float = 3600) -> None:
+    """The options every estimate bench shares: -j, --seed-base, --timeout (wall seconds per ftsim
+    process) and --out (the folder; a temporary one by default)."""
+    parser.add_argument("-j", "--jobs", type=int, default=jobs)
+    parser.add_argument("--seed-base", type=int, default=0)
+    parser.add_argument("--timeout", type=float, default=timeout)
+    parser.add_argument("--out", type=Path, default=None)
+
+
+def output_folders(out, prefix: str) -> tuple:
+    """(folder, runs): the bench's output folder (``out``, or a fresh temporary one) and a fresh
+    folder under its runs/ for this call's processes (a folder given again resumes its estimates;
+    the runs of two calls never mix)."""
+    import tempfile
+    folder = Path(out) if out else Path(tempfile.mkdtemp(prefix=prefix))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "runs").mkdir(exist_ok=True)
+    return folder, Path(tempfile.mkdtemp(prefix="runs-", dir=folder / "runs"))
