@@ -449,7 +449,9 @@ int Advisor::run() {
   for (std::size_t r = 0; r < order.size(); ++r) {
     const auto& a = advice[order[r]];
     const auto& c = a.candidates[a.best];
-    const bool none_taken = c.every >= iterations_;  // no cut is left: no checkpoint in the job
+    // No cut left: no checkpoint in the job (a period in seconds, uncoordinated's, still staggers
+    // its clusters' checkpoints inside the job: said as a period).
+    const bool none_taken = c.every >= iterations_ && a.protocol != "uncoordinated";
     table.add_row({std::to_string(r + 1), a.protocol,
                    none_taken ? std::string("never") : fmt::format("{} iterations", c.every),
                    none_taken ? std::string("-") : config::format_seconds(c.period),
