@@ -40,7 +40,7 @@ PROTOCOLS = {
 def config(app: str, protocol: str) -> dict:
     application, every = APPS[app]
     c = {"name": f"long-{app}-{protocol}", "application": application,
-         "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": 5, "storage": {"hosts": 1, "bandwidth": "2GB/s"}},
+         "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": 5, "storage": {"hosts": 1, "bandwidth": "50GB/s"}},
          "checkpoints": {"every": every, "buddy": "next"},
          "failures": {"model": "exponential", "mtbf": "1s", "downtime": "1ms"},
          "protocol": dict(PROTOCOLS[protocol])}
@@ -85,7 +85,7 @@ def main() -> int:
                     raise RuntimeError(outcome.describe())
                 none = json.loads((free / "results.json").read_text())["makespan"]
                 if protocol == "uncoordinated":
-                    c["protocol"]["period"] = none / 50
+                    c["protocol"]["period"] = none / 50  # 50 periods of work
                     path.write_text(json.dumps(c, indent=1))
                 # The MTBF: about --failures failures over the job (its failure-free makespan under the protocol).
                 outcome = run_command([FTSIM, "run", path, "-o", free, "--set", 'failures={"model": "none"}'], runs, "free",

@@ -181,6 +181,7 @@ Json Advisor::estimate(const Json& document, const std::filesystem::path& dir, c
   e.seed_base = options_.seed_base;
   e.quiet = true;
   e.reference_makespan = none_makespan_;
+  e.check = 4;  // long-job: the whole-job check, lighter than ftsim estimate's default
   e.long_job = method == "long-job";
   e.method = method == "long-job" ? "conditioned" : method;
   const int code = run_estimate(e);

@@ -245,7 +245,10 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
       throw config::ConfigError(options.config, "/protocol",
                                 "--long-job needs a periodic schedule: /checkpoints with every or count, or /protocol/period");
     }
-    short_iterations = std::int64_t(std::ceil(double(options.periods) * seconds / (t0 / double(iterations))));
+    // In the run's time (checkpoints included), and never fewer than two iterations a period: a
+    // short job of one iteration is all start and end.
+    short_iterations = std::max<std::int64_t>(std::int64_t(std::ceil(double(options.periods) * seconds / (t0 / double(iterations)))),
+                                              2 * std::int64_t(options.periods));
   }
   if (short_iterations * 2 > iterations) {
     throw config::ConfigError(options.config, "/application/iterations",
@@ -338,12 +341,69 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   law.downtime = failures.downtime;
   law.nodes = machines;
   law.stationary = failures.stationary;
+  // The check of stationarity that needs no assumption: a few runs of the whole job with one
+  // failure at a time uniform in its middle 60% and a node uniform; their mean cost against the
+  // short job's.
+  std::optional<estimate::MeanInterval> whole_cost;
+  if (options.check >= 2) {
+    Json checks = Json::array();
+    std::uint64_t check_stream = options.seed_base * 0xd1b54a32d192ed03ULL + 0x8cb92ba72f3d8dd7ULL;
+    const auto check_uniform = [&check_stream] { return double(config::splitmix64(check_stream) >> 11) * 0x1.0p-53; };
+    for (std::size_t i = 0; i < options.check; ++i) {
+      const double time = t0 * (0.2 + 0.6 * check_uniform());
+      const auto machine = std::min<std::uint32_t>(machines - 1, std::uint32_t(check_uniform() * machines));
+      Json f = {{"model", "list"}, {"events", {{{"time", time}, {"node", machine * cfg.platform.ranks_per_machine}}}}};
+      if (failures.downtime > 0) f["downtime"] = failures.downtime;
+      if (failures.detection > 0) f["detection"] = failures.detection;
+      checks.push_back(f);
+    }
+    Json whole = base;
+    whole["name"] = base.value("name", std::string("estimate")) + "-whole-job-check";
+    if (whole.contains("run") && whole["run"].is_object()) whole["run"].erase("reference");
+    whole["sweep"] = {{"zip", {{"/failures", checks}}}};
+    const std::filesystem::path check_file = dir / "whole-job-check.json";
+    {
+      std::ofstream out(check_file);
+      out << whole.dump(1) << "\n";
+    }
+    sweep::SweepOptions check_options;
+    check_options.config = check_file.string();
+    check_options.output_dir = (dir / "whole-job-check").string();
+    check_options.jobs = options.jobs;
+    check_options.quiet = true;
+    std::cerr << fmt::format("ftsim estimate: whole-job check ({} runs with one failure): {}\n", options.check, check_file.string());
+    run_sweep(check_options);
+    RunCounts check_counts;
+    std::vector<double> check_costs;
+    for (const auto& sample : samples_of(read_rows(dir / "whole-job-check"), check_counts)) {
+      if (sample.complete) check_costs.push_back(sample.makespan - t0);
+    }
+    counts.wrong += check_counts.wrong;
+    counts.errors += check_counts.errors;
+    for (const auto& p : check_counts.problems) counts.problems.push_back(p);
+    if (check_costs.size() >= 2) {
+      std::vector<estimate::Sample> as_samples;
+      for (double c : check_costs) as_samples.push_back({c + 1.0, true});
+      const auto m = estimate::brute_force_estimate(1.0, 0, as_samples).makespan;
+      whole_cost = estimate::MeanInterval{m.mean - 1.0, m.low - 1.0, m.high - 1.0, m.std_error};
+    }
+  }
   const estimate::LongJobEstimate e = estimate::long_job_estimate(t0, law, costs);
   auto flags = e.flags;
   if (checkpoint_growth && std::fabs(*checkpoint_growth) > 0.05) {
     flags.push_back(fmt::format("checkpoints are {:+.1f}% bytes after a failure than without: a failure's cost grows with the job "
                                 "left after it, which a short job does not see; the long-job estimate is then {}",
                                 100 * *checkpoint_growth, *checkpoint_growth > 0 ? "too low" : "too high"));
+  }
+  if (whole_cost) {
+    // Different beyond both sampling errors (3 standard errors of the difference) and by more than 20%.
+    const double difference = whole_cost->mean - e.cost_mean;
+    const double spread = std::sqrt(whole_cost->std_error * whole_cost->std_error + e.cost_std_error * e.cost_std_error);
+    if (std::fabs(difference) > 3 * spread && std::fabs(difference) > 0.2 * std::max(e.cost_mean, 1e-300)) {
+      flags.push_back(fmt::format("a failure costs {} in the whole job ({} runs) against {} in the short job: its cost depends on "
+                                  "where it strikes, and the long-job estimate is not to be trusted for the failures",
+                                  config::format_seconds(whole_cost->mean), options.check, config::format_seconds(e.cost_mean)));
+    }
   }
   if (counts.incomplete > 0) {
     flags.push_back(fmt::format("{} of {} runs with one failure did not complete: the job's loss is not estimated here",
@@ -361,6 +421,11 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
                  fmt::format("{} [{}, {}] over {} runs", config::format_seconds(e.cost_mean),
                              config::format_seconds(e.cost_mean - student_t95_of(costs.size()) * e.cost_std_error),
                              config::format_seconds(e.cost_mean + student_t95_of(costs.size()) * e.cost_std_error), costs.size())});
+  if (whole_cost) {
+    table.add_row({"cost of one failure in the whole job (check)",
+                   fmt::format("{} [{}, {}] over {} runs", config::format_seconds(whole_cost->mean), config::format_seconds(whole_cost->low),
+                               config::format_seconds(whole_cost->high), options.check)});
+  }
   table.add_row({"expected failures", fmt::format("{:.4g}", e.expected_failures)});
   table.add_row({"expected makespan [90%]", fmt::format("{} [{}, {}]", config::format_seconds(e.makespan), config::format_seconds(e.low),
                                                         config::format_seconds(e.high))});
@@ -382,6 +447,9 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
               {"reference_makespan", reference > 0 ? Json(reference) : Json()},
               {"short_job", {{"iterations", short_iterations}, {"makespan", short_makespan}, {"window", {window_start, window_end}}}},
               {"failure_cost", {{"mean", e.cost_mean}, {"std_error", e.cost_std_error}, {"samples", costs.size()}}},
+              {"whole_job_failure_cost", whole_cost ? Json{{"mean", whole_cost->mean}, {"std_error", whole_cost->std_error},
+                                                           {"samples", options.check}}
+                                                    : Json()},
               {"expected_failures", e.expected_failures},
               {"makespan", {{"mean", e.makespan}, {"low", e.low}, {"high", e.high}}},
               {"recovering_share", e.recovering_share},
@@ -556,6 +624,9 @@ Command add_estimate_command(CLI::App& app) {
   command->add_flag("--long-job", options->long_job,
                     "Estimate a long job from a short one: one failure at a random time and node of a few periods, N times, "
                     "combined with the failure process over the whole job (iterative applications, periodic protocols)");
+  command->add_option("--check", options->check,
+                      "--long-job: runs of the whole job with one failure whose mean cost is compared with the short job's "
+                      "(default 8; 0: none)");
   command->add_option("--periods", options->periods, "--long-job: periods of the short job (default 6, at least 5)")
       ->check(CLI::Range(5, 1000));
   command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);

@@ -19,6 +19,7 @@ struct EstimateOptions {
   std::vector<std::string> sets, cfgs;
   bool long_job = false;        // estimate from a few periods (long_job.hpp)
   std::size_t periods = 6;      // of the short job
+  std::size_t check = 8;        // --long-job: runs of the whole job with one failure, against the short job's cost (0: none)
   double reference_makespan = 0;  // none's failure-free makespan when the caller knows it (> 0): not simulated again
   bool quiet = false;           // no table on stdout (a caller prints its own); progress still on stderr
 };

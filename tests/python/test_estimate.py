@@ -134,3 +134,28 @@ def test_first_before_weights_the_run(ftsim, tmp_path):
     results = json.loads((tmp_path / "r" / "results.json").read_text())
     assert results["failure_condition"]["probability"] == pytest.approx(1 - math.exp(-4 * 0.001 / 2))
     assert results["failures"][0]["time"] < 0.001
+
+
+def test_long_job_estimate_with_its_whole_job_check(ftsim, tmp_path):
+    config = small_config(tmp_path, "1s")
+    document = json.loads(config.read_text())
+    document["application"]["iterations"] = 120
+    document["checkpoints"] = {"every": 4, "buddy": "next"}
+    config.write_text(json.dumps(document))
+    out = tmp_path / "long"
+    result = ftsim("estimate", config, "--long-job", "-n", "20", "--check", "4", "-j", "2", "-o", out, timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    e = json.loads((out / "estimate.json").read_text())
+    assert e["method"] == "long-job"
+    assert e["short_job"]["iterations"] == 24  # 6 periods of 4
+    assert e["failure_cost"]["samples"] == 20 and e["failure_cost"]["mean"] > 0
+    assert e["whole_job_failure_cost"]["samples"] == 4
+    assert e["makespan"]["low"] <= e["makespan"]["mean"] <= e["makespan"]["high"]
+    assert e["makespan"]["mean"] > e["failure_free_makespan"]
+    assert isinstance(e["flags"], list)
+    assert "cost of one failure in the whole job (check)" in result.stdout
+    lineage = dict(document, protocol={"type": "lineage"})
+    lineage.pop("checkpoints")
+    config.write_text(json.dumps(lineage))
+    refused = ftsim("estimate", config, "--long-job", "-o", tmp_path / "l")
+    assert refused.returncode == 2 and "/protocol/type" in refused.stderr
