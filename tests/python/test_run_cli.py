@@ -25,7 +25,7 @@ TOP_LEVEL = {
     "starpu", "log", "protocol_metrics", "protocol_metric_units", "failures", "checkpoints", "nodes", "oracle",
     "stall_report", "events",
     "ftsim_version", "backend", "network_model", "name", "config_file", "config", "seed", "protocol", "graph",
-    "reference", "wall", "mpi", "checkpoint_data",
+    "reference", "wall", "mpi", "checkpoint_data", "failure_condition",
 }
 STARPU = {
     "CP_DATA_NORMAL_COUNT", "CP_DATA_NORMAL_TOTAL_SIZE", "CP_DATA_CACHED_COUNT", "CP_DATA_CACHED_SIZE",
