@@ -64,10 +64,12 @@ std::vector<std::uint64_t> failure_free_seeds(const config::Config& cfg) {
 }
 
 // Writes `document` with a seeds axis as a sweep file and runs it (resuming if it ran before).
-std::vector<Json> run_points(Json document, const std::vector<std::uint64_t>& seeds, const std::filesystem::path& dir,
-                             const std::string& name, std::size_t jobs) {
+// Writes `document` with the sweep section `sweep` of `points` points to DIR/NAME.json and runs it
+// into DIR/NAME (resuming if it ran before); its rows.
+std::vector<Json> run_sweep_section(Json document, Json sweep, std::size_t points, const std::filesystem::path& dir,
+                                    const std::string& name, std::size_t jobs) {
   document["name"] = document.value("name", std::string("estimate")) + "-" + name;
-  document["sweep"] = {{"seeds", seeds}};
+  document["sweep"] = std::move(sweep);
   const std::filesystem::path file = dir / (name + ".json");
   {
     std::ofstream out(file);
@@ -79,18 +81,31 @@ std::vector<Json> run_points(Json document, const std::vector<std::uint64_t>& se
   options.output_dir = (dir / name).string();
   options.jobs = jobs;
   options.quiet = true;
-  std::cerr << fmt::format("ftsim estimate: {} ({} run{}): {}\n", name, seeds.size(), seeds.size() == 1 ? "" : "s", file.string());
+  std::cerr << fmt::format("ftsim estimate: {} ({} run{}): {}\n", name, points, points == 1 ? "" : "s", file.string());
   const int code = run_sweep(options);
   if (code != kExitOk) {
     // A point that failed has a row all the same (an unrecoverable run is a result); only an
     // interrupted sweep or one without rows stops here.
     const auto rows = read_rows(dir / name);
-    if (rows.size() < seeds.size()) {
+    if (rows.size() < points) {
       throw config::ConfigError(file.string(), "", "the sweep stopped before every run had a row: run the same command again to resume");
     }
     return rows;
   }
   return read_rows(dir / name);
+}
+
+std::vector<Json> run_points(const Json& document, const std::vector<std::uint64_t>& seeds, const std::filesystem::path& dir,
+                             const std::string& name, std::size_t jobs) {
+  return run_sweep_section(document, {{"seeds", seeds}}, seeds.size(), dir, name, jobs);
+}
+
+// /failures as one failure of `machine` at `time`, with the config's downtime and detection.
+Json one_failure(const config::Config& cfg, double time, std::uint32_t machine) {
+  Json f = {{"model", "list"}, {"events", {{{"time", time}, {"node", machine * cfg.platform.ranks_per_machine}}}}};
+  if (cfg.failures.downtime > 0) f["downtime"] = cfg.failures.downtime;
+  if (cfg.failures.detection > 0) f["detection"] = cfg.failures.detection;
+  return f;
 }
 
 // How the runs of a sample ended, counted apart: an incomplete run is a result (its probability is
@@ -285,28 +300,12 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   for (std::size_t i = 0; i < options.samples; ++i) {
     const double time = window_start + uniform() * (window_end - window_start);
     const auto machine = std::min<std::uint32_t>(machines - 1, std::uint32_t(uniform() * machines));
-    Json f = {{"model", "list"}, {"events", {{{"time", time}, {"node", machine * cfg.platform.ranks_per_machine}}}}};
-    if (failures.downtime > 0) f["downtime"] = failures.downtime;
-    if (failures.detection > 0) f["detection"] = failures.detection;
-    failure_list.push_back(f);
+    failure_list.push_back(one_failure(cfg, time, machine));
   }
-  Json one_failure = short_job;
-  one_failure["name"] = base.value("name", std::string("estimate")) + "-one-failure";
-  one_failure["sweep"] = {{"zip", {{"/failures", failure_list}}}};
-  const std::filesystem::path file = dir / "one-failure.json";
-  {
-    std::ofstream out(file);
-    out << one_failure.dump(1) << "\n";
-  }
-  sweep::SweepOptions sweep_options;
-  sweep_options.config = file.string();
-  sweep_options.output_dir = (dir / "one-failure").string();
-  sweep_options.jobs = options.jobs;
-  sweep_options.quiet = true;
-  std::cerr << fmt::format("ftsim estimate: one-failure ({} runs, seed base {}): {}\n", options.samples, options.seed_base, file.string());
-  run_sweep(sweep_options);
+  std::cerr << fmt::format("ftsim estimate: seed base {} for the failures of the short job\n", options.seed_base);
+  const auto one_failure_rows =
+      run_sweep_section(short_job, {{"zip", {{"/failures", failure_list}}}}, options.samples, dir, "one-failure", options.jobs);
   RunCounts counts;
-  const auto one_failure_rows = read_rows(dir / "one-failure");
   const auto samples = samples_of(one_failure_rows, counts);
   // Stationarity: a failure must leave the checkpoints as they were. Bytes per checkpoint of the
   // runs with a failure against the failure-free short job's (the runs have about half their
@@ -334,7 +333,7 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   for (const auto& s : samples) {
     if (s.complete) costs.push_back(s.makespan - short_makespan);
   }
-  if (costs.size() < 2) throw config::ConfigError(file.string(), "", "fewer than 2 runs with a failure completed");
+  if (costs.size() < 2) throw config::ConfigError((dir / "one-failure.json").string(), "", "fewer than 2 runs with a failure completed");
   estimate::RenewalLaw law;
   law.mtbf = failures.mtbf;
   law.shape = failures.model == config::FailureModel::weibull ? failures.shape : 1.0;
@@ -352,30 +351,15 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
     for (std::size_t i = 0; i < options.check; ++i) {
       const double time = t0 * (0.2 + 0.6 * check_uniform());
       const auto machine = std::min<std::uint32_t>(machines - 1, std::uint32_t(check_uniform() * machines));
-      Json f = {{"model", "list"}, {"events", {{{"time", time}, {"node", machine * cfg.platform.ranks_per_machine}}}}};
-      if (failures.downtime > 0) f["downtime"] = failures.downtime;
-      if (failures.detection > 0) f["detection"] = failures.detection;
-      checks.push_back(f);
+      checks.push_back(one_failure(cfg, time, machine));
     }
     Json whole = base;
-    whole["name"] = base.value("name", std::string("estimate")) + "-whole-job-check";
     if (whole.contains("run") && whole["run"].is_object()) whole["run"].erase("reference");
-    whole["sweep"] = {{"zip", {{"/failures", checks}}}};
-    const std::filesystem::path check_file = dir / "whole-job-check.json";
-    {
-      std::ofstream out(check_file);
-      out << whole.dump(1) << "\n";
-    }
-    sweep::SweepOptions check_options;
-    check_options.config = check_file.string();
-    check_options.output_dir = (dir / "whole-job-check").string();
-    check_options.jobs = options.jobs;
-    check_options.quiet = true;
-    std::cerr << fmt::format("ftsim estimate: whole-job check ({} runs with one failure): {}\n", options.check, check_file.string());
-    run_sweep(check_options);
+    const auto check_rows =
+        run_sweep_section(whole, {{"zip", {{"/failures", checks}}}}, options.check, dir, "whole-job-check", options.jobs);
     RunCounts check_counts;
     std::vector<double> check_costs;
-    for (const auto& sample : samples_of(read_rows(dir / "whole-job-check"), check_counts)) {
+    for (const auto& sample : samples_of(check_rows, check_counts)) {
       if (sample.complete) check_costs.push_back(sample.makespan - t0);
     }
     counts.wrong += check_counts.wrong;
