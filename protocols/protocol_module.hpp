@@ -55,6 +55,10 @@ struct ProtocolModule {
   // accepted and ignored, and `ftsim validate`, the summary and results.json say so); null: the
   // protocol reduces what it saves with protocols/checkpoint_content.hpp.
   const char* no_checkpoint_data;
+  // Whether a failure rolls every node back to the last committed checkpoint, whatever it struck
+  // (global): the run then starts each checkpoint period afresh, which `ftsim estimate --long-job`
+  // uses under exponential failures (sim/estimate/long_job.hpp, regenerative_estimate).
+  bool rolls_back_to_commit = false;
 };
 
 // The `check` of a protocol without options: its block has nothing but "type".

@@ -39,6 +39,7 @@ extern const ProtocolModule global_module = {
     nullptr,
     nullptr,
     nullptr,
+    true,
 };
 
 }  // namespace ftsim::protocols

@@ -110,4 +110,52 @@ LongJobEstimate long_job_estimate(double failure_free_makespan, const RenewalLaw
   return e;
 }
 
+LongJobEstimate regenerative_estimate(double failure_free_makespan, const RenewalLaw& law, std::span<const PeriodFailure> samples) {
+  if (!(failure_free_makespan > 0)) throw std::invalid_argument("regenerative_estimate: T0 must be > 0");
+  if (samples.size() < 2) throw std::invalid_argument("regenerative_estimate: at least 2 failures are needed");
+  if (law.shape != 1 || !(law.mtbf > 0)) throw std::invalid_argument("regenerative_estimate: exponential failures only");
+  LongJobEstimate e;
+  e.failure_free_makespan = failure_free_makespan;
+  e.cost_samples = samples.size();
+  const double rate = double(law.nodes) / law.mtbf;
+  std::vector<double> costs, terms, restarts;
+  std::size_t short_losses = 0;
+  for (const PeriodFailure& f : samples) {
+    costs.push_back(f.cost);
+    restarts.push_back(f.cost - f.since_commit);
+    // A restart shorter than nothing: the failure lost less than the time since the commit (not a
+    // rollback to it); counted and flagged, its restart taken as 0.
+    const double restart = f.cost - f.since_commit;
+    if (restart < -1e-9 * std::max(1.0, f.period)) ++short_losses;
+    const double restart_expected = std::expm1(rate * std::max(0.0, restart)) / rate;
+    terms.push_back(std::exp(rate * (f.period - f.since_commit)) * (f.since_commit + restart_expected));
+  }
+  const auto mean_and_error = [](const std::vector<double>& x) {
+    double sum = 0;
+    for (double v : x) sum += v;
+    const double mean = sum / double(x.size());
+    double squares = 0;
+    for (double v : x) squares += (v - mean) * (v - mean);
+    return std::pair{mean, std::sqrt(squares / double(x.size() - 1) / double(x.size()))};
+  };
+  std::tie(e.cost_mean, e.cost_std_error) = mean_and_error(costs);
+  std::tie(e.restart_mean, e.restart_std_error) = mean_and_error(restarts);
+  // A failure uniform in the window falls in each period in proportion to its length, so the mean
+  // of the terms is the job's sum over periods of P_j E_j[...] divided by the periods' total.
+  const auto [term_mean, term_error] = mean_and_error(terms);
+  const double factor = rate;
+  e.makespan = failure_free_makespan * (1 + factor * term_mean);
+  const double half = student_t95(samples.size() - 1) * term_error;
+  e.low = failure_free_makespan * (1 + factor * std::max(0.0, term_mean - half));
+  e.high = failure_free_makespan * (1 + factor * (term_mean + half));
+  e.expected_failures = rate * e.makespan;
+  e.recovering_share = double(law.nodes) * e.cost_mean / (law.mtbf + law.downtime);
+  if (short_losses > 0) {
+    e.flags.push_back(fmt::format("{} of {} failures cost less than the time since the last commit: the protocol does not roll "
+                                  "back to it there, and the regenerative model does not hold",
+                                  short_losses, samples.size()));
+  }
+  return e;
+}
+
 }  // namespace ftsim::estimate
