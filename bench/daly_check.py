@@ -86,7 +86,7 @@ def advise_check(args, folder: Path, runs: Path) -> int:
         protocol = advice["protocols"][0]
         every = protocol["recommended"]
         chosen = next(c for c in protocol["candidates"] if c["every"] == every)
-        e = json.loads((out / "global" / f"every-{every}" / "estimate.json").read_text())
+        e = json.loads((out / "global" / f"every-{every}" / "estimate" / "estimate.json").read_text())
         none_makespan = e["reference_makespan"]
         checkpoint = (e["failure_free_makespan"] - none_makespan) / e["failure_free_checkpoints"]
         if not e.get("restart"):

@@ -76,6 +76,9 @@ struct ProtocolAdvice {
   std::vector<Candidate> candidates;
   std::optional<double> fitted_period;
   std::size_t best = 0;
+  // The search's state: the protocol's block, the candidates tried (checkpoint every K iterations).
+  Json block;
+  std::set<std::int64_t> tried;
 };
 
 // A candidate whose estimate could not be trusted: the protocol is reported with the reason.
@@ -151,8 +154,19 @@ private:
   Json estimate(const Json& document, const std::filesystem::path& dir, const std::string& method);
   void failure_model(Json& base, const config::Config& cfg);
   Candidate evaluate(const std::string& protocol, const Json& block, std::int64_t every);
-  void advise(ProtocolAdvice& advice);
-  void advise_protocol(ProtocolAdvice& advice);
+  // The search, in rounds over the protocols so that a budget shortens every protocol's search
+  // rather than leaving the last ones out: each step runs under `guarded` (a candidate that fails
+  // reports its protocol with the reason).
+  void search(std::vector<ProtocolAdvice>& advice);
+  void probe(ProtocolAdvice& advice);
+  void try_factor(ProtocolAdvice& advice, double factor);
+  void refine(ProtocolAdvice& advice);
+  template <class Step>
+  void guarded(ProtocolAdvice& advice, Step step);
+  std::int64_t clamp_every(double every) const {
+    // Up to the whole job: a checkpoint every `iterations` iterations is no checkpoint at all.
+    return std::clamp<std::int64_t>(std::llround(every), 1, std::max<std::int64_t>(1, iterations_));
+  }
 
   const AdviseOptions& options_;
   std::chrono::steady_clock::time_point start_;
@@ -284,18 +298,57 @@ Candidate Advisor::evaluate(const std::string& protocol, const Json& block, std:
   return c;
 }
 
-void Advisor::advise(ProtocolAdvice& advice) {
+template <class Step>
+void Advisor::guarded(ProtocolAdvice& advice, Step step) {
+  if (!advice.skipped.empty()) return;
   try {
-    advise_protocol(advice);
+    step();
   } catch (const CandidateFailed& e) {
     advice.skipped = e.what();
     advice.candidates.clear();
   }
 }
 
-void Advisor::advise_protocol(ProtocolAdvice& advice) {
-  const Json block = protocol_block(advice.protocol, storage_, machines_, advice.skipped);
+void Advisor::search(std::vector<ProtocolAdvice>& advice) {
+  // Round 1: every protocol's checkpoint cost and its candidate at Daly's period. The budget
+  // bounds the wall time: no simulation starts after it, and a protocol not reached says so.
+  for (ProtocolAdvice& a : advice) {
+    if (!within_budget()) {
+      if (a.skipped.empty()) {
+        a.skipped = fmt::format("the budget of {:.3g} s ran out before it (--budget)", options_.budget);
+      }
+      continue;
+    }
+    guarded(a, [&] { probe(a); });
+    if (within_budget()) guarded(a, [&] { try_factor(a, 1.0); });
+  }
+  // Rounds 2-5: the other periods around Daly's, one per protocol in turn.
+  for (const double factor : {0.5, 2.0, 0.7, 1.4}) {
+    for (ProtocolAdvice& a : advice) {
+      if (within_budget()) guarded(a, [&] { try_factor(a, factor); });
+    }
+  }
+  // Round 6: each protocol's fitted minimum.
+  for (ProtocolAdvice& a : advice) {
+    if (within_budget()) guarded(a, [&] { refine(a); });
+  }
+  for (ProtocolAdvice& a : advice) {
+    if (!a.skipped.empty()) continue;
+    if (a.candidates.empty()) {
+      a.skipped = fmt::format("the budget of {:.3g} s ran out before its first candidate (--budget)", options_.budget);
+      continue;
+    }
+    a.best = 0;
+    for (std::size_t i = 1; i < a.candidates.size(); ++i) {
+      if (a.candidates[i].overhead.mean < a.candidates[a.best].overhead.mean) a.best = i;
+    }
+  }
+}
+
+void Advisor::probe(ProtocolAdvice& advice) {
+  advice.block = protocol_block(advice.protocol, storage_, machines_, advice.skipped);
   if (!advice.skipped.empty()) return;
+  const Json& block = advice.block;
   // The checkpoint cost without failures, at a checkpoint every tenth of the job.
   const std::int64_t probe = std::max<std::int64_t>(1, iterations_ / 10);
   Json document = base_;
@@ -308,10 +361,6 @@ void Advisor::advise_protocol(ProtocolAdvice& advice) {
   }
   const std::filesystem::path probe_dir = dir_ / advice.protocol / "probe";
   std::filesystem::create_directories(probe_dir);
-  {
-    std::ofstream out(probe_dir / "config.json");
-    out << document.dump(1) << "\n";
-  }
   sweep::SweepOptions sweep_options;
   sweep_options.config = (probe_dir / "config.json").string();
   sweep_options.output_dir = (probe_dir / "run").string();
@@ -342,32 +391,23 @@ void Advisor::advise_protocol(ProtocolAdvice& advice) {
                                none_makespan_ -
                            1;
   }
-  const auto clamp = [&](double every) {
-    // Up to the whole job: a checkpoint every `iterations` iterations is no checkpoint at all.
-    return std::clamp<std::int64_t>(std::llround(every), 1, std::max<std::int64_t>(1, iterations_));
-  };
-  const double daly_every = advice.daly_period / iteration_seconds_;
-  std::set<std::int64_t> tried;
-  for (const double f : {1.0, 0.5, 2.0, 0.7, 1.4}) {
-    const std::int64_t every = clamp(daly_every * f);
-    if (!tried.insert(every).second) continue;
-    if (!within_budget() && !advice.candidates.empty()) break;
-    advice.candidates.push_back(evaluate(advice.protocol, block, every));
-  }
-  // Refine: the fitted curve's minimum, if it is a period not tried yet.
+}
+
+void Advisor::try_factor(ProtocolAdvice& advice, double factor) {
+  const std::int64_t every = clamp_every(advice.daly_period / iteration_seconds_ * factor);
+  if (!advice.tried.insert(every).second) return;
+  advice.candidates.push_back(evaluate(advice.protocol, advice.block, every));
+}
+
+void Advisor::refine(ProtocolAdvice& advice) {
+  // The fitted curve's minimum, if it is a period not tried yet.
   advice.fitted_period = fitted_minimum(advice.candidates);
-  if (advice.fitted_period && within_budget()) {
-    const std::int64_t every = clamp(*advice.fitted_period / iteration_seconds_);
-    if (tried.insert(every).second) {
-      std::cerr << fmt::format("ftsim advise: {}: refining at the fitted minimum, every {} iterations\n", advice.protocol, every);
-      advice.candidates.push_back(evaluate(advice.protocol, block, every));
-      advice.candidates.back().fitted = true;
-    }
-  }
-  advice.best = 0;
-  for (std::size_t i = 1; i < advice.candidates.size(); ++i) {
-    if (advice.candidates[i].overhead.mean < advice.candidates[advice.best].overhead.mean) advice.best = i;
-  }
+  if (!advice.fitted_period) return;
+  const std::int64_t every = clamp_every(*advice.fitted_period / iteration_seconds_);
+  if (!advice.tried.insert(every).second) return;
+  std::cerr << fmt::format("ftsim advise: {}: refining at the fitted minimum, every {} iterations\n", advice.protocol, every);
+  advice.candidates.push_back(evaluate(advice.protocol, advice.block, every));
+  advice.candidates.back().fitted = true;
 }
 
 Json interval_json(const estimate::MeanInterval& m) {
@@ -424,9 +464,9 @@ int Advisor::run() {
   while (std::getline(list, item, ',')) {
     ProtocolAdvice a;
     a.protocol = item;
-    advise(a);
     advice.push_back(std::move(a));
   }
+  search(advice);
 
   // The ranking: each protocol at its best period.
   std::vector<std::size_t> order;
@@ -515,7 +555,7 @@ Command add_advise_command(CLI::App& app) {
   command->add_option("--format", options->format, "The log's format: lanl (default) or fta")->check(CLI::IsMember({"lanl", "fta"}));
   command->add_option("--system", options->system, "The log's system");
   command->add_option("--protocols", options->protocols, "Protocols to try (default global,buddy,cck,uncoordinated)");
-  command->add_option("--budget", options->budget, "Wall seconds after which no new candidate starts (default 600)")
+  command->add_option("--budget", options->budget, "Wall seconds after which no new simulation starts (default 600); the search goes round the protocols, so a budget shortens each one's")
       ->check(CLI::PositiveNumber);
   command->add_option("-n,--samples", options->samples, "Simulations per candidate (default 40)")->check(CLI::Range(2, 1000000));
   command->add_option("-j,--jobs", options->jobs, "Simulations at once (default 1)")->check(CLI::PositiveNumber);

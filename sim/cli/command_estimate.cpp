@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -192,6 +193,51 @@ std::pair<Json, Json> failure_free_point(const Json& document, std::uint64_t see
   return {row, in ? Json::parse(in) : Json()};
 }
 
+// Where a failure-free run's per-process checkpoints are saturated: saves that outlast the period
+// (each process then skips checkpoint times, the processes drift apart, and a failure leaves the
+// rest of the job slower: its cost grows with the job left after it, which a short job does not
+// see), or processes that take different numbers of checkpoints. Empty when none is.
+std::vector<std::string> saturation_flags(const Json& results, double period) {
+  std::vector<std::string> flags;
+  if (!results.is_object() || !results.contains("checkpoints") || !results["checkpoints"].is_array()) return flags;
+  std::map<std::int64_t, std::vector<std::pair<double, double>>> by_process;  // (started, committed)
+  for (const Json& c : results["checkpoints"]) {
+    if (!c.contains("process") || !c["process"].is_number_integer() || !c["started"].is_number() || !c["committed"].is_number()) continue;
+    by_process[c["process"].get<std::int64_t>()].push_back({c["started"].get<double>(), c["committed"].get<double>()});
+  }
+  if (by_process.size() < 2) return flags;
+  std::size_t fewest = SIZE_MAX, most = 0;
+  double save_seconds = 0, gap_seconds = 0;
+  std::size_t saves = 0, gaps = 0;
+  for (auto& [process, list] : by_process) {
+    std::sort(list.begin(), list.end());
+    fewest = std::min(fewest, list.size());
+    most = std::max(most, list.size());
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      save_seconds += list[i].second - list[i].first;
+      ++saves;
+      if (i > 0) {
+        gap_seconds += list[i].first - list[i - 1].first;
+        ++gaps;
+      }
+    }
+  }
+  // The period asked for (/protocol/period), else the one seen between a process's checkpoints.
+  const double between = period > 0 ? period : gaps > 0 ? gap_seconds / double(gaps) : 0;
+  if (between > 0 && saves > 0 && save_seconds / double(saves) > between) {
+    flags.push_back(fmt::format("a process's checkpoint lasts {} on average, longer than its period of {}: the schedule is saturated, "
+                                "a failure slows the rest of the job, and the short job does not see it (the long-job estimate "
+                                "is then too low)",
+                                config::format_seconds(save_seconds / double(saves)), config::format_seconds(between)));
+  }
+  if (fewest > 0 && double(most) > 1.05 * double(fewest)) {
+    flags.push_back(fmt::format("the processes take {} to {} checkpoints in the failure-free job: some skip checkpoint times, their "
+                                "checkpoints drift apart and their logs grow with the job's age, which a short job does not see",
+                                fewest, most));
+  }
+  return flags;
+}
+
 // --long-job: the job's failure-free run, then one failure at a random time and node of a
 // steady-state stretch of a short job of `periods` periods, many times; combined with the failure
 // process over the whole job (long_job.hpp).
@@ -244,6 +290,15 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
                                                                             : 0;
   if (free_rows.size() > 1 && free_rows[1]["makespan"].get<double>() != t0) {
     throw config::ConfigError(options.config, "", "the failure-free makespan depends on the seed: the estimate needs one");
+  }
+  std::vector<std::string> schedule_flags;
+  {
+    std::ifstream in(dir / "failure-free" / "points" / free_rows[0].value("id", std::string()) / "results.json");
+    const Json& period = protocol.value("period", Json());
+    const double seconds = period.is_number() ? period.get<double>()
+                           : period.is_string() ? config::parse_duration_seconds(period.get<std::string>()).value_or(0)
+                                                : 0;
+    if (in) schedule_flags = saturation_flags(Json::parse(in), seconds);
   }
   // 2. The short job: `periods` periods.
   std::int64_t short_iterations = 0;
@@ -412,6 +467,7 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   const estimate::LongJobEstimate e =
       regenerative ? estimate::regenerative_estimate(t0, law, placed) : estimate::long_job_estimate(t0, law, costs);
   auto flags = e.flags;
+  flags.insert(flags.end(), schedule_flags.begin(), schedule_flags.end());
   if (checkpoint_growth && std::fabs(*checkpoint_growth) > 0.05) {
     flags.push_back(fmt::format("checkpoints are {:+.1f}% bytes after a failure than without: a failure's cost grows with the job "
                                 "left after it, which a short job does not see; the long-job estimate is then {}",

@@ -74,3 +74,18 @@ def test_python_advise_estimate_fit_and_plot(source_dir, tmp_path):
     assert (fits["shape"] < 1).all()
     with pytest.raises(ftsim.ConfigError):
         ftsim.estimate(dict(CONFIG, failures={"model": "none"}), samples=4)
+
+
+def test_advise_budget_starts_no_simulation_after_it(ftsim, tmp_path):
+    # A budget spent before the first protocol: no protocol is estimated, each says why, and the
+    # advice still lists them (the search goes round the protocols, docs/advise.md).
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(CONFIG))
+    result = ftsim("advise", path, "--mtbf", "0.2s", "--protocols", "global,buddy", "-n", "4", "--budget", "1e-6",
+                   "-o", tmp_path / "adv", timeout=300)
+    advice = json.loads((tmp_path / "adv" / "advice.json").read_text())
+    assert advice["ranking"] == []
+    for p in advice["protocols"]:
+        assert "budget" in p["skipped"] and "--budget" in p["skipped"], p
+    assert "global: not tried: the budget" in result.stdout
+    assert not (tmp_path / "adv" / "global").exists()

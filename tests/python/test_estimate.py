@@ -154,8 +154,31 @@ def test_long_job_estimate_with_its_whole_job_check(ftsim, tmp_path):
     assert e["makespan"]["mean"] > e["failure_free_makespan"]
     assert isinstance(e["flags"], list)
     assert "cost of one failure in the whole job (check)" in result.stdout
+    # global rolls every node back to its last commit: the regenerative estimate, its restart measured.
+    assert e["model"] == "regenerative" and "regenerative" in result.stdout
+    assert e["restart"]["mean"] > 0 and e["failure_free_checkpoints"] >= 1
     lineage = dict(document, protocol={"type": "lineage"})
     lineage.pop("checkpoints")
     config.write_text(json.dumps(lineage))
     refused = ftsim("estimate", config, "--long-job", "-o", tmp_path / "l")
     assert refused.returncode == 2 and "/protocol/type" in refused.stderr
+
+
+def test_long_job_flags_a_saturated_uncoordinated_schedule(ftsim, tmp_path):
+    # Checkpoints of 2 ms every 0.8 ms: each process skips checkpoint times and a failure slows the
+    # rest of the job (docs/advise.md#long-jobs): flagged, and the renewal estimate (not a rollback).
+    config = {"name": "saturated", "application": {"type": "cg", "grid": 256, "blocks": 8, "iterations": 150},
+              "platform": {"nodes": 4, "cores_per_node": 2, "core_gflops": 5,
+                           "storage": {"hosts": 1, "bandwidth": "50GB/s"}},
+              "failures": {"model": "exponential", "mtbf": "2s", "downtime": "1ms"},
+              "protocol": {"type": "uncoordinated", "logging": "send-deterministic", "schedule": "clusters",
+                           "clusters": 2, "period": 0.000821}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    out = tmp_path / "long"
+    result = ftsim("estimate", path, "--long-job", "-n", "4", "--check", "0", "-j", "2", "-o", out, timeout=900)
+    assert result.returncode == 0, result.stderr[-2000:]
+    e = json.loads((out / "estimate.json").read_text())
+    assert e["model"] == "renewal" and e["restart"] is None
+    assert any("saturated" in f for f in e["flags"]), e["flags"]
+    assert "warning: a process's checkpoint lasts" in result.stdout
