@@ -34,6 +34,10 @@ PROTOCOLS = {
     "buddy": {"type": "buddy"},
     "cck": {"type": "cck", "at": "cuts"},
     "uncoordinated": {"type": "uncoordinated", "logging": "send-deterministic", "schedule": "clusters", "clusters": 2},
+    # The same on links 10x faster: a save (0.3 ms) shorter than the period, where the saturated
+    # schedule of the default links (saves of 2-12 ms every 0.8-2 ms) is flagged by the estimate.
+    "uncoordinated-unsaturated": {"type": "uncoordinated", "logging": "send-deterministic", "schedule": "clusters",
+                                  "clusters": 2},
 }
 
 
@@ -44,6 +48,8 @@ def config(app: str, protocol: str) -> dict:
          "checkpoints": {"every": every, "buddy": "next"},
          "failures": {"model": "exponential", "mtbf": "1s", "downtime": "1ms"},
          "protocol": dict(PROTOCOLS[protocol])}
+    if protocol.endswith("-unsaturated"):
+        c["platform"]["network"] = {"bandwidth": "1000Gbps"}
     return c
 
 
@@ -75,7 +81,7 @@ def main() -> int:
             try:
                 c = config(app, protocol)
                 path = folder / f"{app}-{protocol}.json"
-                if protocol == "uncoordinated":
+                if protocol.startswith("uncoordinated"):
                     c["protocol"]["period"] = 1.0  # replaced below by a 50th of the failure-free run
                 path.write_text(json.dumps(c, indent=1))
                 free = folder / f"{app}-{protocol}-free"
@@ -84,7 +90,7 @@ def main() -> int:
                 if outcome.kind != OK:
                     raise RuntimeError(outcome.describe())
                 none = json.loads((free / "results.json").read_text())["makespan"]
-                if protocol == "uncoordinated":
+                if protocol.startswith("uncoordinated"):
                     c["protocol"]["period"] = none / 50  # 50 periods of work
                     path.write_text(json.dumps(c, indent=1))
                 # The MTBF: about --failures failures over the job (its failure-free makespan under the protocol).
