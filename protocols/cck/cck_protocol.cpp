@@ -8,10 +8,8 @@
 
 namespace ftsim::protocols::cck {
 
-CckProtocol::CckProtocol(std::shared_ptr<const CckOptions> options, std::shared_ptr<RoundMemo> memo, NodeId node,
-                         bool coordinator_process)
+CckProtocol::CckProtocol(std::shared_ptr<const CckOptions> options, NodeId node, bool coordinator_process)
     : options_(std::move(options)),
-      memo_(std::move(memo)),
       self_(node),
       node_(!coordinator_process),
       coordinates_(options_->coordinator_node ? !coordinator_process && node == *options_->coordinator_node

@@ -35,7 +35,6 @@
 #include "protocols/cck/cck_node_set.hpp"
 #include "protocols/cck/cck_options.hpp"
 #include "protocols/cck/cck_planning.hpp"
-#include "protocols/cck/cck_round_memo.hpp"
 #include "protocols/node_incarnations.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
@@ -48,9 +47,7 @@ using core::ProtocolContext;
 
 class CckProtocol final : public core::Protocol {
 public:
-  // `memo`: the run's cache of C_total per gathered input (cck_round_memo.hpp), shared by its nodes.
-  CckProtocol(std::shared_ptr<const CckOptions> options, std::shared_ptr<RoundMemo> memo, NodeId node,
-              bool coordinator_process);
+  CckProtocol(std::shared_ptr<const CckOptions> options, NodeId node, bool coordinator_process);
 
   void on_start(ProtocolContext& ctx) override;
   void on_task_completed(ProtocolContext& ctx, TaskId task, bool first_execution) override;
@@ -128,7 +125,6 @@ private:
   void learn_incarnation(NodeId node, std::uint32_t incarnation);
 
   std::shared_ptr<const CckOptions> options_;
-  std::shared_ptr<RoundMemo> memo_;
   NodeId self_;
   NodeIncarnations incarnations_{core::kAnyIncarnation};
   bool node_;         // this process is a node (the dedicated coordinator process is not)

@@ -156,10 +156,10 @@ void CckProtocol::pump_gather(ProtocolContext& ctx) {
     to_node(ctx, out->to, kGather, gather);
   }
   if (!restart_.active || round_ != round || !restart_.gather || !restart_.gather->complete() || restart_.gathered) return;
-  // Steps 4-5 from the N blocks it received (the same function of the same blocks on every node:
-  // computed once per distinct input, cck_round_memo.hpp). The blocks are then no longer needed.
+  // Steps 4-5 from the N blocks it received (each node computes them from its own blocks). The
+  // blocks are then no longer needed.
   const PlanningContext planning{ctx.graph(), ctx.index(), options_->transfers, options_->keep_in_memory};
-  restart_.gathered = memo_->get(planning, restart_.gather->blocks());
+  restart_.gathered = std::make_shared<const GatheredRound>(gathered_round(planning, restart_.gather->blocks()));
   restart_.gather.reset();
   finish_restart(ctx);
 }
