@@ -1,106 +1,45 @@
 // CCK, the checkpoint on an application node (Besseron 2006 §3.4.2, Fig. 4): stop, flush the
 // channels with V by PING/PONG, save to the checkpoint server and locally, CONT, resume, ACK.
+#include "protocols/cck/cck_checkpoint.hpp"
+
+#include <stdexcept>
+
 #include "protocols/cck/cck_metrics.hpp"
-#include "protocols/cck/cck_protocol.hpp"
+#include "protocols/cck/cck_neighbours.hpp"
 
 namespace ftsim::protocols::cck {
 
-void CckProtocol::on_init(ProtocolContext& ctx, const Control& c) {
-  if (!restored_ || restart_.active || c.round != round_) return;  // a checkpoint a failure interrupted
-  if (c.checkpoint <= last_acked_ || c.checkpoint == checkpoint_.id) return;
-  // Checkpoints older than the last valid one are of no use any more (the coordinator erases
-  // their server copies).
-  valid_ = std::max(valid_, c.valid);
-  for (auto it = copies_.begin(); it != copies_.end();) it = it->first < valid_ ? copies_.erase(it) : std::next(it);
-  if (writer_ && valid_ > 0) {
-    // /checkpoint_data: its images before the valid checkpoint's chain serve no restore any more
-    // (the coordinator erases only the aborted ones: it does not know the chains).
-    for (std::uint32_t id : writer_->release_before(valid_)) ctx.storage_erase(self_ % options_->servers, checkpoint_key(self_, id));
+namespace {
+
+const char* name(CheckpointState state) {
+  switch (state) {
+    case CheckpointState::none: return "none";
+    case CheckpointState::stopping: return "stopping";
+    case CheckpointState::flushing: return "flushing";
+    case CheckpointState::saving: return "saving";
+    case CheckpointState::saved: return "saved";
+    case CheckpointState::acked: return "acked";
   }
-  if (checkpoint_.id != 0 && !checkpoint_.acked) abandon_checkpoint(ctx);
-  checkpoint_ = CheckpointSession{};
-  checkpoint_.id = c.checkpoint;
-  checkpoint_.began = ctx.now();
-  // 1.1: stop starting tasks (at cuts, the tasks before the cut run on: the node stops there).
-  if (!options_->at_cuts) ctx.runtime().pause();
-  for (auto it = early_pings_.begin(); it != early_pings_.end();) {
-    if (it->first == std::pair(round_, c.checkpoint)) checkpoint_.pings = it->second;
-    it = it->first.second <= c.checkpoint || it->first.first < round_ ? early_pings_.erase(it) : std::next(it);
-  }
-  try_stop(ctx);
+  return "?";
 }
 
-void CckProtocol::try_stop(ProtocolContext& ctx) {
-  if (!node_ || checkpoint_.id == 0 || checkpoint_.stopped || restart_.active || !restored_) return;
-  core::ProtocolRuntime runtime = ctx.runtime();
-  // Stopped: no task runs and everything it sent has left (the PONGs then follow its data).
-  if (!runtime.quiescent()) return;
-  if (options_->at_cuts && !runtime.done_before(runtime.task_limit())) return;
-  runtime.pause();
-  checkpoint_.stopped = true;
-  // 2.1: V, the nodes it still expects data from, and W, those it will still send to.
-  checkpoint_.expect_from = expected_senders(ctx);
-  checkpoint_.pongs_expected = checkpoint_.expect_from.size();
-  checkpoint_.sends_to = future_receivers(ctx);
-  checkpoint_.awaiting = checkpoint_.sends_to;
-  const std::vector<NodeId> pinged = checkpoint_.pings.members();
-  for (NodeId n : pinged) checkpoint_.awaiting.insert(n);
-  Control pong;
-  pong.round = round_;
-  pong.session = Session::checkpoint;
-  pong.checkpoint = checkpoint_.id;
-  for (NodeId n : pinged) to_node(ctx, n, kPong, pong);  // 1.2
-  for (NodeId n : checkpoint_.expect_from) to_node(ctx, n, kPing, pong);  // 2.2
-  if (checkpoint_.expect_from.empty()) save(ctx);
-}
-
-void CckProtocol::on_checkpoint_ping(ProtocolContext& ctx, NodeId from, const Control& c) {
-  if (c.round != round_ || restart_.active) {
-    if (c.round > round_) early_pings_[{c.round, c.checkpoint}].insert(from);
-    return;
-  }
-  Control pong;
-  pong.round = round_;
-  pong.session = Session::checkpoint;
-  pong.checkpoint = c.checkpoint;
-  if (c.checkpoint == checkpoint_.id) {
-    checkpoint_.pings.insert(from);
-    if (checkpoint_.stopped) {
-      if (checkpoint_.conts.count(from) == 0 && !checkpoint_.acked) checkpoint_.awaiting.insert(from);
-      to_node(ctx, from, kPong, pong);
-    }
-  } else if (c.checkpoint <= last_acked_) {
-    // A late PING: this node has saved and sends nothing more to that node.
-    to_node(ctx, from, kPong, pong);
-  } else if (c.checkpoint > checkpoint_.id) {
-    early_pings_[{round_, c.checkpoint}].insert(from);  // before its own INIT: answered once stopped
-  }
-}
-
-void CckProtocol::on_checkpoint_pong(ProtocolContext& ctx, NodeId from, const Control& c) {
-  if (c.round != round_ || c.checkpoint != checkpoint_.id || !checkpoint_.stopped || checkpoint_.saving) return;
-  // 2.3: a PONG from every node of V (PONGs come only from the nodes it PINGed).
-  if (!checkpoint_.pongs.insert(from) || --checkpoint_.pongs_expected > 0) return;
-  save(ctx);
-}
-
-void CckProtocol::drop_overwritten_versions(ProtocolContext& ctx, core::NodeSnapshot& snapshot) const {
-  // Definition 2: a checkpoint holds the tasks and *their inputs*. A survivor's re-executions
-  // (§3.5.4, T^p) produce again versions its own tasks had already overwritten (they exist only
-  // to be sent again, C_total^p): the runtime keeps them in its store as own versions, which no
-  // task of the node reads any more and no later write replaces (that write is already done). In
-  // a failure-free run such a version is gone (overwritten in place by the next one), so the
-  // checkpoint drops it: an own version (h, v) whose next version v + 1 is written by a task of
-  // this node that is done, and that no task of this node still to run reads.
+// Definition 2: a checkpoint holds the tasks and *their inputs*. A survivor's re-executions
+// (§3.5.4, T^p) produce again versions its own tasks had already overwritten (they exist only to
+// be sent again, C_total^p): the runtime keeps them in its store as own versions, which no task of
+// the node reads any more and no later write replaces (that write is already done). In a
+// failure-free run such a version is gone (overwritten in place by the next one), so the
+// checkpoint drops it: an own version (h, v) whose next version v + 1 is written by a task of this
+// node that is done, and that no task of this node still to run reads.
+void drop_overwritten_versions(core::ProtocolContext& ctx, NodeId self, core::NodeSnapshot& snapshot) {
   const graphs::TaskGraph& graph = ctx.graph();
   core::ProtocolRuntime runtime = ctx.runtime();
   for (auto it = snapshot.store.begin(); it != snapshot.store.end();) {
     const HandleId h = core::VersionStore::handle_of(it->first);
     const Version v = core::VersionStore::version_of(it->first);
-    bool overwritten = !it->second.copy && v < graph.final_version(h) && graph.node(graph.writer(h, v + 1)) == self_ &&
+    bool overwritten = !it->second.copy && v < graph.final_version(h) && graph.node(graph.writer(h, v + 1)) == self &&
                        runtime.status(graph.writer(h, v + 1)) == core::TaskStatus::done;
     if (overwritten) {
-      for (TaskId r : ctx.index().readers_on(graph, h, v, self_)) {
+      for (TaskId r : ctx.index().readers_on(graph, h, v, self)) {
         if (runtime.status(r) != core::TaskStatus::done) overwritten = false;
       }
     }
@@ -113,104 +52,232 @@ void CckProtocol::drop_overwritten_versions(ProtocolContext& ctx, core::NodeSnap
   }
 }
 
-void CckProtocol::save(ProtocolContext& ctx) {
+}  // namespace
+
+CheckpointSession::CheckpointSession(const CckOptions& options, NodeId self, Post& post, LocalCheckpoints& local)
+    : options_(options), self_(self), post_(post), local_(local) {}
+
+void CheckpointSession::enter(CheckpointState next) {
+  using S = CheckpointState;
+  bool legal = false;
+  switch (state_) {
+    case S::none: legal = next == S::stopping || next == S::none; break;
+    case S::stopping: legal = next == S::flushing || next == S::none; break;
+    case S::flushing: legal = next == S::saving || next == S::none; break;
+    case S::saving: legal = next == S::saved || next == S::none; break;
+    case S::saved: legal = next == S::acked || next == S::none; break;
+    case S::acked: legal = next == S::stopping || next == S::none; break;  // the next INIT
+  }
+  if (!legal) {
+    throw std::logic_error(std::string("cck protocol bug: node ") + std::to_string(self_) + "'s checkpoint goes from " +
+                           name(state_) + " to " + name(next));
+  }
+  state_ = next;
+}
+
+void CheckpointSession::on_init(core::ProtocolContext& ctx, const Control& c, std::uint64_t round) {
+  if (c.checkpoint <= last_acked_ || c.checkpoint == current_.id) return;
+  local_.advance_valid(ctx, c.valid);
+  if (state_ != CheckpointState::none && state_ != CheckpointState::acked) abandon(ctx);
+  current_ = Current{};
+  current_.id = c.checkpoint;
+  current_.round = round;
+  current_.began = ctx.now();
+  enter(CheckpointState::stopping);
+  // 1.1: stop starting tasks (at cuts, the tasks before the cut run on: the node stops there).
+  if (!options_.at_cuts) ctx.runtime().pause();
+  for (auto it = early_pings_.begin(); it != early_pings_.end();) {
+    if (it->first == std::pair(round, c.checkpoint)) current_.pings = it->second;
+    it = it->first.second <= c.checkpoint || it->first.first < round ? early_pings_.erase(it) : std::next(it);
+  }
+  try_stop(ctx);
+}
+
+void CheckpointSession::try_stop(core::ProtocolContext& ctx) {
+  if (state_ != CheckpointState::stopping) return;
+  core::ProtocolRuntime runtime = ctx.runtime();
+  // Stopped: no task runs and everything it sent has left (the PONGs then follow its data).
+  if (!runtime.quiescent()) return;
+  if (options_.at_cuts && !runtime.done_before(runtime.task_limit())) return;
+  runtime.pause();
+  enter(CheckpointState::flushing);
+  // 2.1: V, the nodes it still expects data from, and W, those it will still send to.
+  current_.expect_from = expected_senders(ctx, options_, self_);
+  current_.pongs_expected = current_.expect_from.size();
+  current_.sends_to = future_receivers(ctx, options_, self_);
+  current_.awaiting = current_.sends_to;
+  const std::vector<NodeId> pinged = current_.pings.members();
+  for (NodeId n : pinged) current_.awaiting.insert(n);
+  Control pong;
+  pong.round = current_.round;
+  pong.session = Session::checkpoint;
+  pong.checkpoint = current_.id;
+  for (NodeId n : pinged) post_.to_node(ctx, n, kPong, pong);  // 1.2
+  for (NodeId n : current_.expect_from) post_.to_node(ctx, n, kPing, pong);  // 2.2
+  if (current_.expect_from.empty()) save(ctx);
+}
+
+void CheckpointSession::on_ping(core::ProtocolContext& ctx, NodeId from, const Control& c, std::uint64_t round,
+                                bool restarting) {
+  if (c.round != round || restarting) {
+    if (c.round > round) early_pings_[{c.round, c.checkpoint}].insert(from);
+    return;
+  }
+  Control pong;
+  pong.round = round;
+  pong.session = Session::checkpoint;
+  pong.checkpoint = c.checkpoint;
+  if (c.checkpoint == current_.id) {
+    current_.pings.insert(from);
+    if (state_ != CheckpointState::none && state_ != CheckpointState::stopping) {  // stopped
+      if (current_.conts.count(from) == 0 && state_ != CheckpointState::acked) current_.awaiting.insert(from);
+      post_.to_node(ctx, from, kPong, pong);
+    }
+  } else if (c.checkpoint <= last_acked_) {
+    // A late PING: this node has saved and sends nothing more to that node.
+    post_.to_node(ctx, from, kPong, pong);
+  } else if (c.checkpoint > current_.id) {
+    early_pings_[{round, c.checkpoint}].insert(from);  // before its own INIT: answered once stopped
+  }
+}
+
+void CheckpointSession::on_pong(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+  if (state_ != CheckpointState::flushing || c.round != current_.round || c.checkpoint != current_.id) return;
+  // 2.3: a PONG from every node of V (PONGs come only from the nodes it PINGed).
+  if (!current_.pongs.insert(from) || --current_.pongs_expected > 0) return;
+  save(ctx);
+}
+
+void CheckpointSession::save(core::ProtocolContext& ctx) {
   // 3: the channels from V are empty: save the tasks not done and the live versions they read,
   // on the checkpoint server and locally.
-  checkpoint_.saving = true;
+  enter(CheckpointState::saving);
   core::NodeSnapshot snapshot = ctx.runtime().snapshot();
-  drop_overwritten_versions(ctx, snapshot);
-  std::uint64_t bytes = snapshot.bytes;
-  core::Bytes content;
-  double charge = 0;
-  if (writer_) {
-    // /checkpoint_data: a full or incremental image, smaller (zero blocks, changed blocks, zstd).
-    content::ImageWriter::Image image = writer_->write(ctx, snapshot, checkpoint_.id);
-    bytes = image.stored_bytes;
-    charge = image.charge_seconds;
-    content = std::move(image.content);
-  } else {
-    core::WireWriter out(content);
-    snapshot.encode(out);
-  }
-  copies_[checkpoint_.id] = std::move(snapshot);
-  checkpoint_.bytes = bytes;
+  drop_overwritten_versions(ctx, self_, snapshot);
+  LocalCheckpoints::Encoded image = local_.encode(ctx, snapshot, current_.id);
+  local_.keep(current_.id, std::move(snapshot));
+  current_.bytes = image.bytes;
   ++ctx.counters().cp_data_normal_count;
-  ctx.counters().cp_data_normal_total_size += bytes;
-  ctx.counters().add(kCheckpointBytes, bytes);
-  pending_write_.emplace(checkpoint_.id, std::move(content));
-  if (charge > 0) {
+  ctx.counters().cp_data_normal_total_size += image.bytes;
+  ctx.counters().add(kCheckpointBytes, image.bytes);
+  pending_write_.emplace(current_.id, std::move(image.content));
+  if (image.charge_seconds > 0) {
     // Hashing and compressing take a core of the node first (a simulation; on MPI they ran).
-    content::charge(ctx, charge, kEncodeToken | ++charge_sequence_);
+    local_.charge(ctx, image.charge_seconds, kEncodeToken);
     return;
   }
   write_image(ctx);
 }
 
-void CckProtocol::write_image(ProtocolContext& ctx) {
+void CheckpointSession::on_encoded(core::ProtocolContext& ctx) { write_image(ctx); }
+
+void CheckpointSession::write_image(core::ProtocolContext& ctx) {
   if (!pending_write_) return;
   auto [checkpoint, content] = std::move(*pending_write_);
   pending_write_.reset();
-  if (checkpoint != checkpoint_.id || !checkpoint_.saving || checkpoint_.saved) return;  // abandoned since
-  ctx.storage_write(self_ % options_->servers, checkpoint_key(self_, checkpoint), std::move(content), checkpoint_.bytes,
-                    checkpoint);
+  if (checkpoint != current_.id || state_ != CheckpointState::saving) return;  // abandoned since
+  local_.write(ctx, checkpoint, std::move(content), current_.bytes);
 }
 
-void CckProtocol::saved(ProtocolContext& ctx) {
+void CheckpointSession::on_written(core::ProtocolContext& ctx, std::uint32_t checkpoint) {
+  if (checkpoint == current_.id && state_ == CheckpointState::saving) saved(ctx);
+}
+
+void CheckpointSession::saved(core::ProtocolContext& ctx) {
   // The server acknowledged: 4.1 CONT to V, 5 resume. What it sends to a node whose CONT has not
-  // come is held (on_send): the paper's wait for CONT (4.2), channel by channel.
-  checkpoint_.saved = true;
+  // come is held (holds()): the paper's wait for CONT (4.2), channel by channel.
+  enter(CheckpointState::saved);
   Control cont;
-  cont.round = round_;
-  cont.checkpoint = checkpoint_.id;
-  for (NodeId n : checkpoint_.expect_from) to_node(ctx, n, kCont, cont);
+  cont.round = current_.round;
+  cont.checkpoint = current_.id;
+  for (NodeId n : current_.expect_from) post_.to_node(ctx, n, kCont, cont);
   core::ProtocolRuntime runtime = ctx.runtime();
-  if (options_->at_cuts) {
-    next_cut_ = checkpoint_.id + 1;
-    runtime.set_task_limit(cut_limit(next_cut_));
+  if (options_.at_cuts) {
+    next_cut_ = current_.id + 1;
+    runtime.set_task_limit(task_limit());
   }
   runtime.resume();
   maybe_ack(ctx);
 }
 
-void CckProtocol::on_cont(ProtocolContext& ctx, NodeId from, const Control& c) {
-  if (c.round != round_ || c.checkpoint != checkpoint_.id || restart_.active) return;
-  checkpoint_.conts.insert(from);
-  checkpoint_.awaiting.erase(from);
+void CheckpointSession::on_cont(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+  if (c.round != current_.round || c.checkpoint != current_.id) return;
+  current_.conts.insert(from);
+  current_.awaiting.erase(from);
   ctx.release_held_sends_to(from);
   maybe_ack(ctx);
 }
 
-void CckProtocol::maybe_ack(ProtocolContext& ctx) {
+void CheckpointSession::maybe_ack(core::ProtocolContext& ctx) {
   // 4.2: a CONT from every node it will send to and from every node that PINGed it.
-  if (!checkpoint_.saved || checkpoint_.acked || !checkpoint_.awaiting.empty()) return;
-  checkpoint_.acked = true;
-  last_acked_ = checkpoint_.id;
+  if (state_ != CheckpointState::saved || !current_.awaiting.empty()) return;
+  enter(CheckpointState::acked);
+  last_acked_ = current_.id;
   ctx.release_held_sends();
   Control ack;
-  ack.round = round_;
-  ack.checkpoint = checkpoint_.id;
-  ack.bytes = checkpoint_.bytes;
+  ack.round = current_.round;
+  ack.checkpoint = current_.id;
+  ack.bytes = current_.bytes;
   // The node's share of the checkpoint's messages, this ACK included (unless the coordinator is
   // its own process: then no message).
-  ack.messages = checkpoint_.messages;
-  ack.message_bytes = checkpoint_.message_bytes;
-  if (!coordinates_) {
-    const std::uint64_t size = ack.encode(kAck).encoded_size() + options_->envelope;
+  ack.messages = current_.messages;
+  ack.message_bytes = current_.message_bytes;
+  if (!(options_.coordinator_node && *options_.coordinator_node == self_)) {
+    const std::uint64_t size = ack.encode(kAck).encoded_size() + options_.envelope;
     ++ack.messages;
     ack.message_bytes += size;
   }
-  if (ctx.recording()) ctx.record_span("checkpoint " + std::to_string(checkpoint_.id), "checkpoint", checkpoint_.began);
-  to_coordinator(ctx, kAck, ack);
+  if (ctx.recording()) ctx.record_span("checkpoint " + std::to_string(current_.id), "checkpoint", current_.began);
+  post_.to_coordinator(ctx, kAck, ack);
 }
 
-void CckProtocol::abandon_checkpoint(ProtocolContext& ctx) {
-  // A failure interrupted it: what was held leaves now (its receivers' checkpoint is void).
+void CheckpointSession::abandon(core::ProtocolContext& ctx) {
+  // What was held leaves now (its receivers' checkpoint is void).
   ctx.release_held_sends();
   // /checkpoint_data: its image (if written) is erased as aborted: the next one is full.
-  if (writer_ && checkpoint_.saving) writer_->restart_chain();
+  if (state_ == CheckpointState::saving || state_ == CheckpointState::saved || state_ == CheckpointState::acked) {
+    local_.abandon_image();
+  }
   pending_write_.reset();
-  checkpoint_ = CheckpointSession{};
+  current_ = Current{};
+  enter(CheckpointState::none);
   early_pings_.clear();
+}
+
+bool CheckpointSession::holds(NodeId destination) const {
+  const bool stopped = state_ == CheckpointState::flushing || state_ == CheckpointState::saving ||
+                       state_ == CheckpointState::saved;
+  return stopped && current_.conts.count(destination) == 0;
+}
+
+void CheckpointSession::count_message(std::uint64_t bytes) {
+  if (state_ == CheckpointState::none) return;
+  ++current_.messages;
+  current_.message_bytes += bytes;
+}
+
+TaskId CheckpointSession::task_limit() const {
+  if (!options_.at_cuts || next_cut_ == 0 || next_cut_ > options_.cut_positions.size()) return graphs::kNone;
+  return options_.cut_positions[next_cut_ - 1];
+}
+
+std::string CheckpointSession::phase() const {
+  const std::string c = "checkpoint " + std::to_string(current_.id) + ": ";
+  switch (state_) {
+    case CheckpointState::none:
+    case CheckpointState::acked: return {};
+    case CheckpointState::stopping: return c + "stopping (tasks running or sends in flight)";
+    case CheckpointState::flushing:
+    case CheckpointState::saving: {
+      std::vector<NodeId> missing;
+      for (NodeId n : current_.expect_from) {
+        if (current_.pongs.count(n) == 0) missing.push_back(n);
+      }
+      return c + (missing.empty() ? std::string("saving to its checkpoint server") : "waiting for PONG from nodes " + node_list(missing));
+    }
+    case CheckpointState::saved: return c + "saved, waiting for CONT from nodes " + node_list(current_.awaiting.members());
+  }
+  return {};
 }
 
 }  // namespace ftsim::protocols::cck

@@ -1,250 +1,301 @@
-// CCK, the coordinator (Besseron 2006 §3.4.1, Fig. 3): it starts a checkpoint every period (or
-// at each graph cut), validates it after N ACKs and erases the older server copies; on a failure
-// notice it aborts a checkpoint in progress and opens a restart round; it closes the round after
-// N DONEs. On a node ("coordinator": n) it keeps a record (last valid checkpoint, last started)
-// on checkpoint server 0, which its replacement reads back.
-#include <algorithm>
+// CCK, the coordinator (Besseron 2006 §3.4.1, Fig. 3; §3.5.5 for the rounds).
+#include "protocols/cck/cck_coordinator.hpp"
+
+#include <stdexcept>
 
 #include "protocols/cck/cck_metrics.hpp"
-#include "protocols/cck/cck_protocol.hpp"
 
 namespace ftsim::protocols::cck {
 
+namespace {
 
+const char* name(CoordinatorState state) {
+  switch (state) {
+    case CoordinatorState::idle: return "idle";
+    case CoordinatorState::starting: return "starting";
+    case CoordinatorState::checkpointing: return "checkpointing";
+    case CoordinatorState::validating: return "validating";
+    case CoordinatorState::restarting: return "restarting";
+    case CoordinatorState::recovering: return "recovering";
+  }
+  return "?";
+}
 
-void CckProtocol::coordinator_start(ProtocolContext& ctx) {
-  coordinator_.answered.assign(ctx.node_count(), 0);
-  coordinator_.incarnations.assign(ctx.node_count(), 0);
-  coordinator_.incarnation = ctx.incarnation();
-  if (options_->at_cuts) {
-    if (!options_->cut_positions.empty()) start_checkpoint(ctx);
+}  // namespace
+
+void Coordinator::enter(CoordinatorState next) {
+  using S = CoordinatorState;
+  bool legal = false;
+  switch (state_) {
+    case S::idle:
+      legal = next == S::starting || next == S::checkpointing || next == S::restarting || next == S::recovering;
+      break;
+    case S::starting: legal = next == S::checkpointing || next == S::restarting; break;
+    case S::checkpointing: legal = next == S::validating || next == S::idle || next == S::restarting; break;
+    case S::validating: legal = next == S::idle; break;  // a notice meanwhile waits for the validation
+    case S::restarting: legal = next == S::idle || next == S::restarting; break;  // done, or a newer round
+    case S::recovering: legal = next == S::restarting; break;
+  }
+  if (!legal) throw std::logic_error(std::string("cck protocol bug: the coordinator goes from ") + name(state_) + " to " + name(next));
+  state_ = next;
+}
+
+void Coordinator::start(core::ProtocolContext& ctx) {
+  answers_.from.assign(ctx.node_count(), 0);
+  incarnations_.assign(ctx.node_count(), 0);
+  incarnation_ = ctx.incarnation();
+  next_checkpoint(ctx);
+}
+
+void Coordinator::restart(core::ProtocolContext& ctx, NodeId self, const core::RestartInfo& info) {
+  // Read its record back, then open a round for every failure notified so far (its own included).
+  answers_.from.assign(ctx.node_count(), 0);
+  incarnations_.assign(ctx.node_count(), 0);
+  enter(CoordinatorState::recovering);
+  incarnation_ = info.incarnation;
+  round_.key = round_key(info.last_sequence, info.incarnation);
+  round_.cause = core::FailureNotice{self, info.incarnation - 1, info.last_sequence};
+  unrecovered_.push_back(round_.cause);
+  ctx.storage_read(0, kCoordinatorRecordKey, kRecordReadToken);
+}
+
+void Coordinator::next_checkpoint(core::ProtocolContext& ctx) {
+  if (options_.at_cuts) {
+    if (next_ <= options_.cut_positions.size()) start_checkpoint(ctx);
   } else {
     arm_period(ctx);
   }
 }
 
-void CckProtocol::arm_period(ProtocolContext& ctx) {
-  if (options_->at_cuts) return;
-  if (coordinator_.timer) ctx.cancel_timer(*coordinator_.timer);
-  coordinator_.timer = ctx.set_timer(options_->period, 0);
+void Coordinator::arm_period(core::ProtocolContext& ctx) {
+  if (options_.at_cuts) return;
+  if (timer_) ctx.cancel_timer(*timer_);
+  timer_ = ctx.set_timer(options_.period, 0);
 }
 
-void CckProtocol::write_record(ProtocolContext& ctx, std::uint64_t token) {
+void Coordinator::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+  if (!timer_ || token != 0) return;
+  timer_.reset();
+  if (state_ == CoordinatorState::idle) start_checkpoint(ctx);
+}
+
+void Coordinator::write_record(core::ProtocolContext& ctx, std::uint64_t token) {
   core::Bytes record;
   core::WireWriter out(record);
-  out.u32(coordinator_.phase == Coordinator::Phase::validating ? coordinator_.current : coordinator_.valid);
-  out.u32(coordinator_.current);
+  out.u32(state_ == CoordinatorState::validating ? current_ : valid_);
+  out.u32(current_);
   ctx.storage_write(0, kCoordinatorRecordKey, std::move(record), 8, token);
 }
 
-void CckProtocol::start_checkpoint(ProtocolContext& ctx) {
-  Coordinator& k = coordinator_;
-  k.current = k.next++;
-  k.answers = 0;
-  std::fill(k.answered.begin(), k.answered.end(), 0);
-  k.messages = k.message_bytes = 0;
-  k.record = core::CheckpointRecord{};
-  k.record.id = k.current;
-  k.record.started = ctx.now();
-  ctx.record_checkpoint(k.record);
-  if (ctx.recording()) ctx.note("checkpoint " + std::to_string(k.current) + ": INIT to every node", "checkpoint");
-  if (options_->coordinator_node) {
-    k.phase = Coordinator::Phase::starting;  // its record says it started, before any node saves
-    write_record(ctx, kRecordToken | k.current);
+void Coordinator::on_record(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+  if ((token & kReadToken) == 0) {
+    if (state_ == CoordinatorState::starting && (token & 0xffffffffu) == current_) {
+      broadcast_init(ctx);
+    } else if (state_ == CoordinatorState::validating && (token & 0xffffffffu) == current_) {
+      validate(ctx);
+    }
+    return;
+  }
+  if (state_ != CoordinatorState::recovering) return;
+  if (content) {
+    core::WireReader in(*content);
+    valid_ = in.u32();
+    const std::uint32_t started = in.u32();
+    next_ = std::max(valid_, started) + 1;
+  }
+  open_round(ctx, round_.key, round_.cause);
+}
+
+void Coordinator::start_checkpoint(core::ProtocolContext& ctx) {
+  current_ = next_++;
+  answers_.reset();
+  checkpoint_ = Checkpoint{};
+  checkpoint_.record.id = current_;
+  checkpoint_.record.started = ctx.now();
+  ctx.record_checkpoint(checkpoint_.record);
+  if (ctx.recording()) ctx.note("checkpoint " + std::to_string(current_) + ": INIT to every node", "checkpoint");
+  if (options_.coordinator_node) {
+    enter(CoordinatorState::starting);  // its record says it started, before any node saves
+    write_record(ctx, kRecordToken | current_);
     return;
   }
   broadcast_init(ctx);
 }
 
-void CckProtocol::broadcast_init(ProtocolContext& ctx) {
-  Coordinator& k = coordinator_;
-  k.phase = Coordinator::Phase::checkpointing;
+void Coordinator::broadcast_init(core::ProtocolContext& ctx) {
+  enter(CoordinatorState::checkpointing);
   Control init;
-  init.round = k.round;
-  init.checkpoint = k.current;
-  init.valid = k.valid;
-  const std::uint64_t size = init.encode(kInit).encoded_size() + options_->envelope;
+  init.round = round_.key;
+  init.checkpoint = current_;
+  init.valid = valid_;
+  const std::uint64_t size = init.encode(kInit).encoded_size() + options_.envelope;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    if (!(node_ && n == self_)) {
-      ++k.messages;
-      k.message_bytes += size;
+    if (!(options_.coordinator_node && n == *options_.coordinator_node)) {  // its own node: no message
+      ++checkpoint_.messages;
+      checkpoint_.message_bytes += size;
     }
-    to_node(ctx, n, kInit, init);
-    if (k.phase != Coordinator::Phase::checkpointing || k.record.id != init.checkpoint) return;  // its own node ended it
+    post_.to_node(ctx, n, kInit, init);
+    if (state_ != CoordinatorState::checkpointing || checkpoint_.record.id != init.checkpoint) return;  // its own node ended it
   }
 }
 
-void CckProtocol::on_ack(ProtocolContext& ctx, NodeId from, const Control& c) {
-  Coordinator& k = coordinator_;
-  if (k.phase != Coordinator::Phase::checkpointing || c.checkpoint != k.current || c.round != k.round || k.answered[from]) return;
-  k.answered[from] = 1;
-  k.record.bytes += c.bytes;
-  k.messages += c.messages;
-  k.message_bytes += c.message_bytes;
-  if (++k.answers < ctx.node_count()) return;
+void Coordinator::on_ack(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+  if (state_ != CoordinatorState::checkpointing || c.checkpoint != current_ || c.round != round_.key || !answers_.add(from)) return;
+  checkpoint_.record.bytes += c.bytes;
+  checkpoint_.messages += c.messages;
+  checkpoint_.message_bytes += c.message_bytes;
+  if (answers_.count < ctx.node_count()) return;
   // 3: every node saved: checkpoint c is the restart point once recorded.
-  if (options_->coordinator_node) {
-    k.phase = Coordinator::Phase::validating;
-    write_record(ctx, kRecordToken | k.current);
+  if (options_.coordinator_node) {
+    enter(CoordinatorState::validating);
+    write_record(ctx, kRecordToken | current_);
     return;
   }
   validate(ctx);
 }
 
-void CckProtocol::validate(ProtocolContext& ctx) {
-  Coordinator& k = coordinator_;
-  const std::uint32_t previous = k.valid;
-  k.valid = k.current;
-  k.phase = Coordinator::Phase::idle;
-  k.record.saved = k.record.committed = ctx.now();
-  ctx.record_checkpoint(k.record);
+void Coordinator::validate(core::ProtocolContext& ctx) {
+  const std::uint32_t previous = valid_;
+  valid_ = current_;
+  enter(CoordinatorState::idle);
+  core::CheckpointRecord& record = checkpoint_.record;
+  record.saved = record.committed = ctx.now();
+  ctx.record_checkpoint(record);
   core::ProtocolCounters& counters = ctx.counters();
   counters.add(kCheckpointsValidated);
-  const auto duration = static_cast<std::uint64_t>((k.record.committed - k.record.started) * 1e6 + 0.5);
+  const auto duration = static_cast<std::uint64_t>((record.committed - record.started) * 1e6 + 0.5);
   counters.raise_to(kCheckpointDurationMax, duration);
   counters.add(kCheckpointDurationTotal, duration);
-  counters.raise_to(kCheckpointMessagesMax, k.messages);
-  counters.raise_to(kCheckpointMessageBytesMax, k.message_bytes);
+  counters.raise_to(kCheckpointMessagesMax, checkpoint_.messages);
+  counters.raise_to(kCheckpointMessageBytesMax, checkpoint_.message_bytes);
   if (ctx.recording()) {
-    ctx.note("checkpoint " + std::to_string(k.valid) + " valid (" + std::to_string(k.record.bytes) + " B, " +
-                 std::to_string(k.messages) + " control messages)",
+    ctx.note("checkpoint " + std::to_string(valid_) + " valid (" + std::to_string(record.bytes) + " B, " +
+                 std::to_string(checkpoint_.messages) + " control messages)",
              "checkpoint");
   }
   // Garbage collection: the previous valid checkpoint and the aborted ones, on every server. With
   // /checkpoint_data the valid checkpoint's chain may need the previous one: each node erases its
-  // own images once no chain needs them (cck_checkpoint.cpp, on INIT).
-  if (previous > 0 && !options_->content) k.aborted.push_back(previous);
-  for (std::uint32_t old : k.aborted) {
-    for (NodeId n = 0; n < ctx.node_count(); ++n) ctx.storage_erase(n % options_->servers, checkpoint_key(n, old));
+  // own images once no chain needs them (LocalCheckpoints::advance_valid, on INIT).
+  if (previous > 0 && !options_.content) aborted_.push_back(previous);
+  for (std::uint32_t old : aborted_) {
+    for (NodeId n = 0; n < ctx.node_count(); ++n) ctx.storage_erase(n % options_.servers, checkpoint_key(n, old));
   }
-  k.aborted.clear();
-  if (k.notice_while_recovering) {  // a failure noticed while the record was being written
-    const FailureNotice notice = *k.notice_while_recovering;
-    k.notice_while_recovering.reset();
-    coordinator_notice(ctx, notice);
+  aborted_.clear();
+  if (notice_while_validating_) {  // a failure noticed while the record was being written
+    const core::FailureNotice notice = *notice_while_validating_;
+    notice_while_validating_.reset();
+    on_notice(ctx, notice);
     return;
   }
-  if (options_->at_cuts) {
-    if (k.next <= options_->cut_positions.size()) start_checkpoint(ctx);
-  } else {
-    arm_period(ctx);
-  }
+  next_checkpoint(ctx);
 }
 
-void CckProtocol::coordinator_notice(ProtocolContext& ctx, const FailureNotice& notice) {
-  Coordinator& k = coordinator_;
-  const std::uint64_t round = round_key(notice.sequence, k.incarnation);
-  if (k.phase == Coordinator::Phase::recovering) {  // its own record is being read back: the round opens then
-    k.round = std::max(k.round, round);
-    k.unrecovered.push_back(notice);
+void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+  const std::uint64_t round = round_key(notice.sequence, incarnation_);
+  if (state_ == CoordinatorState::recovering) {  // its own record is being read back: the round opens then
+    round_.key = std::max(round_.key, round);
+    unrecovered_.push_back(notice);
     return;
   }
-  if (k.phase == Coordinator::Phase::validating) {  // every node saved: validate first, then restart from it
-    k.notice_while_recovering = notice;
+  if (state_ == CoordinatorState::validating) {  // every node saved: validate first, then restart from it
+    notice_while_validating_ = notice;
     return;
   }
-  if (k.phase == Coordinator::Phase::starting || k.phase == Coordinator::Phase::checkpointing) {
-    k.record.aborted = true;
-    ctx.record_checkpoint(k.record);
-    k.aborted.push_back(k.current);
+  if (state_ == CoordinatorState::starting || state_ == CoordinatorState::checkpointing) {
+    checkpoint_.record.aborted = true;
+    ctx.record_checkpoint(checkpoint_.record);
+    aborted_.push_back(current_);
     ctx.counters().add(kCheckpointsAborted);
-    if (ctx.recording()) ctx.note("checkpoint " + std::to_string(k.current) + " aborted by a failure", "checkpoint");
+    if (ctx.recording()) ctx.note("checkpoint " + std::to_string(current_) + " aborted by a failure", "checkpoint");
   }
-  k.unrecovered.push_back(notice);
+  unrecovered_.push_back(notice);
   open_round(ctx, round, notice);
 }
 
-void CckProtocol::open_round(ProtocolContext& ctx, std::uint64_t round, const FailureNotice& cause) {
-  Coordinator& k = coordinator_;
-  if (k.timer) {
-    ctx.cancel_timer(*k.timer);
-    k.timer.reset();
+void Coordinator::open_round(core::ProtocolContext& ctx, std::uint64_t round, const core::FailureNotice& cause) {
+  if (timer_) {
+    ctx.cancel_timer(*timer_);
+    timer_.reset();
   }
-  k.phase = Coordinator::Phase::restarting;
-  k.round = round;
-  k.cause = cause;
-  k.answers = k.involved = k.restored = 0;
-  k.round_tasks = k.round_resends = 0;
-  std::fill(k.answered.begin(), k.answered.end(), 0);
-  k.round_began = ctx.now();
+  enter(CoordinatorState::restarting);
+  round_.key = round;
+  round_.cause = cause;  // (may be round_.cause itself: a replacement opens the round it read back)
+  round_.involved = round_.restored = 0;
+  round_.tasks = round_.resends = 0;
+  round_.began = ctx.now();
+  answers_.reset();
   if (ctx.recording()) {
-    ctx.note("restart round " + std::to_string(round_sequence(round)) + " from checkpoint " + std::to_string(k.valid),
+    ctx.note("restart round " + std::to_string(round_sequence(round)) + " from checkpoint " + std::to_string(valid_),
              "recovery");
   }
   Control restart;
   restart.round = round;
-  restart.checkpoint = k.valid;
-  restart.valid = k.next;
+  restart.checkpoint = valid_;
+  restart.valid = next_;
   restart.cause = cause;
-  restart.completed = k.completed;
+  restart.completed = completed_;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    const std::uint32_t incarnation = incarnation_of(n);
+    const std::uint32_t incarnation = post_.incarnation_of(n);
     if (incarnation != 0 && incarnation != core::kAnyIncarnation) restart.incarnations.emplace_back(n, incarnation);
   }
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
-    to_node(ctx, n, kRestart, restart);
-    if (k.round != round) return;  // its own node opened a newer one meanwhile
+    post_.to_node(ctx, n, kRestart, restart);
+    if (round_.key != round) return;  // its own node opened a newer one meanwhile
   }
 }
 
-void CckProtocol::on_done(ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, const Control& c) {
-  Coordinator& k = coordinator_;
-  k.incarnations[from] = std::max(k.incarnations[from], incarnation);
-  if (k.phase != Coordinator::Phase::restarting || c.round != k.round || k.answered[from]) return;
-  k.answered[from] = 1;
-  if (c.restored) ++k.restored;
-  if (c.restored || c.tasks > 0) ++k.involved;
-  k.round_tasks += c.tasks;
-  k.round_resends += c.messages;
-  if (++k.answers < ctx.node_count()) return;
+void Coordinator::on_done(core::ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, const Control& c) {
+  incarnations_[from] = std::max(incarnations_[from], incarnation);
+  if (state_ != CoordinatorState::restarting || c.round != round_.key || !answers_.add(from)) return;
+  if (c.restored) ++round_.restored;
+  if (c.restored || c.tasks > 0) ++round_.involved;
+  round_.tasks += c.tasks;
+  round_.resends += c.messages;
+  if (answers_.count < ctx.node_count()) return;
   // Every node restored or re-executed its part: the failures of this round are recovered.
-  for (const FailureNotice& notice : k.unrecovered) {
+  for (const core::FailureNotice& notice : unrecovered_) {
     core::FailureEffect effect;
-    effect.restart_point = k.valid > 0 ? "checkpoint " + std::to_string(k.valid) : "from scratch";
-    effect.processes_rolled_back = k.restored;
-    effect.messages_replayed = k.round_resends;
+    effect.restart_point = valid_ > 0 ? "checkpoint " + std::to_string(valid_) : "from scratch";
+    effect.processes_rolled_back = round_.restored;
+    effect.messages_replayed = round_.resends;
     ctx.record_failure_effect(notice, effect);
     ctx.record_recovered(notice);
   }
-  k.unrecovered.clear();
-  k.completed = k.round;
-  if (options_->coordinator_node) {
+  unrecovered_.clear();
+  completed_ = round_.key;
+  if (options_.coordinator_node) {
     // A coordinator on a node may have missed notices (issued while its node was down): every
     // incarnation older than the one a node answered with has failed and is now recovered.
     for (NodeId n = 0; n < ctx.node_count(); ++n) {
-      for (std::uint32_t i = 0; i < k.incarnations[n]; ++i) ctx.record_recovered(FailureNotice{n, i, 0});
+      for (std::uint32_t i = 0; i < incarnations_[n]; ++i) ctx.record_recovered(core::FailureNotice{n, i, 0});
     }
   }
   core::ProtocolCounters& counters = ctx.counters();
   counters.add(kRestarts);
-  counters.raise_to(kNodesInvolvedMax, k.involved);
-  counters.add(kNodesInvolvedTotal, k.involved);
-  counters.raise_to(kRestartDurationMax, static_cast<std::uint64_t>((ctx.now() - k.round_began) * 1e6 + 0.5));
+  counters.raise_to(kNodesInvolvedMax, round_.involved);
+  counters.add(kNodesInvolvedTotal, round_.involved);
+  counters.raise_to(kRestartDurationMax, static_cast<std::uint64_t>((ctx.now() - round_.began) * 1e6 + 0.5));
   if (ctx.recording()) {
-    ctx.note("restart round " + std::to_string(round_sequence(k.round)) + " done: " + std::to_string(k.involved) +
-                 " nodes involved, " + std::to_string(k.round_tasks) + " tasks re-executed by survivors",
+    ctx.note("restart round " + std::to_string(round_sequence(round_.key)) + " done: " + std::to_string(round_.involved) +
+                 " nodes involved, " + std::to_string(round_.tasks) + " tasks re-executed by survivors",
              "recovery");
   }
-  k.phase = Coordinator::Phase::idle;
-  if (options_->at_cuts) {
-    if (k.next <= options_->cut_positions.size()) start_checkpoint(ctx);
-  } else {
-    arm_period(ctx);
-  }
+  enter(CoordinatorState::idle);
+  next_checkpoint(ctx);
   ctx.check_completion();
 }
 
-std::string CckProtocol::coordinator_phase(ProtocolContext& ctx) const {
-  const Coordinator& k = coordinator_;
-  const std::string of = " (" + std::to_string(k.answers) + " of " + std::to_string(ctx.node_count()) + " nodes)";
-  switch (k.phase) {
-    case Coordinator::Phase::idle: return {};
-    case Coordinator::Phase::starting: return "coordinator: recording the start of checkpoint " + std::to_string(k.current);
-    case Coordinator::Phase::checkpointing: return "coordinator: checkpoint " + std::to_string(k.current) + ", waiting for ACK" + of;
-    case Coordinator::Phase::validating: return "coordinator: recording checkpoint " + std::to_string(k.current) + " as valid";
-    case Coordinator::Phase::restarting:
-      return "coordinator: restart round " + std::to_string(round_sequence(k.round)) + ", waiting for DONE" + of;
-    case Coordinator::Phase::recovering: return "coordinator: reading its record back after its node's failure";
+std::string Coordinator::phase(core::ProtocolContext& ctx) const {
+  const std::string of = " (" + std::to_string(answers_.count) + " of " + std::to_string(ctx.node_count()) + " nodes)";
+  switch (state_) {
+    case CoordinatorState::idle: return {};
+    case CoordinatorState::starting: return "coordinator: recording the start of checkpoint " + std::to_string(current_);
+    case CoordinatorState::checkpointing:
+      return "coordinator: checkpoint " + std::to_string(current_) + ", waiting for ACK" + of;
+    case CoordinatorState::validating: return "coordinator: recording checkpoint " + std::to_string(current_) + " as valid";
+    case CoordinatorState::restarting:
+      return "coordinator: restart round " + std::to_string(round_sequence(round_.key)) + ", waiting for DONE" + of;
+    case CoordinatorState::recovering: return "coordinator: reading its record back after its node's failure";
   }
   return {};
 }

@@ -1,7 +1,10 @@
 #include "protocols/cck/cck_planning.hpp"
 
 #include <algorithm>
-#include <unordered_map>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <utility>
 
 #include "sim/node/version_store.hpp"
 
@@ -121,24 +124,6 @@ core::Bytes RestrictedGraph::encode() const {
   return out;
 }
 
-RestrictedGraph RestrictedGraph::decode(core::WireReader& in) {
-  RestrictedGraph g;
-  const std::uint8_t flags = in.u8();
-  g.restoring = (flags & 1) != 0;
-  g.lost_receives = (flags & 2) != 0;
-  g.sends.resize(in.count(8));
-  g.dep_offsets.assign(1, 0);
-  for (std::uint32_t& send : g.sends) {
-    send = in.u32();
-    const std::uint32_t count = in.u32();
-    for (std::uint32_t k = 0; k < count; ++k) g.deps.push_back(in.u32());
-    g.dep_offsets.push_back(static_cast<std::uint32_t>(g.deps.size()));
-  }
-  g.required.resize(in.count(4));
-  for (std::uint32_t& id : g.required) id = in.u32();
-  return g;
-}
-
 RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId node, const LocalState& state) {
   RestrictedGraph g;
   g.dep_offsets.assign(1, 0);
@@ -169,50 +154,149 @@ RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId no
 
 // ----------------------------------------------------------------------------- C_total
 
-std::unordered_set<std::uint32_t> total_communications(const PlanningContext& context,
-                                                       const std::vector<RestrictedGraph>& graphs) {
-  const auto& plan = context.graph.transfers();
-  // Where each send executed since K is described: (node, index among its sends).
-  std::unordered_map<std::uint32_t, std::pair<NodeId, std::uint32_t>> described;
-  for (NodeId q = 0; q < graphs.size(); ++q) {
-    for (std::uint32_t i = 0; i < graphs[q].sends.size(); ++i) described.emplace(graphs[q].sends[i], std::pair(q, i));
+namespace {
+
+// A block as RestrictedGraph::encode lays it out, read in place: flags (u8), the sends (u64 count;
+// each: u32 id, u32 count, the u32 receives it depends on), the required receives (u64 count, u32
+// each). Reads are bounds-checked: a malformed block is a WireError, never read as garbage.
+class BlockReader {
+public:
+  explicit BlockReader(const core::Bytes& block) : data_(block.data()), size_(block.size()) {}
+  BlockReader(const core::Bytes& block, std::size_t at) : data_(block.data()), size_(block.size()), at_(at) {}
+
+  std::uint8_t u8() {
+    need(1);
+    return data_[at_++];
   }
-  std::unordered_set<std::uint32_t> total;
-  std::vector<std::uint32_t> queue;
-  auto add = [&](std::uint32_t id) {
-    // A receive whose send is not among the sends executed since K (its sender restarts from K,
-    // or has not run it yet) is sent again the usual way: nothing to replay.
-    if (described.count(id) != 0 && total.insert(id).second) queue.push_back(id);
-  };
-  // C_perdues: sends of survivors to the processes that restart.
-  for (NodeId q = 0; q < graphs.size(); ++q) {
-    for (std::uint32_t id : graphs[q].sends) {
-      if (graphs[plan[id].destination].lost_receives) add(id);
+  std::uint32_t u32() {
+    std::uint32_t value;
+    need(sizeof value);
+    std::memcpy(&value, data_ + at_, sizeof value);
+    at_ += sizeof value;
+    return value;
+  }
+  std::uint64_t count(std::size_t item_bytes) {
+    std::uint64_t value;
+    need(sizeof value);
+    std::memcpy(&value, data_ + at_, sizeof value);
+    at_ += sizeof value;
+    if (value > (size_ - at_) / item_bytes) throw core::WireError("cck: a gathered block is truncated");
+    return value;
+  }
+  void skip_u32s(std::uint64_t n) {
+    if (n > (size_ - at_) / 4) throw core::WireError("cck: a gathered block is truncated");
+    at_ += 4 * n;
+  }
+  std::size_t at() const { return at_; }
+  void expect_done() const {
+    if (at_ != size_) throw core::WireError("cck: a gathered block has bytes left over");
+  }
+
+private:
+  void need(std::size_t n) const {
+    if (n > size_ - at_) throw core::WireError("cck: a gathered block is truncated");
+  }
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+// The N gathered blocks: a send's dependencies are found in its sender's block, through an index
+// of that block (send id -> where its dependencies are) built the first time C_total reaches it.
+class GatheredBlocks {
+public:
+  GatheredBlocks(const std::vector<core::SharedBytes>& blocks, const graphs::TaskGraph& graph)
+      : blocks_(blocks), transfers_(graph.transfers()), indexes_(blocks.size()) {
+    for (const core::SharedBytes& block : blocks_) {
+      if (!block) throw core::WireError("cck: a gathered block is missing");
     }
-    for (std::uint32_t id : graphs[q].required) add(id);
+  }
+
+  const core::Bytes& block(NodeId q) const { return *blocks_[q]; }
+  // Where the dependencies of send `id` are in its sender's block (the offset of their count), if
+  // that block lists it among its sends executed since K.
+  std::optional<std::pair<NodeId, std::size_t>> find(std::uint32_t id) {
+    if (id >= transfers_.size()) return std::nullopt;
+    const NodeId q = transfers_[id].source;
+    if (q >= blocks_.size()) return std::nullopt;
+    const std::vector<std::pair<std::uint32_t, std::size_t>>& index = index_of(q);
+    const auto it = std::lower_bound(index.begin(), index.end(), std::pair<std::uint32_t, std::size_t>(id, 0));
+    if (it == index.end() || it->first != id) return std::nullopt;
+    return std::pair(q, it->second);
+  }
+
+private:
+  const std::vector<std::pair<std::uint32_t, std::size_t>>& index_of(NodeId q) {
+    std::optional<std::vector<std::pair<std::uint32_t, std::size_t>>>& index = indexes_[q];
+    if (index) return *index;
+    index.emplace();
+    BlockReader in(*blocks_[q]);
+    in.u8();
+    const std::uint64_t sends = in.count(8);
+    index->reserve(sends);
+    for (std::uint64_t i = 0; i < sends; ++i) {
+      const std::uint32_t id = in.u32();
+      index->emplace_back(id, in.at());
+      in.skip_u32s(in.u32());
+    }
+    std::sort(index->begin(), index->end());  // by id, then first listed
+    return *index;
+  }
+
+  const std::vector<core::SharedBytes>& blocks_;
+  const graphs::TransferPlan& transfers_;
+  std::vector<std::optional<std::vector<std::pair<std::uint32_t, std::size_t>>>> indexes_;
+};
+
+}  // namespace
+
+GatheredRound gathered_round(const PlanningContext& context, const std::vector<core::SharedBytes>& blocks) {
+  const auto& plan = context.graph.transfers();
+  GatheredBlocks gathered(blocks, context.graph);
+  const auto nodes = static_cast<NodeId>(blocks.size());
+  GatheredRound round;
+  round.lost_receives.resize(nodes);
+  for (NodeId q = 0; q < nodes; ++q) {
+    const std::uint8_t flags = BlockReader(gathered.block(q)).u8();
+    round.lost_receives[q] = (flags & 2) != 0 ? 1 : 0;
+    if ((flags & 1) != 0) round.restoring.push_back(q);
+  }
+  // C_total (Definition 5): C_perdues and every send executed since K that a send of C_total
+  // depends on. A receive whose send is not among the sends executed since K (its sender restarts
+  // from K, or has not run it yet) is sent again the usual way: nothing to replay.
+  std::unordered_set<std::uint32_t>& total = round.total;
+  std::vector<std::pair<NodeId, std::size_t>> queue;  // sends of C_total whose dependencies are still to add
+  auto add = [&](std::uint32_t id) {
+    if (total.count(id) != 0) return;
+    const auto at = gathered.find(id);
+    if (at && total.insert(id).second) queue.push_back(*at);
+  };
+  // C_perdues: sends of survivors to the processes that restart; and what pending re-executions need.
+  for (NodeId q = 0; q < nodes; ++q) {
+    BlockReader in(gathered.block(q));
+    in.u8();
+    const std::uint64_t sends = in.count(8);
+    for (std::uint64_t i = 0; i < sends; ++i) {
+      const std::uint32_t id = in.u32();
+      in.skip_u32s(in.u32());
+      if (id >= plan.size()) throw core::WireError("cck: a gathered block names an unknown transfer");
+      if (round.lost_receives[plan[id].destination]) add(id);
+    }
+    const std::uint64_t required = in.count(4);
+    for (std::uint64_t i = 0; i < required; ++i) add(in.u32());
+    in.expect_done();
   }
   while (!queue.empty()) {
-    const std::uint32_t id = queue.back();
+    const auto [q, at] = queue.back();
     queue.pop_back();
-    const auto [q, i] = described.at(id);
-    const RestrictedGraph& g = graphs[q];
-    for (std::uint32_t k = g.dep_offsets[i]; k < g.dep_offsets[i + 1]; ++k) add(g.deps[k]);
+    BlockReader in(gathered.block(q), at);
+    const std::uint32_t deps = in.u32();
+    for (std::uint32_t k = 0; k < deps; ++k) add(in.u32());
   }
-  return total;
+  return round;
 }
 
 // ----------------------------------------------------------------------------- T^p
-
-GatheredRound gathered_round(const PlanningContext& context, const std::vector<RestrictedGraph>& graphs) {
-  GatheredRound round;
-  round.lost_receives.resize(graphs.size());
-  for (NodeId q = 0; q < graphs.size(); ++q) {
-    round.lost_receives[q] = graphs[q].lost_receives ? 1 : 0;
-    if (graphs[q].restoring) round.restoring.push_back(q);
-  }
-  round.total = total_communications(context, graphs);
-  return round;
-}
 
 NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state, const RestrictedGraph& own,
                    const GatheredRound& round) {
@@ -241,7 +325,10 @@ NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState
 
 NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state,
                    const std::vector<RestrictedGraph>& graphs) {
-  return plan_node(context, node, state, graphs[node], gathered_round(context, graphs));
+  std::vector<core::SharedBytes> blocks;
+  blocks.reserve(graphs.size());
+  for (const RestrictedGraph& g : graphs) blocks.push_back(std::make_shared<const core::Bytes>(g.encode()));
+  return plan_node(context, node, state, graphs[node], gathered_round(context, blocks));
 }
 
 }  // namespace ftsim::protocols::cck

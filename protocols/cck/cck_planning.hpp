@@ -56,8 +56,8 @@ struct RestrictedGraph {
   std::vector<std::uint32_t> deps;         // receives (transfers to p) each send depends on
   std::vector<std::uint32_t> required;     // receives that pending re-executions need
 
+  // The all-gather's block; the nodes read it where it is (gathered_round).
   core::Bytes encode() const;
-  static RestrictedGraph decode(core::WireReader& in);
   std::uint64_t edge_count() const { return deps.size(); }
 };
 
@@ -81,23 +81,24 @@ struct PlanningContext {
 
 RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId node, const LocalState& state);
 
-// C_total over every node's Ḡ (identical on every node that has them all).
-std::unordered_set<std::uint32_t> total_communications(const PlanningContext& context,
-                                                       const std::vector<RestrictedGraph>& graphs);
-
 // What a node takes from the N gathered graphs for its plan (§3.5.5 steps 4-5): each node's
-// flags and C_total. A pure function of the gathered graphs, the same on every node that received
-// the same ones (RoundMemo computes it once per distinct gathered input).
+// flags and C_total. Every node computes it itself from the blocks its own messages delivered (the
+// same value on every node, as every process of the paper computes it); nothing is shared between
+// nodes.
 struct GatheredRound {
   std::vector<std::uint8_t> lost_receives;  // per node: the sends to it since K are lost
   std::vector<NodeId> restoring;            // the processes that restart from K in this round
   std::unordered_set<std::uint32_t> total;  // C_total
 };
-GatheredRound gathered_round(const PlanningContext& context, const std::vector<RestrictedGraph>& graphs);
+// From the gathered blocks (node q's Ḡ^q encoded, at q), read where they are: every block's flags,
+// sends and required receives once, and the dependencies of only the sends C_total reaches. Throws
+// core::WireError if a block is malformed.
+GatheredRound gathered_round(const PlanningContext& context, const std::vector<core::SharedBytes>& blocks);
 
 // T^p and C_total^p of node p from its own Ḡ^p and the round's C_total (step 6).
 NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state, const RestrictedGraph& own,
                    const GatheredRound& round);
+// The same from every node's Ḡ (encoded, as the all-gather carries them): for the tests.
 NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state,
                    const std::vector<RestrictedGraph>& graphs);
 

@@ -23,19 +23,36 @@
 // run (a replacement: once restored). The coordinator closes the round after N DONEs. A failure
 // during a checkpoint aborts it; a failure during a restart opens a newer round, in which the
 // re-executions already pending are planned again.
-#include <map>
+//
+// The roles, one class each, owned by CckProtocol:
+//  - the coordinator (cck_coordinator.hpp), on its own host or on a node: checkpoints and rounds,
+//    an explicit state machine (CoordinatorState);
+//  - a node's checkpoint session (cck_checkpoint.hpp, CheckpointState): INIT to ACK;
+//  - a node's restart session (cck_restart.hpp, RestartState): RESTART to the plan applied or the
+//    checkpoint restored, then the re-executions of T^p and the DONE they owe (cck_reexecutions.hpp);
+//  - what a node keeps of its checkpoints (cck_local_checkpoints.hpp): its copies, the last valid
+//    one, its images on the server, the CPU charges of encoding and decoding them.
+// CckProtocol routes: events and messages to their role, and the roles' messages out (Post:
+// delivered at once when the receiver is this process's other role, a coordinator on a node),
+// with what the process knows of the others' incarnations. Each role's state is private to it;
+// what one asks of another is a short list of calls: the restart session asks the checkpoint
+// session to abandon and to set its next cut; both save and restore through the local
+// checkpoints; the checkpoint session knows of restarts only the round in force; the coordinator
+// and the node share nothing but messages. Why classes rather than one class cut into files (as
+// this protocol once was): a role's state changes only through its own calls, and each role's
+// phase is one enum whose legal transitions are written in one place (its enter()). The control
+// messages are typed in cck_messages.hpp, V and W in cck_neighbours.hpp, the planning in
+// cck_planning.hpp, the all-gather in cck_allgather.hpp.
 #include <memory>
 #include <optional>
-#include <set>
-#include <unordered_set>
-#include <vector>
+#include <string>
 
-#include "protocols/cck/cck_allgather.hpp"
-#include "protocols/cck/cck_messages.hpp"
-#include "protocols/cck/cck_node_set.hpp"
+#include "protocols/cck/cck_checkpoint.hpp"
+#include "protocols/cck/cck_coordinator.hpp"
+#include "protocols/cck/cck_local_checkpoints.hpp"
 #include "protocols/cck/cck_options.hpp"
-#include "protocols/cck/cck_planning.hpp"
-#include "protocols/cck/cck_round_memo.hpp"
+#include "protocols/cck/cck_post.hpp"
+#include "protocols/cck/cck_restart.hpp"
 #include "protocols/node_incarnations.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
@@ -46,11 +63,12 @@ using core::FailureNotice;
 using core::Message;
 using core::ProtocolContext;
 
-class CckProtocol final : public core::Protocol {
+class CckProtocol final : public core::Protocol, private Post {
 public:
-  // `memo`: the run's cache of C_total per gathered input (cck_round_memo.hpp), shared by its nodes.
-  CckProtocol(std::shared_ptr<const CckOptions> options, std::shared_ptr<RoundMemo> memo, NodeId node,
-              bool coordinator_process);
+  CckProtocol(std::shared_ptr<const CckOptions> options, NodeId node, bool coordinator_process);
+  // The roles refer to each other and to the options: the object stays where it was made.
+  CckProtocol(const CckProtocol&) = delete;
+  CckProtocol& operator=(const CckProtocol&) = delete;
 
   void on_start(ProtocolContext& ctx) override;
   void on_task_completed(ProtocolContext& ctx, TaskId task, bool first_execution) override;
@@ -67,166 +85,32 @@ public:
   std::string phase(ProtocolContext& ctx) override;
 
 private:
-  // --- messages between the roles (a coordinator on a node talks to its own node directly) ---
-  void to_coordinator(ProtocolContext& ctx, MessageType type, const Control& control);
-  void to_node(ProtocolContext& ctx, NodeId node, MessageType type, const Control& control);
-  void node_message(ProtocolContext& ctx, NodeId from, MessageType type, const Control& control);
-  void coordinator_message(ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, MessageType type,
-                           const Control& control);
-  // Counts a control message this node sends, by the part of the protocol it belongs to.
-  void count_sent(ProtocolContext& ctx, MessageType type, std::uint64_t body_bytes, bool restart);
-  std::vector<NodeId> expected_senders(ProtocolContext& ctx) const;   // V
-  NodeSet future_receivers(ProtocolContext& ctx) const;               // W
-  TaskId cut_limit(std::uint32_t checkpoint) const;
-  void apply_priorities(ProtocolContext& ctx);
-
-  // --- node: checkpoint (cck_checkpoint.cpp) ---
-  void on_init(ProtocolContext& ctx, const Control& c);
-  void try_stop(ProtocolContext& ctx);
-  void on_checkpoint_ping(ProtocolContext& ctx, NodeId from, const Control& c);
-  void on_checkpoint_pong(ProtocolContext& ctx, NodeId from, const Control& c);
-  void save(ProtocolContext& ctx);
-  // Definition 2: only the tasks' inputs; drops own versions a re-execution produced again after
-  // the node had overwritten them (they were only to be re-sent).
-  void drop_overwritten_versions(ProtocolContext& ctx, core::NodeSnapshot& snapshot) const;
-  void saved(ProtocolContext& ctx);
-  void on_cont(ProtocolContext& ctx, NodeId from, const Control& c);
-  void maybe_ack(ProtocolContext& ctx);
-  void abandon_checkpoint(ProtocolContext& ctx);
-
-  // --- node: restart (cck_restart.cpp) ---
-  void on_restart_order(ProtocolContext& ctx, const Control& c);
-  void try_restart_stop(ProtocolContext& ctx);
-  void on_restart_ping(ProtocolContext& ctx, NodeId from, const Control& c);
-  void on_restart_pong(ProtocolContext& ctx, NodeId from, const Control& c);
-  void start_gather(ProtocolContext& ctx);
-  void on_gather(ProtocolContext& ctx, const Control& c);
-  void pump_gather(ProtocolContext& ctx);
-  LocalState local_state(ProtocolContext& ctx) const;
-  void finish_restart(ProtocolContext& ctx);
-  void apply_plan(ProtocolContext& ctx, const GatheredRound& round);
-  void apply_restore(ProtocolContext& ctx);
-  void report_done(ProtocolContext& ctx);
-
-  // --- coordinator (cck_coordinator.cpp) ---
-  void coordinator_start(ProtocolContext& ctx);
-  void start_checkpoint(ProtocolContext& ctx);
-  void broadcast_init(ProtocolContext& ctx);
-  void on_ack(ProtocolContext& ctx, NodeId from, const Control& c);
-  void validate(ProtocolContext& ctx);
-  void coordinator_notice(ProtocolContext& ctx, const FailureNotice& notice);
-  void open_round(ProtocolContext& ctx, std::uint64_t round, const FailureNotice& cause);
-  void on_done(ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, const Control& c);
-  void arm_period(ProtocolContext& ctx);
-  void write_record(ProtocolContext& ctx, std::uint64_t token);
-  std::string coordinator_phase(ProtocolContext& ctx) const;
-
+  // Post: a coordinator on a node talks to its own node directly.
+  void to_coordinator(ProtocolContext& ctx, MessageType type, const Control& control) override;
+  void to_node(ProtocolContext& ctx, NodeId node, MessageType type, const Control& control) override;
   // The incarnation each node is known to be at (kAnyIncarnation: not known yet, e.g. to a
   // replacement). Messages to a node go to that incarnation: on MPI a failed process may still
   // run for a moment after its failure notice, and must not take what is meant for its replacement.
-  std::uint32_t incarnation_of(NodeId node) const;
+  std::uint32_t incarnation_of(NodeId node) const override;
   void learn_incarnation(NodeId node, std::uint32_t incarnation);
+  // Counts a control message this process sends, by the part of the protocol it belongs to.
+  void count_sent(ProtocolContext& ctx, MessageType type, std::uint64_t body_bytes, bool restart);
+  void node_message(ProtocolContext& ctx, NodeId from, MessageType type, const Control& control);
+  void apply_priorities(ProtocolContext& ctx);
+  // A CPU charge of /checkpoint_data is over (on_timer or on_activity_done).
+  void charged(ProtocolContext& ctx, std::uint64_t token);
+  // After a task or a send: the node may be stopped now (for a checkpoint or a round).
+  void try_stop(ProtocolContext& ctx);
 
   std::shared_ptr<const CckOptions> options_;
-  std::shared_ptr<RoundMemo> memo_;
   NodeId self_;
-  NodeIncarnations incarnations_{core::kAnyIncarnation};
   bool node_;         // this process is a node (the dedicated coordinator process is not)
   bool coordinates_;  // this process runs the coordinator
-
-  // ---------------------------------------------------------------- node state
-  std::uint64_t round_ = 0;     // the restart round it last joined
-  bool restored_ = true;        // false for a replacement until it restored checkpoint K
-  std::uint32_t valid_ = 0;     // the last valid checkpoint it knows of
-  std::map<std::uint32_t, core::NodeSnapshot> copies_;  // its own checkpoint copies, valid_ and newer
-  std::uint32_t next_cut_ = 1;  // at cuts: the checkpoint whose cut bounds its tasks
-  FailureNotice cause_{};       // the failure the current recovery repairs
-  std::uint64_t completed_ = 0;         // the last round the coordinator completed (RESTART says)
-  std::uint64_t restored_round_ = 0;    // the round in which it restored checkpoint restored_from_
-  std::uint32_t restored_from_ = 0;
-
-  struct CheckpointSession {
-    std::uint32_t id = 0;       // 0: none
-    bool stopped = false, saving = false, saved = false, acked = false;
-    std::vector<NodeId> expect_from;   // V
-    NodeSet sends_to;                  // W
-    NodeSet pings, pongs, conts;
-    NodeSet awaiting;                  // nodes of W and PINGers whose CONT has not come (once stopped)
-    std::size_t pongs_expected = 0;    // PONGs from V still to come
-    std::uint64_t bytes = 0, messages = 0, message_bytes = 0;
-    double began = 0;
-  } checkpoint_;
-  std::uint32_t last_acked_ = 0;
-  // /checkpoint_data: its images, a chain being read back, a save or restore waiting for the CPU
-  // time of its encoding or decoding (tokens carry a sequence number: a stale one is ignored).
-  std::optional<content::ImageWriter> writer_;
-  content::ChainFetch fetch_;
-  std::optional<std::pair<std::uint32_t, core::Bytes>> pending_write_;  // (checkpoint, image)
-  std::optional<core::NodeSnapshot> pending_restore_;
-  std::uint32_t charge_sequence_ = 0;
-  void write_image(ProtocolContext& ctx);
-  void charged(ProtocolContext& ctx, std::uint64_t token);
-  void read_image(ProtocolContext& ctx, const core::Bytes& image, std::uint32_t checkpoint);
-  std::map<std::pair<std::uint64_t, std::uint32_t>, NodeSet> early_pings_;  // (round, c)
-
-  struct RestartSession {
-    bool active = false;
-    std::uint64_t round = 0;
-    std::uint32_t checkpoint = 0;  // K
-    bool restoring = false;        // it restarts from K (a replacement)
-    bool stopped = false, flushed = false;
-    std::vector<NodeId> expect_from;
-    NodeSet pings, pongs;
-    std::size_t pongs_expected = 0;
-    std::optional<AllGather> gather;                    // until complete
-    RestrictedGraph own;                                 // Ḡ^p, its own block
-    std::shared_ptr<const GatheredRound> gathered;       // once gathered: flags and C_total
-    std::optional<core::NodeSnapshot> state;             // K, read back (a replacement)
-    LocalState local;                                    // what Ḡ^p was built from
-    double began = 0;
-  } restart_;
-  std::map<std::uint64_t, NodeSet> early_restart_pings_;                 // by round
-  std::map<std::uint64_t, std::vector<std::pair<std::uint32_t, AllGather::Blocks>>> early_gathers_;  // by round
-  std::unordered_set<TaskId> pending_;  // re-executions of T^p not yet completed
-  std::uint64_t planned_ = 0;           // |T^p| of the plan in force (for DONE)
-  std::uint64_t planned_resends_ = 0;
-  bool done_sent_ = true;
-  bool done_restored_ = false;          // DONE says it restarted from K
-  std::uint64_t done_round_ = 0;        // the round DONE is owed for
-
-  // ---------------------------------------------------------------- coordinator state
-  struct Coordinator {
-    enum class Phase { idle, starting, checkpointing, validating, restarting, recovering } phase = Phase::idle;
-    std::uint32_t incarnation = 0;
-    std::uint32_t valid = 0, next = 1, current = 0;
-    std::vector<std::uint8_t> answered;  // per node: ACK (checkpoint) or DONE (restart) received
-    std::uint32_t answers = 0;
-    std::uint64_t messages = 0, message_bytes = 0;  // of the checkpoint in progress
-    core::CheckpointRecord record;
-    std::vector<std::uint32_t> aborted;   // checkpoint ids whose server copies are still to erase
-    std::uint64_t round = 0, completed = 0;
-    FailureNotice cause{};
-    std::vector<FailureNotice> unrecovered;
-    std::vector<std::uint32_t> incarnations;  // per node: the newest incarnation heard from
-    std::uint32_t involved = 0, restored = 0;
-    std::uint64_t round_tasks = 0, round_resends = 0;
-    double round_began = 0;
-    std::optional<std::uint64_t> timer;
-    std::optional<FailureNotice> notice_while_recovering;
-  } coordinator_;
+  NodeIncarnations incarnations_{core::kAnyIncarnation};
+  LocalCheckpoints local_;
+  CheckpointSession checkpoint_;
+  RestartSession restart_;             // drives checkpoint_ in a restart
+  std::optional<Coordinator> coordinator_;  // if coordinates_
 };
-
-// Stable-storage keys: a node's checkpoint c, and the coordinator's record (on a node only).
-inline std::uint64_t checkpoint_key(NodeId node, std::uint32_t checkpoint) {
-  return (std::uint64_t(node) << 32) | checkpoint;
-}
-inline constexpr std::uint64_t kCoordinatorRecordKey = 0xffffffff00000000ull;
-// Storage tokens.
-inline constexpr std::uint64_t kReadToken = 1ull << 62;
-inline constexpr std::uint64_t kRecordToken = 1ull << 61;
-inline constexpr std::uint64_t kRecordReadToken = kRecordToken | kReadToken;
-// /checkpoint_data: the CPU time of encoding an image / decoding a chain (+ a sequence number).
-inline constexpr std::uint64_t kEncodeToken = 1ull << 60;
-inline constexpr std::uint64_t kDecodeToken = 1ull << 59;
 
 }  // namespace ftsim::protocols::cck

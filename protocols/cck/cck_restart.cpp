@@ -2,181 +2,250 @@
 // communication-restricted graph (2), all-gather the graphs (3), compute C_perdues, C_total and
 // T_a_re-executer (4-6, cck_planning.cpp), restart the tasks (7). A replacement restores its
 // checkpoint K from its server; a survivor keeps its state and re-executes T^p from its own copy.
+#include "protocols/cck/cck_restart.hpp"
+
+#include <stdexcept>
+
 #include "protocols/cck/cck_metrics.hpp"
-#include "protocols/cck/cck_protocol.hpp"
+#include "protocols/cck/cck_neighbours.hpp"
 #include "protocols/mutants.hpp"
 
 namespace ftsim::protocols::cck {
 
-void CckProtocol::on_restart_order(ProtocolContext& ctx, const Control& c) {
+namespace {
+
+const char* name(RestartState state) {
+  switch (state) {
+    case RestartState::running: return "running";
+    case RestartState::replacement: return "replacement";
+    case RestartState::stopping: return "stopping";
+    case RestartState::flushing: return "flushing";
+    case RestartState::gathering: return "gathering";
+    case RestartState::gathered: return "gathered";
+  }
+  return "?";
+}
+
+// What the node knows of itself as round r starts (it is stopped): Ḡ^p is built from it.
+// `lost_receives`: it restored K in a round not followed by a completed one: the survivors'
+// re-sends of that round may never have left (it was superseded before they applied it).
+LocalState local_state(core::ProtocolContext& ctx, NodeId self, std::uint32_t checkpoint, bool restoring,
+                       bool lost_receives, const LocalCheckpoints& local) {
+  LocalState state;
+  state.checkpoint = checkpoint;
+  state.restoring = restoring;
+  state.lost_receives = lost_receives;
+  if (state.restoring) return state;
+  core::ProtocolRuntime runtime = ctx.runtime();
+  const core::NodeSnapshot initial = checkpoint == 0 ? runtime.initial_snapshot() : core::NodeSnapshot{};
+  const core::NodeSnapshot& copy = checkpoint == 0 ? initial : local.copy(checkpoint);
+  const auto tasks = ctx.index().tasks_of(self);
+  state.executed.resize(tasks.size());
+  state.done.resize(tasks.size());
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    state.executed[i] = runtime.executed_once(tasks[i]) ? 1 : 0;
+    state.done[i] = runtime.status(tasks[i]) == core::TaskStatus::done ? 1 : 0;
+  }
+  state.at_checkpoint = copy.done;
+  for (const auto& [key, entry] : copy.store) state.checkpoint_versions.insert(key);
+  for (std::uint64_t key : runtime.inventory().held) state.held.insert(key);
+  return state;
+}
+
+}  // namespace
+
+RestartSession::RestartSession(const CckOptions& options, NodeId self, Post& post, LocalCheckpoints& local,
+                               CheckpointSession& checkpoint)
+    : options_(options), self_(self), post_(post), local_(local), checkpoint_(checkpoint), reexecutions_(post) {}
+
+void RestartSession::enter(RestartState next) {
+  using S = RestartState;
+  bool legal = false;
+  switch (state_) {
+    case S::running: legal = next == S::stopping || next == S::replacement; break;
+    case S::replacement: legal = next == S::stopping; break;
+    case S::stopping: legal = next == S::flushing || next == S::stopping; break;
+    case S::flushing: legal = next == S::gathering || next == S::stopping; break;
+    case S::gathering: legal = next == S::gathered || next == S::stopping; break;
+    case S::gathered: legal = next == S::running || next == S::stopping; break;
+  }
+  if (!legal) {
+    throw std::logic_error(std::string("cck protocol bug: node ") + std::to_string(self_) + "'s restart goes from " +
+                           name(state_) + " to " + name(next));
+  }
+  state_ = next;
+}
+
+bool RestartSession::restored() const {
+  return state_ == RestartState::running || (active() && !current_.restoring);
+}
+
+void RestartSession::become_replacement() { enter(RestartState::replacement); }
+
+void RestartSession::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+  if (!restored() || notice.sequence <= round_sequence(round_)) return;
+  // Stop starting tasks: the coordinator's RESTART says what to do (§3.5.5 step 1). (A notice
+  // that a round this node has joined already covers changes nothing: on MPI a coordinator on
+  // a node may send its RESTART before the driver's notice arrives.)
+  ctx.runtime().pause();
+  if (notice.sequence > cause_.sequence) cause_ = notice;
+}
+
+void RestartSession::on_restart(core::ProtocolContext& ctx, const Control& c) {
   if (c.round <= round_) return;  // an older round, or one it has joined
   round_ = c.round;
   completed_ = c.completed;
   if (c.cause.sequence >= cause_.sequence) cause_ = c.cause;
-  abandon_checkpoint(ctx);
+  checkpoint_.abandon(ctx);
   // Checkpoint K is the restart point: copies newer than K were never validated.
-  valid_ = c.checkpoint;
-  for (auto it = copies_.begin(); it != copies_.end();) it = it->first != valid_ ? copies_.erase(it) : std::next(it);
-  next_cut_ = c.valid;
-  restart_ = RestartSession{};
-  restart_.active = true;
-  restart_.round = c.round;
-  restart_.checkpoint = c.checkpoint;
-  restart_.restoring = !restored_;
-  restart_.began = ctx.now();
-  done_sent_ = true;  // a DONE owed for an older round is superseded by this round's
+  local_.restart_from(c.checkpoint);
+  checkpoint_.set_next_cut(c.valid);
+  const bool restoring = !restored();
+  current_ = Round{};
+  current_.checkpoint = c.checkpoint;
+  current_.restoring = restoring;
+  current_.began = ctx.now();
+  enter(RestartState::stopping);
+  reexecutions_.supersede();
   core::ProtocolRuntime runtime = ctx.runtime();
   runtime.pause();
-  if (writer_) {
-    // /checkpoint_data: its next image is a full one (a replacement lost its hashes; a survivor
-    // re-executes from its copy of K, and its later images were never validated).
-    writer_->restart_chain();
-    pending_restore_.reset();
-    fetch_.begin(0);
-  }
-  if (restart_.restoring) {
+  if (current_.restoring) {
     if (c.checkpoint == 0) {
-      restart_.state = runtime.initial_snapshot();
+      current_.state = runtime.initial_snapshot();
     } else {
-      ctx.storage_read(self_ % options_->servers, checkpoint_key(self_, c.checkpoint), kReadToken | c.checkpoint);
+      local_.request(ctx, c.checkpoint);
     }
-  } else if (c.checkpoint > 0 && copies_.count(c.checkpoint) == 0) {
+  } else if (c.checkpoint > 0 && !local_.has_copy(c.checkpoint)) {
     ctx.fail_run("cck: node " + std::to_string(self_) + " has no local copy of the valid checkpoint " +
                  std::to_string(c.checkpoint) + " (a protocol bug)");
     return;
   }
   if (ctx.recording()) {
     ctx.note("restart round " + std::to_string(round_sequence(round_)) + " from checkpoint " + std::to_string(c.checkpoint) +
-                 (restart_.restoring ? ": restores it" : ": keeps its state"),
+                 (current_.restoring ? ": restores it" : ": keeps its state"),
              "recovery");
   }
-  for (auto it = early_restart_pings_.begin(); it != early_restart_pings_.end();) {
-    if (it->first == round_) restart_.pings = it->second;
-    it = it->first <= round_ ? early_restart_pings_.erase(it) : std::next(it);
+  for (auto it = early_pings_.begin(); it != early_pings_.end();) {
+    if (it->first == round_) current_.pings = it->second;
+    it = it->first <= round_ ? early_pings_.erase(it) : std::next(it);
   }
-  try_restart_stop(ctx);
+  try_stop(ctx);
 }
 
-void CckProtocol::try_restart_stop(ProtocolContext& ctx) {
-  if (!node_ || !restart_.active || restart_.stopped) return;
-  if (!restart_.restoring && !ctx.runtime().quiescent()) return;
+void RestartSession::try_stop(core::ProtocolContext& ctx) {
+  if (state_ != RestartState::stopping) return;
+  if (!current_.restoring && !ctx.runtime().quiescent()) return;
   // Step 1: stopped; flush the channels from V (a replacement expects nothing yet: what it needs
   // comes again once the round is planned).
-  restart_.stopped = true;
-  if (!restart_.restoring) restart_.expect_from = expected_senders(ctx);
-  restart_.pongs_expected = restart_.expect_from.size();
+  enter(RestartState::flushing);
+  if (!current_.restoring) current_.expect_from = expected_senders(ctx, options_, self_);
+  current_.pongs_expected = current_.expect_from.size();
   Control pong;
   pong.round = round_;
   pong.session = Session::restart;
-  for (NodeId n : restart_.pings.members()) to_node(ctx, n, kPong, pong);
-  for (NodeId n : restart_.expect_from) to_node(ctx, n, kPing, pong);
-  if (restart_.expect_from.empty()) {
-    restart_.flushed = true;
-    start_gather(ctx);
-  }
+  for (NodeId n : current_.pings.members()) post_.to_node(ctx, n, kPong, pong);
+  for (NodeId n : current_.expect_from) post_.to_node(ctx, n, kPing, pong);
+  if (current_.expect_from.empty()) start_gather(ctx);
 }
 
-void CckProtocol::on_restart_ping(ProtocolContext& ctx, NodeId from, const Control& c) {
+void RestartSession::on_ping(core::ProtocolContext& ctx, NodeId from, const Control& c) {
   Control pong;
   pong.round = c.round;
   pong.session = Session::restart;
-  if (c.round == round_ && restart_.active) {
-    restart_.pings.insert(from);
-    if (restart_.stopped) to_node(ctx, from, kPong, pong);
+  if (c.round == round_ && active()) {
+    current_.pings.insert(from);
+    if (state_ != RestartState::stopping) post_.to_node(ctx, from, kPong, pong);  // stopped
   } else if (c.round > round_) {
-    early_restart_pings_[c.round].insert(from);
+    early_pings_[c.round].insert(from);
   } else if (c.round == round_) {
-    to_node(ctx, from, kPong, pong);  // its part of the round is over
+    post_.to_node(ctx, from, kPong, pong);  // its part of the round is over
   }
 }
 
-void CckProtocol::on_restart_pong(ProtocolContext& ctx, NodeId from, const Control& c) {
-  if (c.round != round_ || !restart_.active || !restart_.stopped || restart_.flushed) return;
-  if (!restart_.pongs.insert(from) || --restart_.pongs_expected > 0) return;
-  restart_.flushed = true;
+void RestartSession::on_pong(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+  if (c.round != round_ || state_ != RestartState::flushing) return;
+  if (!current_.pongs.insert(from) || --current_.pongs_expected > 0) return;
   start_gather(ctx);
 }
 
-LocalState CckProtocol::local_state(ProtocolContext& ctx) const {
-  LocalState state;
-  state.checkpoint = restart_.checkpoint;
-  state.restoring = restart_.restoring;
-  // Restored from K in a round not followed by a completed one: the survivors' re-sends of that
-  // round may never have left (it was superseded before they applied it).
-  state.lost_receives = restored_round_ > completed_ && restored_from_ == restart_.checkpoint;
-  if (state.restoring) return state;
-  core::ProtocolRuntime runtime = ctx.runtime();
-  const core::NodeSnapshot initial = restart_.checkpoint == 0 ? runtime.initial_snapshot() : core::NodeSnapshot{};
-  const core::NodeSnapshot& checkpoint = restart_.checkpoint == 0 ? initial : copies_.at(restart_.checkpoint);
-  const auto local = ctx.index().tasks_of(self_);
-  state.executed.resize(local.size());
-  state.done.resize(local.size());
-  for (std::size_t i = 0; i < local.size(); ++i) {
-    state.executed[i] = runtime.executed_once(local[i]) ? 1 : 0;
-    state.done[i] = runtime.status(local[i]) == core::TaskStatus::done ? 1 : 0;
-  }
-  state.at_checkpoint = checkpoint.done;
-  for (const auto& [key, entry] : checkpoint.store) state.checkpoint_versions.insert(key);
-  for (std::uint64_t key : runtime.inventory().held) state.held.insert(key);
-  return state;
-}
-
-void CckProtocol::start_gather(ProtocolContext& ctx) {
+void RestartSession::start_gather(core::ProtocolContext& ctx) {
   // Step 2: Ḡ^p from its own state; step 3: the all-gather.
-  restart_.local = local_state(ctx);
-  const PlanningContext planning{ctx.graph(), ctx.index(), options_->transfers, options_->keep_in_memory};
-  restart_.own = build_restricted_graph(planning, self_, restart_.local);
-  restart_.gather.emplace(self_, ctx.node_count(), std::make_shared<const core::Bytes>(restart_.own.encode()));
+  enter(RestartState::gathering);
+  const bool lost_receives = last_restore_.round > completed_ && last_restore_.checkpoint == current_.checkpoint;
+  current_.local = local_state(ctx, self_, current_.checkpoint, current_.restoring, lost_receives, local_);
+  const PlanningContext planning{ctx.graph(), ctx.index(), options_.transfers, options_.keep_in_memory};
+  current_.own = build_restricted_graph(planning, self_, current_.local);
+  current_.gather.emplace(self_, ctx.node_count(), std::make_shared<const core::Bytes>(current_.own.encode()));
   if (auto it = early_gathers_.find(round_); it != early_gathers_.end()) {
-    for (auto& [step, blocks] : it->second) restart_.gather->receive(step, blocks);
+    for (auto& [step, blocks] : it->second) current_.gather->receive(step, blocks);
   }
   for (auto it = early_gathers_.begin(); it != early_gathers_.end();) it = it->first <= round_ ? early_gathers_.erase(it) : std::next(it);
   pump_gather(ctx);
 }
 
-void CckProtocol::on_gather(ProtocolContext& ctx, const Control& c) {
-  if (c.round == round_ && restart_.active && restart_.gathered) return;  // complete: nothing more is awaited
-  if (c.round == round_ && restart_.active && restart_.gather) {
-    restart_.gather->receive(c.step, c.blocks);
+void RestartSession::on_gather(core::ProtocolContext& ctx, const Control& c) {
+  if (c.round == round_ && state_ == RestartState::gathered) return;  // complete: nothing more is awaited
+  if (c.round == round_ && state_ == RestartState::gathering) {
+    current_.gather->receive(c.step, c.blocks);
     pump_gather(ctx);
-  } else if (c.round > round_ || (c.round == round_ && restart_.active)) {
+  } else if (c.round > round_ || (c.round == round_ && active())) {
     early_gathers_[c.round].emplace_back(c.step, c.blocks);  // before this node's own turn
   }
 }
 
-void CckProtocol::pump_gather(ProtocolContext& ctx) {
+void RestartSession::pump_gather(core::ProtocolContext& ctx) {
   const std::uint64_t round = round_;
-  while (restart_.active && round_ == round && restart_.gather) {
-    auto out = restart_.gather->send();
+  while (state_ == RestartState::gathering && round_ == round) {
+    auto out = current_.gather->send();
     if (!out) break;
     Control gather;
     gather.round = round;
     gather.step = out->step;
     gather.blocks = std::move(out->blocks);
-    to_node(ctx, out->to, kGather, gather);
+    post_.to_node(ctx, out->to, kGather, gather);
   }
-  if (!restart_.active || round_ != round || !restart_.gather || !restart_.gather->complete() || restart_.gathered) return;
-  // Steps 4-5 from the N blocks it received (the same function of the same blocks on every node:
-  // computed once per distinct input, cck_round_memo.hpp). The blocks are then no longer needed.
-  const PlanningContext planning{ctx.graph(), ctx.index(), options_->transfers, options_->keep_in_memory};
-  restart_.gathered = memo_->get(planning, restart_.gather->blocks());
-  restart_.gather.reset();
-  finish_restart(ctx);
-}
-
-void CckProtocol::finish_restart(ProtocolContext& ctx) {
-  if (!restart_.active || !restart_.gathered) return;
-  if (restart_.restoring) {
-    if (restart_.state) apply_restore(ctx);
+  if (state_ != RestartState::gathering || round_ != round || !current_.gather->complete()) return;
+  // Steps 4-5 from the N blocks it received: each node computes them itself. A replacement needs
+  // none of it (it restores K and re-executes nothing). The blocks are then no longer needed.
+  std::optional<GatheredRound> gathered;
+  if (!current_.restoring) {
+    const PlanningContext planning{ctx.graph(), ctx.index(), options_.transfers, options_.keep_in_memory};
+    gathered = gathered_round(planning, current_.gather->blocks());
+  }
+  current_.gather.reset();
+  enter(RestartState::gathered);
+  if (current_.restoring) {
+    if (current_.state) apply_restore(ctx);
     return;
   }
-  apply_plan(ctx, *restart_.gathered);
+  apply_plan(ctx, *gathered);
 }
 
-void CckProtocol::apply_plan(ProtocolContext& ctx, const GatheredRound& round) {
+void RestartSession::on_checkpoint_read(core::ProtocolContext& ctx, std::uint32_t checkpoint, const core::Bytes* content) {
+  if (!active() || !current_.restoring || current_.checkpoint != checkpoint || current_.state) return;
+  if (!content) {
+    ctx.fail_run("unrecoverable: checkpoint " + std::to_string(checkpoint) + " of node " + std::to_string(self_) +
+                 " is not on its checkpoint server");
+    return;
+  }
+  std::optional<core::NodeSnapshot> state = local_.read_back(ctx, *content, checkpoint);
+  if (!state) return;  // more images to read, or its decoding to charge
+  current_.state = std::move(*state);
+  if (state_ == RestartState::gathered) apply_restore(ctx);
+}
+
+void RestartSession::on_decoded(core::ProtocolContext& ctx) {
+  if (!active() || !current_.restoring || current_.state) return;
+  std::optional<core::NodeSnapshot> state = local_.take_decoded();
+  if (!state) return;
+  current_.state = std::move(*state);
+  if (state_ == RestartState::gathered) apply_restore(ctx);
+}
+
+void RestartSession::apply_plan(core::ProtocolContext& ctx, const GatheredRound& round) {
   // Step 6 (T^p, C_total^p), then 7.
-  const PlanningContext planning{ctx.graph(), ctx.index(), options_->transfers, options_->keep_in_memory};
-  const NodePlan plan = plan_node(planning, self_, restart_.local, restart_.own, round);
+  const PlanningContext planning{ctx.graph(), ctx.index(), options_.transfers, options_.keep_in_memory};
+  const NodePlan plan = plan_node(planning, self_, current_.local, current_.own, round);
   if (!plan.missing.empty()) {
     const std::uint64_t key = plan.missing.front();
     ctx.fail_run("cck: node " + std::to_string(self_) + " finds no way to provide " +
@@ -192,13 +261,14 @@ void CckProtocol::apply_plan(ProtocolContext& ctx, const GatheredRound& round) {
       runtime.mark_for_reexecution(t);
       ++marked;
     }
-    pending_.insert(t);
+    reexecutions_.add(t);
   }
-  const core::NodeSnapshot initial = restart_.checkpoint == 0 ? runtime.initial_snapshot() : core::NodeSnapshot{};
-  const core::NodeSnapshot& checkpoint = restart_.checkpoint == 0 ? initial : copies_.at(restart_.checkpoint);
+  const std::uint32_t k = current_.checkpoint;
+  const core::NodeSnapshot initial = k == 0 ? runtime.initial_snapshot() : core::NodeSnapshot{};
+  const core::NodeSnapshot& checkpoint = k == 0 ? initial : local_.copy(k);
   for (std::uint64_t key : plan.reloads) {
     if (!runtime.reload_version(checkpoint, core::VersionStore::handle_of(key), core::VersionStore::version_of(key))) {
-      ctx.fail_run("cck: node " + std::to_string(self_) + "'s copy of checkpoint " + std::to_string(restart_.checkpoint) +
+      ctx.fail_run("cck: node " + std::to_string(self_) + "'s copy of checkpoint " + std::to_string(k) +
                    " lacks a version its re-executions read (a protocol bug)");
       return;
     }
@@ -221,57 +291,64 @@ void CckProtocol::apply_plan(ProtocolContext& ctx, const GatheredRound& round) {
                  std::to_string(plan.resends.size()) + ", T " + std::to_string(plan.reexecute.size()) + " of " +
                  std::to_string(plan.executed_since_checkpoint) + " executed since the checkpoint",
              "recovery");
-    ctx.record_span("restart round " + std::to_string(round_sequence(round_)), "recovery", restart_.began);
+    ctx.record_span("restart round " + std::to_string(round_sequence(round_)), "recovery", current_.began);
   }
-  planned_ = plan.reexecute.size();
-  planned_resends_ = plan.resends.size();
-  done_restored_ = false;
-  done_round_ = round_;
-  done_sent_ = false;
-  restart_.active = false;
-  if (options_->at_cuts) runtime.set_task_limit(cut_limit(next_cut_));
+  reexecutions_.owe(round_, plan.reexecute.size(), plan.resends.size(), false);
+  enter(RestartState::running);
+  if (options_.at_cuts) runtime.set_task_limit(checkpoint_.task_limit());
   // The ready queue first (tasks ready before the marks may now wait for a re-execution: a write
   // after it reads), then resume: resuming first would start them from the stale queue.
   runtime.rebuild();
   runtime.resume();
   ctx.redeliver_deferred();
-  if (pending_.empty()) report_done(ctx);
+  reexecutions_.report_if_done(ctx);
 }
 
-void CckProtocol::apply_restore(ProtocolContext& ctx) {
+void RestartSession::apply_restore(core::ProtocolContext& ctx) {
   core::ProtocolRuntime runtime = ctx.runtime();
-  runtime.restore(*restart_.state);
-  if (restart_.checkpoint > 0) copies_[restart_.checkpoint] = std::move(*restart_.state);
-  restart_.state.reset();
-  restored_ = true;
-  restored_round_ = round_;
-  restored_from_ = restart_.checkpoint;
-  if (ctx.recording()) ctx.record_span("restore checkpoint " + std::to_string(restart_.checkpoint), "recovery", restart_.began);
-  planned_ = 0;
-  planned_resends_ = 0;
-  done_restored_ = true;
-  done_round_ = round_;
-  done_sent_ = false;
-  restart_.active = false;
-  runtime.set_task_limit(cut_limit(next_cut_));
+  runtime.restore(*current_.state);
+  if (current_.checkpoint > 0) local_.keep(current_.checkpoint, std::move(*current_.state));
+  current_.state.reset();
+  last_restore_ = {round_, current_.checkpoint};
+  if (ctx.recording()) ctx.record_span("restore checkpoint " + std::to_string(current_.checkpoint), "recovery", current_.began);
+  reexecutions_.owe(round_, 0, 0, true);
+  enter(RestartState::running);
+  runtime.set_task_limit(checkpoint_.task_limit());
   runtime.rebuild();
   runtime.resume();
   // Restarting from the job's input: the initial values leave again (for the other restarting
   // nodes; survivors drop them as duplicates).
-  if (restart_.checkpoint == 0) runtime.send_initial_values();
+  if (current_.checkpoint == 0) runtime.send_initial_values();
   ctx.redeliver_deferred();
-  report_done(ctx);
+  reexecutions_.report_if_done(ctx);
 }
 
-void CckProtocol::report_done(ProtocolContext& ctx) {
-  if (done_sent_) return;
-  done_sent_ = true;
-  Control done;
-  done.round = done_round_;
-  done.tasks = planned_;
-  done.messages = planned_resends_;
-  done.restored = done_restored_;
-  to_coordinator(ctx, kDone, done);
+std::string RestartSession::phase() const {
+  if (active()) {
+    const std::string round = "restart round " + std::to_string(round_sequence(round_)) + ": ";
+    switch (state_) {
+      case RestartState::stopping: return round + "waiting for its running tasks to end";
+      case RestartState::flushing: {
+        std::vector<NodeId> missing;
+        for (NodeId n : current_.expect_from) {
+          if (current_.pongs.count(n) == 0) missing.push_back(n);
+        }
+        return round + "flushing, waiting for PONG from nodes " + node_list(missing);
+      }
+      case RestartState::gathering:
+        return round + "all-gather step " + std::to_string(current_.gather->step()) + ", waiting for node " +
+               std::to_string(current_.gather->waiting_for());
+      case RestartState::gathered:
+        if (current_.restoring && !current_.state) {
+          return round + "reading checkpoint " + std::to_string(current_.checkpoint) + " back from its server";
+        }
+        return {};
+      default: return {};
+    }
+  }
+  if (state_ == RestartState::replacement) return "a replacement waiting for RESTART";
+  if (reexecutions_.pending() > 0) return "re-executing " + std::to_string(reexecutions_.pending()) + " tasks of T_a_re-executer";
+  return {};
 }
 
 }  // namespace ftsim::protocols::cck

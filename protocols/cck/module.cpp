@@ -16,11 +16,8 @@ void check(const config::Config& config, config::JsonReader& block) { cck::read_
 
 core::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
   auto options = std::make_shared<const cck::CckOptions>(config, graph);
-  // One memo of C_total per run, shared by its nodes (a cache of a pure function of what each
-  // node received: protocols/cck/cck_round_memo.hpp).
-  auto memo = std::make_shared<cck::RoundMemo>();
-  return [options, memo](core::NodeId node, bool coordinator) {
-    return std::make_unique<cck::CckProtocol>(options, memo, node, coordinator);
+  return [options](core::NodeId node, bool coordinator) {
+    return std::make_unique<cck::CckProtocol>(options, node, coordinator);
   };
 }
 

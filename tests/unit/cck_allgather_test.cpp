@@ -1,11 +1,8 @@
-// CCK's all-gather (Besseron 2006 §3.5.5 step 3) with blocks shared by reference, and the memo of
-// C_total per gathered input (protocols/cck/cck_round_memo.hpp):
+// CCK's all-gather (Besseron 2006 §3.5.5 step 3) with blocks shared by reference:
 //  - every node ends with every node's block, the very buffer its owner made (no copy), in
 //    ceil(log2 N) messages per node;
 //  - a GATHER message costs what it cost when its blocks were written inline: 8 (round) + 4 (step)
-//    + 8 (array length) + 4 (count) + Σ(4 + 8 + |block|), and decodes to the same blocks;
-//  - the memo answers the same value for the same input (the same buffers, or equal bytes), and
-//    computes again for a different one.
+//    + 8 (array length) + 4 (count) + Σ(4 + 8 + |block|), and decodes to the same blocks.
 #include <catch2/catch.hpp>
 
 #include <deque>
@@ -15,7 +12,6 @@
 
 #include "protocols/cck/cck_allgather.hpp"
 #include "protocols/cck/cck_messages.hpp"
-#include "protocols/cck/cck_round_memo.hpp"
 
 using namespace ftsim;
 using protocols::cck::AllGather;

@@ -8,11 +8,13 @@
 // re-run everything after the checkpoint), over every subset S of the tasks executed since the
 // checkpoint when there are at most 14 of them (else: S = T must work and T minus any one task
 // must not). The node states come from a model of the runtime's memory written here, not from
-// the protocol.
+// the protocol. On the same scenarios, C_total as each node reads it from the encoded blocks of
+// the all-gather (gathered_round) equals Definition 5 computed here on the graphs.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 
@@ -51,6 +53,34 @@ graphs::TaskGraph random_graph(std::mt19937_64& random, NodeId nodes, std::size_
     builder.task(kernel, accesses, NodeId(random() % nodes), 0);
   }
   return builder.finish();
+}
+
+// C_total (Besseron 2006 Definition 5) by its definition: the sends executed since K to a node
+// that lost its receives, the receives pending re-executions need, and every send executed since K
+// that a send of C_total depends on.
+std::set<std::uint32_t> total_communications(const graphs::TaskGraph& graph, const std::vector<RestrictedGraph>& graphs) {
+  std::map<std::uint32_t, std::pair<NodeId, std::size_t>> described;
+  for (NodeId q = 0; q < graphs.size(); ++q) {
+    for (std::size_t i = 0; i < graphs[q].sends.size(); ++i) described.emplace(graphs[q].sends[i], std::pair(q, i));
+  }
+  std::set<std::uint32_t> total;
+  std::vector<std::uint32_t> queue;
+  auto add = [&](std::uint32_t id) {
+    if (described.count(id) != 0 && total.insert(id).second) queue.push_back(id);
+  };
+  for (const RestrictedGraph& g : graphs) {
+    for (std::uint32_t id : g.sends) {
+      if (graphs[graph.transfers()[id].destination].lost_receives) add(id);
+    }
+    for (std::uint32_t id : g.required) add(id);
+  }
+  while (!queue.empty()) {
+    const auto [q, i] = described.at(queue.back());
+    queue.pop_back();
+    const RestrictedGraph& g = graphs[q];
+    for (std::uint32_t k = g.dep_offsets[i]; k < g.dep_offsets[i + 1]; ++k) add(g.deps[k]);
+  }
+  return total;
 }
 
 // A model of each node's memory under the runtime's rules (sim/node/version_store.cpp): own
@@ -243,6 +273,16 @@ Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
   const PlanningContext context{graph, index, transfers, keep_in_memory};
   std::vector<RestrictedGraph> restricted;
   for (NodeId n = 0; n < nodes; ++n) restricted.push_back(build_restricted_graph(context, n, scenario.states[n]));
+  {
+    // What each node reads from the encoded blocks the all-gather delivers is Definition 5 computed
+    // here on the graphs themselves.
+    std::vector<core::SharedBytes> blocks;
+    for (const RestrictedGraph& g : restricted) blocks.push_back(std::make_shared<const core::Bytes>(g.encode()));
+    const protocols::cck::GatheredRound round = protocols::cck::gathered_round(context, blocks);
+    INFO("seed " << seed);
+    CHECK(std::set<std::uint32_t>(round.total.begin(), round.total.end()) == total_communications(graph, restricted));
+    for (NodeId n = 0; n < nodes; ++n) CHECK(round.lost_receives[n] == (restricted[n].lost_receives ? 1 : 0));
+  }
   std::set<TaskId> planned;
   for (NodeId n = 0; n < nodes; ++n) {
     const protocols::cck::NodePlan plan = plan_node(context, n, scenario.states[n], restricted);
