@@ -1,6 +1,5 @@
 #include "protocols/global/global_checkpointer.hpp"
 
-#include <iterator>
 #include <stdexcept>
 
 #include "protocols/global/global_messages.hpp"
@@ -8,11 +7,6 @@
 namespace ftsim::protocols {
 
 using namespace global_messages;
-
-GlobalCheckpointer::GlobalCheckpointer(const GlobalOptions& options, GlobalKeeper& keeper)
-    : options_(options), keeper_(keeper) {
-  if (options_.content) writer_.emplace(options_.content);
-}
 
 void GlobalCheckpointer::step(SessionEvent event, std::uint32_t checkpoint) {
   using S = SessionState;
@@ -123,78 +117,20 @@ void GlobalCheckpointer::maybe_save(ProtocolContext& ctx) {
   // The flush: every data message sent to this node before the others stopped has arrived.
   if (state_ != SessionState::flushing || received_ < expected_received_) return;
   step(SessionEvent::flushed, checkpoint_);
-  save(ctx);
-}
-
-void GlobalCheckpointer::save(ProtocolContext& ctx) {
-  const std::uint32_t checkpoint = checkpoint_;
-  core::NodeSnapshot snapshot = ctx.runtime().snapshot();
-  std::uint64_t bytes = snapshot.bytes;
-  Bytes content;
-  double charge = 0;
-  if (writer_) {
-    // /checkpoint_data: a full or incremental image, smaller (zero blocks, changed blocks, zstd).
-    content::ImageWriter::Image image = writer_->write(ctx, snapshot, checkpoint);
-    bytes = image.stored_bytes;
-    charge = image.charge_seconds;
-    content = std::move(image.content);
-  } else {
-    core::WireWriter out(content);
-    snapshot.encode(out);
-  }
-  local_[checkpoint] = std::move(snapshot);
-  ctx.record_local_checkpoint(checkpoint);
-  saved_bytes_ = bytes;
-  if (ctx.recording()) {
-    ctx.note("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
-             (options_.stable_storage ? std::string("stable storage") : buddy_list(options_, ctx.node())));
-  }
-  ++ctx.counters().cp_data_normal_count;
-  ctx.counters().cp_data_normal_total_size += bytes;
-  pending_save_ = PendingSave{checkpoint, std::move(content), bytes};
-  if (charge > 0) {
-    // Hashing and compressing take a core of the node first (a simulation; on MPI they ran).
-    content::charge(ctx, charge, kEncodeTokenBit | ++encode_sequence_);
-    return;
-  }
-  send_saved(ctx);
-}
-
-void GlobalCheckpointer::on_encoded(ProtocolContext& ctx, std::uint64_t token) {
-  if ((token & kSequenceMask) != encode_sequence_) return;  // a stale one (a failure came in between)
-  send_saved(ctx);
-}
-
-void GlobalCheckpointer::send_saved(ProtocolContext& ctx) {
-  if (!pending_save_) return;
-  PendingSave save = std::move(*pending_save_);
-  pending_save_.reset();
-  if (save.checkpoint != saving()) return;  // a failure interrupted it
-  if (options_.stable_storage) {
-    ctx.storage_write(storage_server(ctx), checkpoint_key(ctx.node(), save.checkpoint), std::move(save.content),
-                      save.bytes, save.checkpoint);
-  } else {
-    // Every buddy keeps a copy (several buddies replicate it); saved once all acknowledged.
-    Control data = with(save.checkpoint, ctx.epoch());
-    data.count = save.bytes;
-    data.snapshot = std::move(save.content);
-    const auto buddies = options_.buddies->buddies(ctx.node());
-    acks_missing_ = static_cast<std::uint32_t>(buddies.size());
-    for (NodeId buddy : buddies) send(ctx, buddy, kCheckpointData, data, core::Traffic::checkpoint, save.bytes);
-  }
+  copies_.save(ctx, checkpoint_, ctx.runtime().snapshot());
 }
 
 void GlobalCheckpointer::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch) {
-  if (checkpoint == saving() && epoch == ctx.epoch() && --acks_missing_ == 0) saved(ctx);
+  if (copies_.on_ack(ctx, checkpoint, epoch)) saved(ctx);
 }
 
 void GlobalCheckpointer::on_written(ProtocolContext& ctx, std::uint32_t checkpoint) {
-  if (checkpoint == saving()) saved(ctx);
+  if (copies_.on_written(checkpoint)) saved(ctx);
 }
 
 void GlobalCheckpointer::saved(ProtocolContext& ctx) {
   Control done = with(checkpoint_, ctx.epoch());
-  done.count = saved_bytes_;
+  done.count = copies_.saved_bytes();
   step(SessionEvent::stored, checkpoint_);
   send(ctx, ctx.coordinator(), kSaved, done);
 }
@@ -205,47 +141,24 @@ void GlobalCheckpointer::on_commit(ProtocolContext& ctx, std::uint32_t checkpoin
   }
   began_ = -1;
   committed_ = checkpoint;
-  // Garbage collection: older copies, here, at the buddy (the keeper's part) and on storage.
-  for (auto it = local_.begin(); it != local_.end();) it = it->first < committed_ ? local_.erase(it) : std::next(it);
+  // Garbage collection: older copies, at the buddy (the keeper's part), here and on storage.
   keeper_.collect(ctx, committed_);
-  erase_stored_images(ctx);
+  copies_.collect(ctx, committed_);
   ctx.runtime().resume();
   step(SessionEvent::commit, set_next_cut(ctx));
   try_ready(ctx);
 }
 
-void GlobalCheckpointer::erase_stored_images(ProtocolContext& ctx) {
-  if (!options_.stable_storage) return;
-  if (writer_) {
-    // /checkpoint_data: its images before the committed checkpoint's chain.
-    for (std::uint32_t id : writer_->release_before(committed_)) {
-      ctx.storage_erase(storage_server(ctx), checkpoint_key(ctx.node(), id));
-    }
-  } else if (committed_ > 1) {
-    ctx.storage_erase(storage_server(ctx), checkpoint_key(ctx.node(), committed_ - 1));
-  }
-}
-
 void GlobalCheckpointer::abort() {
   began_ = -1;
-  pending_save_.reset();
+  copies_.cancel();
   step(SessionEvent::abort);
 }
 
-const core::NodeSnapshot* GlobalCheckpointer::local_copy(std::uint32_t checkpoint) const {
-  const auto it = local_.find(checkpoint);
-  return it == local_.end() ? nullptr : &it->second;
-}
-
-void GlobalCheckpointer::adopt_chain(std::span<const Bytes* const> chain) { writer_->adopt(chain); }
-
 void GlobalCheckpointer::restored(ProtocolContext& ctx, std::uint32_t checkpoint) {
-  // Its next image is a full one: the hashes it kept describe a state it has left.
-  if (writer_) writer_->restart_chain();
+  copies_.restored(checkpoint);
   sent_.clear();
   received_ = 0;
-  // Copies older than the restored checkpoint are of no use any more.
-  for (auto it = local_.begin(); it != local_.end();) it = it->first < checkpoint ? local_.erase(it) : std::next(it);
   committed_ = checkpoint;
   set_next_cut(ctx);  // READY for the next cut only after the coordinator resumes everyone
   step(SessionEvent::restored);

@@ -5,7 +5,11 @@ namespace ftsim::protocols {
 using namespace global_messages;
 
 GlobalProtocol::GlobalProtocol(std::shared_ptr<const GlobalOptions> options, bool coordinator)
-    : options_(std::move(options)), keeper_(*options_), checkpointer_(*options_, keeper_), recovery_(*options_, checkpointer_) {
+    : options_(std::move(options)),
+      keeper_(*options_),
+      copies_(*options_),
+      checkpointer_(*options_, copies_, keeper_),
+      recovery_(*options_, checkpointer_, copies_) {
   if (coordinator) coordinator_.emplace(*options_);
 }
 

@@ -18,19 +18,22 @@
 //
 // The coordinator process plays one part, GlobalCoordinator (global_coordinator.hpp): the
 // checkpoint rounds and the recovery rounds, with an explicit CoordinatorState. Every node plays
-// three parts at once, one class each, all owned by GlobalProtocol:
+// four parts at once, one class each, all owned by GlobalProtocol:
 //  - the checkpointer (global_checkpointer.hpp): its part in a checkpoint — message counts, READY,
-//    the flush, the save (/checkpoint_data: its images), SAVED, COMMIT and the garbage collection —
-//    as a SessionState, and its local copies;
+//    the flush, SAVED, COMMIT — as a SessionState;
+//  - its copies (global_copies.hpp): the local copy and the one on stable storage or at its
+//    buddies (/checkpoint_data: images), saved, acknowledged and collected, as a CopyState;
 //  - the keeper (global_keeper.hpp): with buddy storage, the copies it holds for other nodes;
 //  - the recovery (global_recovery.hpp): its rollback or restart — RECOVER, the fetch of a lost
 //    copy, RESTORED, RESUME — as a RecoveryState, and a replacement's start (restart cost, no part
-//    in a checkpoint before it restored a state).
+//    in a checkpoint before it restored a state) as a Replacement state.
 // Why classes and not one class: each part's state is private to it, and what one asks of another
-// is a short list of calls (the recovery aborts the checkpointer's session, reads its local copies
-// and gives it the restored state; the checkpointer asks the keeper to collect at each commit).
-// Each state changes in one function that throws on a transition it does not list, so the legal
-// transitions, and the odd ones a replacement or a late notice causes, are read in one place.
+// is a short list of calls (the recovery aborts the checkpointer's session, reads the local copies
+// and gives the checkpointer the restored state; the checkpointer has its copies saved and
+// collected, and the keeper's collected, at each commit; the keeper and the copies know no other
+// part). Each state changes in one function that throws std::logic_error on a transition it does
+// not list, so the legal transitions, and the odd ones that a replacement up before its failure is
+// detected or a late notice causes, are read in one place.
 // The messages are in global_messages.hpp, the options in global_options.hpp.
 #include <memory>
 #include <optional>
@@ -38,6 +41,7 @@
 
 #include "protocols/global/global_checkpointer.hpp"
 #include "protocols/global/global_coordinator.hpp"
+#include "protocols/global/global_copies.hpp"
 #include "protocols/global/global_keeper.hpp"
 #include "protocols/global/global_options.hpp"
 #include "protocols/global/global_recovery.hpp"
@@ -74,8 +78,9 @@ private:
   std::shared_ptr<const GlobalOptions> options_;
   std::optional<GlobalCoordinator> coordinator_;  // the coordinator process: its only part
   GlobalKeeper keeper_;
-  GlobalCheckpointer checkpointer_;  // collects keeper_ at each commit
-  GlobalRecovery recovery_;          // drives checkpointer_ in a rollback
+  GlobalCopies copies_;
+  GlobalCheckpointer checkpointer_;  // saves to copies_, collects copies_ and keeper_ at each commit
+  GlobalRecovery recovery_;          // drives checkpointer_ in a rollback, reads copies_
 };
 
 }  // namespace ftsim::protocols

@@ -115,7 +115,7 @@ void GlobalRecovery::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
     restore(ctx, runtime.initial_snapshot());
     return;
   }
-  if (const core::NodeSnapshot* copy = checkpointer_.local_copy(checkpoint)) {
+  if (const core::NodeSnapshot* copy = copies_.local_copy(checkpoint)) {
     if (ctx.recording()) ctx.note("epoch " + std::to_string(epoch) + ": restore checkpoint " + std::to_string(checkpoint) + " from the local copy");
     restore(ctx, *copy);
     return;
@@ -156,7 +156,7 @@ void GlobalRecovery::on_storage_read(ProtocolContext& ctx, std::uint64_t token, 
   }
   core::WireReader in(*content);
   core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
-  checkpointer_.keep_copy(restoring(), snapshot);
+  copies_.keep_copy(restoring(), snapshot);
   restore(ctx, snapshot);
 }
 
@@ -171,7 +171,7 @@ void GlobalRecovery::on_restore_data(ProtocolContext& ctx, const Control& c) {
   }
   core::WireReader in(c.snapshot);
   core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
-  checkpointer_.keep_copy(restoring(), snapshot);
+  copies_.keep_copy(restoring(), snapshot);
   restore(ctx, snapshot);
 }
 
@@ -189,8 +189,8 @@ void GlobalRecovery::on_not_held(ProtocolContext& ctx, const Control& c) {
 
 void GlobalRecovery::restore_chain(ProtocolContext& ctx, std::span<const Bytes* const> chain) {
   content::Restored restored = content::read_chain(ctx, *options_.content, chain);
-  checkpointer_.adopt_chain(chain);  // its images on storage now: erased once a newer chain is committed
-  checkpointer_.keep_copy(restoring(), restored.snapshot);
+  copies_.adopt_chain(chain);  // its images on storage now: erased once a newer chain is committed
+  copies_.keep_copy(restoring(), restored.snapshot);
   if (restored.charge_seconds > 0) {  // decompression takes a core first (a simulation)
     pending_restore_ = std::move(restored.snapshot);
     step(RecoveryEvent::decode);

@@ -14,6 +14,7 @@
 
 #include "protocols/checkpoint_content.hpp"
 #include "protocols/global/global_checkpointer.hpp"
+#include "protocols/global/global_copies.hpp"
 #include "protocols/global/global_messages.hpp"
 #include "protocols/global/global_options.hpp"
 
@@ -49,8 +50,8 @@ enum class Replacement : std::uint8_t {
 
 class GlobalRecovery {
 public:
-  GlobalRecovery(const GlobalOptions& options, GlobalCheckpointer& checkpointer)
-      : options_(options), checkpointer_(checkpointer) {}
+  GlobalRecovery(const GlobalOptions& options, GlobalCheckpointer& checkpointer, GlobalCopies& copies)
+      : options_(options), checkpointer_(checkpointer), copies_(copies) {}
 
   // May this node take part in a checkpoint (it holds a state to save)?
   bool holds_state() const { return replacement_ == Replacement::none; }
@@ -82,6 +83,7 @@ private:
 
   const GlobalOptions& options_;
   GlobalCheckpointer& checkpointer_;  // aborted on a failure, given the restored state
+  GlobalCopies& copies_;              // its local copies; where a fetched one is kept
   RecoveryState state_ = RecoveryState::running;
   Replacement replacement_ = Replacement::none;
   std::uint32_t restored_from_ = 0;  // the checkpoint of the last RECOVER (0: the initial state)
