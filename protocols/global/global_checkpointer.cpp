@@ -124,8 +124,8 @@ void GlobalCheckpointer::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, 
   if (copies_.on_ack(ctx, checkpoint, epoch)) saved(ctx);
 }
 
-void GlobalCheckpointer::on_written(ProtocolContext& ctx, std::uint32_t checkpoint) {
-  if (copies_.on_written(checkpoint)) saved(ctx);
+void GlobalCheckpointer::on_written(ProtocolContext& ctx, std::uint64_t token) {
+  if (copies_.on_written(ctx, token)) saved(ctx);
 }
 
 void GlobalCheckpointer::saved(ProtocolContext& ctx) {

@@ -59,7 +59,7 @@ public:
   void on_commit(ProtocolContext& ctx, std::uint32_t checkpoint);
   // Where the saved state went: a buddy's acknowledgement, a storage write done, an image encoded.
   void on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch);
-  void on_written(ProtocolContext& ctx, std::uint32_t checkpoint);
+  void on_written(ProtocolContext& ctx, std::uint64_t token);
   void on_encoded(ProtocolContext& ctx, std::uint64_t token) { copies_.on_encoded(ctx, token); }
 
   // For the recovery: a failure ends the session; a restored state (0: the start) starts the

@@ -20,9 +20,7 @@ void GlobalCopies::step(CopyState to) {
   switch (to) {
     case CopyState::encoding: legal = from == CopyState::idle; break;
     case CopyState::sent: legal = from == CopyState::idle || from == CopyState::encoding; break;
-    case CopyState::idle:
-      // Acknowledged, or cancelled by a failure. From encoding too: a storage write is known by its
-      // checkpoint number only, and one from before a rollback is taken for this one's.
+    case CopyState::idle:  // acknowledged (sent), or cancelled by a failure (any)
       legal = true;
       break;
   }
@@ -84,7 +82,7 @@ void GlobalCopies::send(ProtocolContext& ctx) {
   pending_.reset();
   if (options_.stable_storage) {
     ctx.storage_write(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint_), std::move(save.content), save.bytes,
-                      checkpoint_);
+                      write_token(checkpoint_, ctx.epoch()));
     return;
   }
   // Every buddy keeps a copy (several buddies replicate it); saved once all acknowledged.
@@ -102,8 +100,10 @@ bool GlobalCopies::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::u
   return true;
 }
 
-bool GlobalCopies::on_written(std::uint32_t checkpoint) {
-  if (state_ == CopyState::idle || checkpoint != checkpoint_) return false;
+bool GlobalCopies::on_written(ProtocolContext& ctx, std::uint64_t token) {
+  // A write of the same checkpoint number from before a rollback (storage may still be writing it)
+  // is not this one: its epoch is older.
+  if (state_ == CopyState::idle || write_token(checkpoint_, ctx.epoch()) != token) return false;
   step(CopyState::idle);
   return true;
 }

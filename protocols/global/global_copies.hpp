@@ -31,7 +31,7 @@ public:
   void on_encoded(ProtocolContext& ctx, std::uint64_t token);
   // True when it completes the save in flight (a buddy's acknowledgement, the last one; a write).
   bool on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch);
-  bool on_written(std::uint32_t checkpoint);
+  bool on_written(ProtocolContext& ctx, std::uint64_t token);
   std::uint64_t saved_bytes() const { return saved_bytes_; }  // of the last save
   void cancel();  // a failure: the save in flight is abandoned
   // Checkpoint `committed` is committed: older local copies go, and the stored images it no longer needs.

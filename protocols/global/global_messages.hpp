@@ -118,6 +118,11 @@ inline std::uint32_t storage_server(core::ProtocolContext& ctx) {
 // Timer, activity and storage tokens. The coordinator's period timer is 0.
 constexpr std::uint64_t kRestartDelayToken = 1;
 constexpr std::uint64_t kReadTokenBit = 1ull << 62;  // a checkpoint read back (+ the epoch)
+// A checkpoint written: its number and the epoch it was written in (epochs count failures: far
+// below kReadTokenBit).
+inline std::uint64_t write_token(std::uint32_t checkpoint, std::uint32_t epoch) {
+  return (std::uint64_t(epoch) << 32) | checkpoint;
+}
 // /checkpoint_data: the CPU time of encoding a checkpoint image / decoding a chain (+ a sequence
 // number: a stale one, from before a failure, is ignored).
 constexpr std::uint64_t kEncodeTokenBit = 1ull << 61;

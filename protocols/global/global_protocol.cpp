@@ -96,7 +96,7 @@ void GlobalProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, 
   if (token & kReadTokenBit) {
     recovery_.on_storage_read(ctx, token, content);  // a checkpoint read back
   } else {
-    checkpointer_.on_written(ctx, static_cast<std::uint32_t>(token));  // a checkpoint written
+    checkpointer_.on_written(ctx, token);  // a checkpoint written
   }
 }
 

@@ -1,9 +1,11 @@
 // The global protocol's node parts, one host driven by hand: the transitions a replacement takes
-// before its failure is detected, the restart cost, and a transition the state machines do not list
-// (protocols/global/global_checkpointer.hpp, global_recovery.hpp).
+// before its failure is detected, the restart cost, a transition the state machines do not list
+// (protocols/global/global_checkpointer.hpp, global_recovery.hpp), and a storage write from before a
+// rollback (global_copies.hpp).
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
+#include <utility>
 
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
@@ -19,19 +21,23 @@ namespace {
 enum : std::uint32_t { kRequest = 1, kReady, kSave, kSaved, kCommit, kRecover, kRestored, kResume, kRestoreRequest = 11 };
 constexpr core::NodeId kCoordinator = 4;
 
-// Plays the world around a single host: records what it sends and the timers it sets.
+// Plays the world around a single host: records what it sends, starts, writes and the timers it sets.
 struct FakeEnvironment : core::HostEnvironment {
   std::vector<core::Message> sent;
+  std::vector<core::TaskId> started;
   std::vector<std::uint64_t> timers;  // tokens
+  std::vector<std::uint64_t> writes;  // storage write tokens
   std::vector<core::NodeMetrics> metrics = std::vector<core::NodeMetrics>(5);
   std::string failure;
   core::Recorder records;
   double now() const override { return 0; }
-  void start_task(core::NodeId, core::TaskId, double) override {}
+  void start_task(core::NodeId, core::TaskId task, double) override { started.push_back(task); }
   void cancel_task(core::NodeId, core::TaskId) override {}
   void send(core::Message message) override { sent.push_back(std::move(message)); }
-  std::uint32_t storage_servers() const override { return 0; }
-  void storage_write(core::NodeId, std::uint32_t, std::uint64_t, core::Bytes, std::uint64_t, std::uint64_t) override {}
+  std::uint32_t storage_servers() const override { return 1; }
+  void storage_write(core::NodeId, std::uint32_t, std::uint64_t, core::Bytes, std::uint64_t, std::uint64_t token) override {
+    writes.push_back(token);
+  }
   void storage_read(core::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void storage_erase(std::uint32_t, std::uint64_t) override {}
   std::uint64_t set_timer(core::NodeId, double, std::uint64_t token) override {
@@ -51,7 +57,7 @@ struct FakeEnvironment : core::HostEnvironment {
 
 config::Json cholesky_config(const config::Json& protocol) {
   return {{"application", {{"type", "cholesky"}, {"tiles", 6}, {"tile_size", 128}}},
-          {"platform", {{"nodes", 4}, {"cores_per_node", 2}, {"core_gflops", 2}}},
+          {"platform", {{"nodes", 4}, {"cores_per_node", 2}, {"core_gflops", 2}, {"storage", {{"hosts", 1}}}}},
           {"protocol", protocol},
           {"checkpoints", {{"count", 2}, {"buddy", "next"}}}};
 }
@@ -64,6 +70,13 @@ struct HostBench {
         index(graph),
         setup{cfg, graph, index, cost, 32},
         factory(protocols::make_protocol_factory(cfg, graph)) {}
+  // Node `node`'s first process, its share of the input loaded, its protocol started.
+  std::unique_ptr<core::NodeHost> original(core::NodeId node) {
+    auto host = std::make_unique<core::NodeHost>(node, 0, setup, env, factory(node, false));
+    host->load_initial_state();
+    host->start_protocol();
+    return host;
+  }
   // Node `node`'s replacement (incarnation 1), started when the last notice issued was `sequence`.
   std::unique_ptr<core::NodeHost> replacement(core::NodeId node, std::uint32_t sequence) {
     auto host = std::make_unique<core::NodeHost>(node, 1, setup, env, factory(node, false));
@@ -146,10 +159,45 @@ TEST_CASE("global: a transition the state machines do not list is a protocol bug
   // At cuts a node owes READY at the first cut from the start; a SAVE before it sent READY cannot
   // come from the coordinator.
   HostBench bench(config::Json{{"type", "global"}, {"at", "cuts"}, {"storage", "buddy"}});
-  auto host = std::make_unique<core::NodeHost>(1, 0, bench.setup, bench.env, bench.factory(1, false));
-  host->load_initial_state();
-  host->start_protocol();
+  auto host = bench.original(1);
   REQUIRE(count(bench.env.sent, kReady) == 0);
   CHECK(host->protocol_phase() == "checkpoint 1: paused, waiting for SAVE");
   CHECK_THROWS_AS(host->deliver(control(1, kSave, 1, 0)), std::logic_error);
+}
+
+TEST_CASE("global: a storage write from before a rollback does not complete the new save of the same checkpoint",
+          "[global][host]") {
+  // Checkpoint 1 is being written when a failure rolls every node back to the start; checkpoint 1
+  // is taken again and written again, under the same key, while storage may still be writing the
+  // first: its completion must not send SAVED for the second.
+  HostBench bench(config::Json{{"type", "global"}, {"period", "1ms"}, {"storage", "stable"}});
+  FakeEnvironment& env = bench.env;
+  auto host = bench.original(1);
+  std::size_t released = 0;
+  const auto quiesce = [&] {  // what runs finishes (paused: nothing new starts), what it sent leaves
+    while (!env.started.empty() || released < env.sent.size()) {
+      for (core::TaskId task : std::exchange(env.started, {})) host->on_task_finished(task);
+      for (; released < env.sent.size(); ++released) {
+        if (env.sent[released].is_data) host->released(env.sent[released]);
+      }
+    }
+  };
+  host->deliver(control(1, kRequest, 1, 0));
+  REQUIRE(count(env.sent, kReady) == 1);
+  host->deliver(control(1, kSave, 1, 0));
+  REQUIRE(env.writes.size() == 1);
+  // A failure elsewhere (notice 1): every node restarts from the initial state, then resumes.
+  host->on_failure_notice(core::FailureNotice{3, 0, 1});
+  host->deliver(control(1, kRecover, 0, 1));
+  host->deliver(control(1, kResume, 0, 1));
+  // Checkpoint 1 again, in epoch 1.
+  host->deliver(control(1, kRequest, 1, 1));
+  quiesce();
+  REQUIRE(count(env.sent, kReady) == 2);
+  host->deliver(control(1, kSave, 1, 1));
+  REQUIRE(env.writes.size() == 2);
+  host->on_storage_done(env.writes[0], nullptr);  // the first write is done
+  CHECK(count(env.sent, kSaved) == 0);
+  host->on_storage_done(env.writes[1], nullptr);  // the second
+  CHECK(count(env.sent, kSaved) == 1);
 }
