@@ -1,0 +1,139 @@
+#include "protocols/global/global_copies.hpp"
+
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
+#include "protocols/global/global_messages.hpp"
+
+namespace ftsim::protocols {
+
+using namespace global_messages;
+
+GlobalCopies::GlobalCopies(const GlobalOptions& options) : options_(options) {
+  if (options_.content) writer_.emplace(options_.content);
+}
+
+void GlobalCopies::step(CopyState to) {
+  const CopyState from = state_;
+  bool legal = false;
+  switch (to) {
+    case CopyState::encoding: legal = from == CopyState::idle; break;
+    case CopyState::sent: legal = from == CopyState::idle || from == CopyState::encoding; break;
+    case CopyState::idle:  // acknowledged (sent), or cancelled by a failure (any)
+      legal = true;
+      break;
+  }
+  if (!legal) {
+    throw std::logic_error("protocol bug: global copies: no transition from state " +
+                           std::to_string(static_cast<int>(from)) + " to " + std::to_string(static_cast<int>(to)));
+  }
+  state_ = to;
+  if (to == CopyState::idle) {
+    checkpoint_ = 0;
+    pending_.reset();
+  }
+}
+
+void GlobalCopies::save(ProtocolContext& ctx, std::uint32_t checkpoint, core::NodeSnapshot snapshot) {
+  std::uint64_t bytes = snapshot.bytes;
+  Bytes content;
+  double charge = 0;
+  if (writer_) {
+    // /checkpoint_data: a full or incremental image, smaller (zero blocks, changed blocks, zstd).
+    content::ImageWriter::Image image = writer_->write(ctx, snapshot, checkpoint);
+    bytes = image.stored_bytes;
+    charge = image.charge_seconds;
+    content = std::move(image.content);
+  } else {
+    core::WireWriter out(content);
+    snapshot.encode(out);
+  }
+  local_[checkpoint] = std::move(snapshot);
+  ctx.record_local_checkpoint(checkpoint);
+  saved_bytes_ = bytes;
+  if (ctx.recording()) {
+    ctx.note("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
+             (options_.stable_storage ? std::string("stable storage") : buddy_list(options_, ctx.node())));
+  }
+  ++ctx.counters().cp_data_normal_count;
+  ctx.counters().cp_data_normal_total_size += bytes;
+  checkpoint_ = checkpoint;
+  pending_ = Pending{std::move(content), bytes};
+  if (charge > 0) {
+    // Hashing and compressing take a core of the node first (a simulation; on MPI they ran).
+    step(CopyState::encoding);
+    content::charge(ctx, charge, kEncodeTokenBit | ++encode_sequence_);
+    return;
+  }
+  step(CopyState::sent);
+  send(ctx);
+}
+
+void GlobalCopies::on_encoded(ProtocolContext& ctx, std::uint64_t token) {
+  // A stale one (a failure came in between), or the save is over.
+  if ((token & kSequenceMask) != encode_sequence_ || state_ != CopyState::encoding) return;
+  step(CopyState::sent);
+  send(ctx);
+}
+
+void GlobalCopies::send(ProtocolContext& ctx) {
+  Pending save = std::move(*pending_);
+  pending_.reset();
+  if (options_.stable_storage) {
+    ctx.storage_write(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint_), std::move(save.content), save.bytes,
+                      write_token(checkpoint_, ctx.epoch()));
+    return;
+  }
+  // Every buddy keeps a copy (several buddies replicate it); saved once all acknowledged.
+  Control data = with(checkpoint_, ctx.epoch());
+  data.count = save.bytes;
+  data.snapshot = std::move(save.content);
+  const auto buddies = options_.buddies->buddies(ctx.node());
+  acks_missing_ = static_cast<std::uint32_t>(buddies.size());
+  for (NodeId buddy : buddies) global_messages::send(ctx, buddy, kCheckpointData, data, core::Traffic::checkpoint, save.bytes);
+}
+
+bool GlobalCopies::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch) {
+  if (state_ == CopyState::idle || checkpoint != checkpoint_ || epoch != ctx.epoch() || --acks_missing_ != 0) return false;
+  step(CopyState::idle);
+  return true;
+}
+
+bool GlobalCopies::on_written(ProtocolContext& ctx, std::uint64_t token) {
+  // A write of the same checkpoint number from before a rollback (storage may still be writing it)
+  // is not this one: its epoch is older.
+  if (state_ == CopyState::idle || write_token(checkpoint_, ctx.epoch()) != token) return false;
+  step(CopyState::idle);
+  return true;
+}
+
+void GlobalCopies::cancel() { step(CopyState::idle); }
+
+void GlobalCopies::collect(ProtocolContext& ctx, std::uint32_t committed) {
+  for (auto it = local_.begin(); it != local_.end();) it = it->first < committed ? local_.erase(it) : std::next(it);
+  if (!options_.stable_storage) return;
+  if (writer_) {
+    // /checkpoint_data: its images before the committed checkpoint's chain.
+    for (std::uint32_t id : writer_->release_before(committed)) {
+      ctx.storage_erase(storage_server(ctx), checkpoint_key(ctx.node(), id));
+    }
+  } else if (committed > 1) {
+    ctx.storage_erase(storage_server(ctx), checkpoint_key(ctx.node(), committed - 1));
+  }
+}
+
+const core::NodeSnapshot* GlobalCopies::local_copy(std::uint32_t checkpoint) const {
+  const auto it = local_.find(checkpoint);
+  return it == local_.end() ? nullptr : &it->second;
+}
+
+void GlobalCopies::adopt_chain(std::span<const Bytes* const> chain) { writer_->adopt(chain); }
+
+void GlobalCopies::restored(std::uint32_t checkpoint) {
+  // Its next image is a full one: the hashes it kept describe a state it has left.
+  if (writer_) writer_->restart_chain();
+  for (auto it = local_.begin(); it != local_.end();) it = it->first < checkpoint ? local_.erase(it) : std::next(it);
+}
+
+}  // namespace ftsim::protocols

@@ -1,0 +1,132 @@
+#pragma once
+// The global protocol's control messages: one type number each and one struct for their content,
+// of which each type encodes only its own fields (sim/node/wire.hpp). The encoded bytes count in a
+// message's simulated size: change the order or width of the fields only on purpose.
+// Who sends what, and why, is in global_protocol.hpp.
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "sim/node/message.hpp"
+#include "sim/node/protocol_context.hpp"
+#include "sim/node/wire.hpp"
+
+namespace ftsim::protocols::global_messages {
+
+using core::Bytes;
+using core::FailureNotice;
+using core::Message;
+using core::NodeId;
+
+enum MessageType : std::uint32_t {
+  kRequest = 1,     // coordinator -> nodes: stop for checkpoint k
+  kReady,           // node -> coordinator: stopped; data messages sent per node in this epoch
+  kSave,            // coordinator -> node: save checkpoint k once you received `count` messages
+  kSaved,           // node -> coordinator: checkpoint k saved and acknowledged
+  kCommit,          // coordinator -> nodes: checkpoint k is valid, resume
+  kRecover,         // coordinator -> nodes: restore checkpoint k (0: the start) for epoch e
+  kRestored,        // node -> coordinator: restored for epoch e
+  kResume,          // coordinator -> nodes: every node restored for epoch e, resume
+  kCheckpointData,  // node -> buddy: the content of checkpoint k
+  kCheckpointAck,   // buddy -> node: stored
+  kRestoreRequest,  // replacement -> buddy: send my checkpoint k back
+  kRestoreData,     // buddy -> replacement: the content of checkpoint k
+  kNotHeld,         // buddy -> replacement: I do not hold checkpoint k of yours
+};
+
+// The content of every message type (each type encodes only its own fields).
+struct Control {
+  std::uint32_t checkpoint = 0;
+  std::uint32_t epoch = 0;
+  std::uint64_t count = 0;                              // kSave: messages; kSaved, kCheckpointData: bytes
+  std::vector<std::pair<NodeId, std::uint64_t>> sent;   // kReady
+  FailureNotice cause{};                                // kRecover
+  Bytes snapshot;                                       // kCheckpointData, kRestoreData
+
+  Bytes encode(std::uint32_t type) const {
+    Bytes out;
+    core::WireWriter w(out);
+    w.reserve(16);  // checkpoint, epoch, count: one allocation (and no false -Warray-bounds of GCC 12)
+    w.u32(checkpoint);
+    w.u32(epoch);
+    if (type == kSave || type == kSaved || type == kCheckpointData) w.u64(count);
+    if (type == kReady) {
+      w.u64(sent.size());
+      for (auto [node, n] : sent) {
+        w.u32(node);
+        w.u64(n);
+      }
+    }
+    if (type == kRecover) {
+      w.u32(cause.node);
+      w.u32(cause.incarnation);
+      w.u32(cause.sequence);
+    }
+    if (type == kCheckpointData || type == kRestoreData) w.bytes(snapshot);
+    return out;
+  }
+
+  // core::WireError if it does not decode: a protocol bug.
+  static Control decode(const Message& m) {
+    Control c;
+    core::WireReader r(m.body);
+    c.checkpoint = r.u32();
+    c.epoch = r.u32();
+    if (m.control_type == kSave || m.control_type == kSaved || m.control_type == kCheckpointData) c.count = r.u64();
+    if (m.control_type == kReady) {
+      c.sent.resize(r.count(12));
+      for (auto& [node, n] : c.sent) {
+        node = r.u32();
+        n = r.u64();
+      }
+    }
+    if (m.control_type == kRecover) {
+      c.cause.node = r.u32();
+      c.cause.incarnation = r.u32();
+      c.cause.sequence = r.u32();
+    }
+    if (m.control_type == kCheckpointData || m.control_type == kRestoreData) c.snapshot = r.bytes();
+    r.expect_done();
+    return c;
+  }
+};
+
+inline Control with(std::uint32_t checkpoint, std::uint32_t epoch) {
+  Control c;
+  c.checkpoint = checkpoint;
+  c.epoch = epoch;
+  return c;
+}
+
+inline void send(core::ProtocolContext& ctx, NodeId to, std::uint32_t type, const Control& c,
+                 core::Traffic traffic = core::Traffic::control, std::uint64_t payload_bytes = 0) {
+  ctx.send_control(to, type, c.encode(type), traffic, payload_bytes);
+}
+
+// Where a checkpoint lives: in a buddy's store or on stable storage, by origin and id.
+inline std::uint64_t checkpoint_key(NodeId origin, std::uint32_t checkpoint) {
+  return (std::uint64_t(origin) << 32) | checkpoint;
+}
+inline NodeId origin_of(std::uint64_t key) { return static_cast<NodeId>(key >> 32); }
+inline std::uint32_t checkpoint_of(std::uint64_t key) { return static_cast<std::uint32_t>(key & 0xffffffffu); }
+// The stable-storage server of this node's checkpoints.
+inline std::uint32_t storage_server(core::ProtocolContext& ctx) {
+  return ctx.node() % std::max(1u, ctx.storage_servers());
+}
+
+// Timer, activity and storage tokens. The coordinator's period timer is 0.
+constexpr std::uint64_t kRestartDelayToken = 1;
+constexpr std::uint64_t kReadTokenBit = 1ull << 62;  // a checkpoint read back (+ the epoch)
+// A checkpoint written: its number and the epoch it was written in (epochs count failures: far
+// below kReadTokenBit).
+inline std::uint64_t write_token(std::uint32_t checkpoint, std::uint32_t epoch) {
+  return (std::uint64_t(epoch) << 32) | checkpoint;
+}
+// /checkpoint_data: the CPU time of encoding a checkpoint image / decoding a chain (+ a sequence
+// number: a stale one, from before a failure, is ignored).
+constexpr std::uint64_t kEncodeTokenBit = 1ull << 61;
+constexpr std::uint64_t kDecodeTokenBit = 1ull << 60;
+constexpr std::uint64_t kSequenceMask = 0xffffffffu;
+
+}  // namespace ftsim::protocols::global_messages

@@ -1,0 +1,48 @@
+#pragma once
+// The global protocol's options: its /protocol block, read and checked by the protocol itself, and
+// what every process of a run derives from it once (the cut positions, the buddies), read-only.
+//   {"type": "global", "period": DURATION | "at": "cuts", "storage": "stable" | "buddy",
+//            "restart_cost": DURATION}
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graphs/buddy_mapping.hpp"
+#include "graphs/task_graph.hpp"
+#include "protocols/checkpoint_content.hpp"
+#include "sim/config/config.hpp"
+#include "sim/config/json_reader.hpp"
+#include "sim/node/protocol.hpp"
+
+namespace ftsim::protocols {
+
+using core::FailureNotice;
+using core::Message;
+using core::NodeId;
+using core::ProtocolContext;
+using core::TaskId;
+
+struct GlobalConfig {
+  bool at_cuts = false;
+  double period = 0;
+  bool stable_storage = true;
+  double restart_cost = 0;   // seconds a restarted process needs before it can restore
+};
+GlobalConfig read_global_options(const config::Config& config, config::JsonReader block);
+
+// What every process of the run uses: the block plus what it implies on this graph.
+struct GlobalOptions : GlobalConfig {
+  std::vector<TaskId> cut_positions;  // at_cuts: position of checkpoint k at [k - 1]
+  std::optional<graphs::BuddyMapping> buddies;
+  // /checkpoint_data: the images of protocols/checkpoint_content.hpp (null: the snapshot as it is).
+  std::shared_ptr<const content::Settings> content;
+};
+
+std::shared_ptr<const GlobalOptions> make_global_options(const config::Config& config, config::JsonReader block,
+                                                             const graphs::TaskGraph& graph);
+
+// "buddy node 3" or "buddy nodes 3, 4": where `node` saves, for notes and error messages.
+std::string buddy_list(const GlobalOptions& options, NodeId node);
+
+}  // namespace ftsim::protocols
