@@ -19,14 +19,16 @@ constexpr double kStallAfter = 2.0;       // seconds of unchanged rounds with no
 }  // namespace
 
 Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
-    : spec_(spec), local_(local), schedule_(spec.config.failures, spec.graph.node_count(), spec.config.seed) {
+    : spec_(spec),
+      local_(local),
+      schedule_(spec.config.failures, spec.graph.node_count(), spec.config.seed),
+      spares_(spec.config.platform) {
   const NodeId n = nodes();
   process_metrics_.resize(n + 1);
   up_.assign(n, true);
   incarnation_.assign(n, 0);
   replacement_scheduled_.assign(n, false);
   failure_of_.resize(n);
-  spares_left_ = spec.config.platform.spares;
   storage_.resize(spec.config.platform.storage.hosts);
   statuses_.resize(n);
   results_missing_ = n + 1;
@@ -67,10 +69,8 @@ void Driver::inject(NodeId node, double downtime) {
   local_.send_packet(static_cast<int>(node), std::move(packet));
   timers_.add(now + spec_.config.failures.detection, {Action::Kind::detect, node, failed});
   ++pending_actions_;
-  const bool unlimited = spec_.config.platform.unlimited_spares;
-  replacement_scheduled_[node] = unlimited || spares_left_ > 0;
+  replacement_scheduled_[node] = spares_.take();
   if (replacement_scheduled_[node]) {
-    if (!unlimited) --spares_left_;
     timers_.add(now + downtime, {Action::Kind::replace, node, 0});
     ++pending_actions_;
   }

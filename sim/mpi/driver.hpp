@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/world/failure_schedule.hpp"
+#include "sim/world/spare_pool.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"
@@ -68,7 +69,8 @@ private:
   std::vector<bool> replacement_scheduled_;
   std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation
   std::size_t unrecovered_ = 0;
-  std::uint32_t injected_ = 0, detections_ = 0, spares_left_ = 0;
+  core::SparePool spares_;
+  std::uint32_t injected_ = 0, detections_ = 0;
   std::uint32_t pending_actions_ = 0;  // detections and replacements to come
   std::vector<std::map<std::uint64_t, Stored>> storage_;  // per server
   // Termination detection: rounds of status queries; the end is two identical rounds in which

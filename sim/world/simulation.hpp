@@ -25,7 +25,9 @@
 #include "sim/world/failure_schedule.hpp"
 #include "sim/world/migration.hpp"
 #include "sim/world/node_observer.hpp"
+#include "sim/world/rank_lifecycle.hpp"
 #include "sim/world/shrink.hpp"
+#include "sim/world/spare_pool.hpp"
 #include "sim/node/flat_map.hpp"
 #include "sim/node/node_host.hpp"
 #include "sim/node/run_metrics.hpp"
@@ -79,10 +81,10 @@ private:
   bool graph_task_on_host(NodeId node, TaskId task) const;  // (the prefetch hints' bound)
   // --- MigrationWorld (proactive migration, migration.hpp) ---
   double migration_now() const override { return backend_.now(); }
-  NodeHost* migration_host(NodeId node) override { return hosts_[node].get(); }
+  NodeHost* migration_host(NodeId node) override { return host(node); }
   void set_migration_timer(double time, NodeId node, std::uint64_t token) override;
   bool take_spare(NodeId node) override;
-  void return_spare(NodeId) override { ++spares_left_; }
+  void return_spare(NodeId) override { spares_.give_back(); }
   void migration_transfer(NodeId node, std::uint64_t bytes, std::uint64_t token) override {
     backend_.migration_transfer(node, bytes, token);
   }
@@ -147,7 +149,8 @@ private:
 
   NodeId node_count() const { return graph_.node_count(); }
   NodeId coordinator() const { return graph_.node_count(); }
-  std::unique_ptr<NodeHost> make_host(NodeId node);
+  // The running host of a process; null while it is down.
+  NodeHost* host(NodeId node) const { return ranks_[node].host(); }
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
   // A timed failure (its timer's id is the failure's id for the predictor).
   void schedule_failure(double time, NodeId node, std::uint64_t token);
@@ -155,8 +158,6 @@ private:
   // One process of a failure (fail-stop). `machine_spare`: whether a spare takes it, decided once
   // for the ranks of a failed machine (several ranks per machine); else decided here.
   void fail_process(NodeId node, double downtime, std::optional<bool> machine_spare = std::nullopt);
-  // Whether a spare is left for a failure (one is used).
-  bool use_spare();
   void notify_detection(NodeId failed, std::uint32_t incarnation);
   void replace(NodeId node);
   // --- shrink (simulation_shrink.cpp; sim/world/shrink.hpp) ---
@@ -215,15 +216,13 @@ private:
   std::size_t completion_cursor_ = 0;   // check_completion: the hosts before it were finished
   bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
-  std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
+  std::vector<RankLifecycle> ranks_;  // per process: its host, incarnation and kept messages
   // Nodes whose runtime waits for the end of the instant to start ready tasks (backend.hpp).
   bool defers_dispatch_ = false;
   std::vector<NodeId> dispatch_wanted_;
   std::vector<NodeId> dispatching_;
   std::vector<std::uint8_t> dispatch_flag_;
-  std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;
-  std::vector<std::vector<Message>> postponed_;    // for ranks being replaced
   // By source, then destination: a flat map, one probe per message sent and delivered.
   std::vector<FlatMap64<Channel>> channels_;
   std::vector<StorageOperation> storage_operations_;
@@ -237,8 +236,7 @@ private:
   std::uint32_t failures_since_progress_ = 0;
   std::uint32_t detections_ = 0;
   std::uint64_t data_messages_ = 0;  // data messages sent so far (their ids)
-  std::uint32_t spares_left_ = 0;
-  bool unlimited_spares_ = true;
+  SparePool spares_;
   // Machines: null unless /platform/on_no_spare is "shrink" or /platform/ranks_per_machine > 1.
   std::unique_ptr<ShrinkPlacement> placement_;
   std::unique_ptr<MachineCores> machine_cores_;

@@ -81,7 +81,7 @@ void Simulation::shrink_count_delivery(NodeId node, Traffic traffic, std::uint64
 }
 
 void Simulation::shrink_recovered(NodeId node, std::uint32_t incarnation) {
-  if (node >= node_count() || open_redistribution_[node] == kNone || incarnation + 1 != incarnation_[node]) return;
+  if (node >= node_count() || open_redistribution_[node] == kNone || incarnation + 1 != ranks_[node].incarnation()) return;
   metrics_.redistributions[open_redistribution_[node]].recovered_at = now();
   open_redistribution_[node] = kNone;
 }
