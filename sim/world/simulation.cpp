@@ -6,7 +6,6 @@
 #include <limits>
 #include <numeric>
 
-#include "graphs/buddy_mapping.hpp"
 #include "sim/world/checkpoint_trace_writer.hpp"
 #include "sim/world/event_log.hpp"
 #include "sim/node/test_faults.hpp"
@@ -30,32 +29,18 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
       options_(std::move(options)),
       index_(graph),
       setup_{config, graph, index_, cost, config.platform.network.envelope},
+      ledger_(metrics_.failures, graph.node_count() + 1),
+      storage_(backend.storage_servers()),
       failures_(config.failures, graph.node_count(), config.seed, config.platform.ranks_per_machine),
       spares_(config.platform) {
   const NodeId processes = graph.node_count() + 1;
   process_metrics_.resize(processes);
-  failure_of_.resize(processes);
   observers_.reserve(graph.node_count());
   for (NodeId n = 0; n < graph.node_count(); ++n) observers_.emplace_back(n, index_);
   replacement_scheduled_.assign(processes, false);
   channels_.resize(processes);
-  storage_.resize(backend.storage_servers());
   if (config.platform.shrink_on_no_spare || config.platform.ranks_per_machine > 1) {
-    const std::uint32_t spare_machines = config.platform.unlimited_spares ? 0 : config.platform.spares;
-    placement_ = std::make_unique<ShrinkPlacement>(graph.node_count(), config.platform.ranks_per_machine, spare_machines);
-    if (!config.checkpoints.empty() && graph.node_count() > 1) {
-      const graphs::BuddyMapping buddies(config.checkpoints.front().buddy, config.distribution, graph.node_count());
-      std::vector<std::vector<NodeId>> buddies_of(graph.node_count());
-      for (NodeId n = 0; n < graph.node_count(); ++n) buddies_of[n].assign(buddies.buddies(n).begin(), buddies.buddies(n).end());
-      placement_->set_buddies(std::move(buddies_of));
-    }
-    // cores_per_node is a machine's cores: its ranks share them.
-    machine_cores_ = std::make_unique<MachineCores>(placement_->machines(), config.platform.cores_per_node);
-    rehost_pending_.assign(graph.node_count(), false);
-    open_redistribution_.assign(graph.node_count(), static_cast<std::size_t>(-1));
-    metrics_.shrink_enabled = true;
-    metrics_.machines_at_start = placement_->machines_up();
-    metrics_.ranks_per_machine = config.platform.ranks_per_machine;
+    machines_ = std::make_unique<Machines>(config, graph.node_count(), backend, metrics_);
   }
   if (!options_.trace_file.empty()) {
     recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator",
@@ -78,7 +63,8 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   if (config.failures.prediction) {
     MigrationWorld& world = *this;
     migration_ = std::make_unique<Migration>(*config.failures.prediction, config.failures, graph.node_count(), config.seed,
-                                             world, metrics_.migration);
+                                             MigrationSurroundings{world, backend_, spares_, ranks_, recorder_},
+                                             metrics_.migration);
   }
   derive_progress_bounds();
 }
@@ -231,6 +217,22 @@ void Simulation::schedule_hosts() {
 
 // ----------------------------------------------------------------------------- tasks
 
+void Simulation::start_task(NodeId node, TaskId task, double seconds) {
+  if (machines_) {
+    machines_->start_task(node, task, seconds);  // the ranks of one machine share its cores
+  } else {
+    backend_.start_task(node, task, seconds);
+  }
+}
+
+void Simulation::cancel_task(NodeId node, TaskId task) {
+  if (machines_) {
+    machines_->cancel_task(node, task);
+  } else {
+    backend_.cancel_task(node, task);
+  }
+}
+
 bool Simulation::observe_execution(TaskId task) {
   ++metrics_.events;
   note_progress();
@@ -287,7 +289,7 @@ void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
   if (halted_ || !host(node)) return;
-  if (tracks_machines()) shrink_task_finished(node, task);
+  if (machines_) machines_->task_finished(node, task);
   host(node)->on_task_finished(task);
   if (migration_ && !halted_) migration_->after_task_finished(node);
   if (failure_due_) {
@@ -387,7 +389,7 @@ void Simulation::deliver(const Message& m) {
     r.message = &m;
     recorder_.record(r);
   }
-  if (tracks_machines()) shrink_count_delivery(m.destination, m.traffic, m.bytes);
+  if (machines_) machines_->count_delivery(m.destination, m.traffic, m.bytes);
   destination->deliver(m);
 }
 
@@ -405,26 +407,15 @@ void Simulation::reset_channels(NodeId node) {
 
 // ----------------------------------------------------------------------------- storage, timers
 
-std::uint32_t Simulation::add_storage_operation(StorageOperation op) {
-  if (!free_storage_operations_.empty()) {
-    const std::uint32_t id = free_storage_operations_.back();
-    free_storage_operations_.pop_back();
-    storage_operations_[id] = std::move(op);
-    return id;
-  }
-  storage_operations_.push_back(std::move(op));
-  return static_cast<std::uint32_t>(storage_operations_.size() - 1);
-}
-
 void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content,
                                std::uint64_t bytes, std::uint64_t token) {
   if (storage_.empty()) {
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
     return;
   }
-  server %= static_cast<std::uint32_t>(storage_.size());
-  const std::uint32_t id =
-      add_storage_operation({node, ranks_[node].incarnation(), server, key, true, bytes, std::move(content), token});
+  server = storage_.server(server);
+  const std::uint32_t id = storage_requests_.open(
+      {node, ranks_[node].incarnation(), server, key, true, bytes, std::move(content), token});
   backend_.storage_transfer(node, server, bytes, true, id);
 }
 
@@ -433,55 +424,50 @@ void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t k
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
     return;
   }
-  server %= static_cast<std::uint32_t>(storage_.size());
+  server = storage_.server(server);
   // The server answers with what it holds (a "not found" answer is a tiny message).
-  auto it = storage_[server].find(key);
-  const std::uint64_t bytes = it == storage_[server].end() ? 1 : it->second.bytes;
+  const std::uint64_t bytes = storage_.answer_bytes(server, key);
   if (node < node_count()) {
     NodeMetrics& m = process_metrics_[node];
     ++m.messages_sent[static_cast<std::size_t>(Traffic::restore)];
     m.bytes_sent[static_cast<std::size_t>(Traffic::restore)] += bytes;
   }
-  const std::uint32_t id = add_storage_operation({node, ranks_[node].incarnation(), server, key, false, bytes, {}, token});
+  const std::uint32_t id = storage_requests_.open({node, ranks_[node].incarnation(), server, key, false, bytes, {}, token});
   backend_.storage_transfer(node, server, bytes, false, id);
 }
 
 void Simulation::storage_erase(std::uint32_t server, std::uint64_t key) {
-  if (storage_.empty()) return;
-  storage_[server % storage_.size()].erase(key);
+  if (!storage_.empty()) storage_.erase(storage_.server(server), key);
 }
 
 void Simulation::on_storage_done(NodeId, std::uint64_t id) {
-  if (halted_ || id >= storage_operations_.size()) return;
+  if (halted_ || !storage_requests_.known(id)) return;
   count_event();
-  StorageOperation op = std::move(storage_operations_[id]);
-  free_storage_operations_.push_back(static_cast<std::uint32_t>(id));
+  StorageRequests::Request op = storage_requests_.close(id);
   NodeHost* const requester = host(op.node);
   if (!requester || ranks_[op.node].incarnation() != op.incarnation) return;  // the requester died meanwhile
+  if (op.write) storage_.put(op.server, op.key, {std::move(op.content), op.bytes});
+  const StableStorage::Object* read = op.write ? nullptr : storage_.find(op.server, op.key);
   if (frozen(op.node)) {
     DeferredEvent event;
     event.kind = DeferredEvent::Kind::storage;
     event.token = op.token;
-    if (op.write) {
-      storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
-    } else if (auto it = storage_[op.server].find(op.key); it != storage_[op.server].end()) {
+    if (read) {
       event.has_content = true;
-      event.content = it->second.content;
+      event.content = read->content;
     }
     migration_->defer(op.node, std::move(event));
     return;
   }
   if (op.write) {
-    storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
     requester->on_storage_done(op.token, nullptr);
     return;
   }
-  if (tracks_machines()) shrink_count_delivery(op.node, Traffic::restore, op.bytes);
-  auto it = storage_[op.server].find(op.key);
-  if (it == storage_[op.server].end()) {
+  if (machines_) machines_->count_delivery(op.node, Traffic::restore, op.bytes);
+  if (!read) {
     requester->on_storage_done(op.token, nullptr);
   } else {
-    const Bytes content = it->second.content;  // a copy: the server keeps its own
+    const Bytes content = read->content;  // a copy: the server keeps its own
     requester->on_storage_done(op.token, &content);
   }
 }
@@ -569,8 +555,8 @@ void Simulation::inject_failure(NodeId node, double downtime) {
     return;
   }
   // With machines tracked a failure takes down a machine, and every rank it runs with it.
-  const std::vector<NodeId> co_located = tracks_machines() ? shrink_machine_failed(node) : std::vector<NodeId>{};
-  if (tracks_machines() && placement_->ranks_per_machine() > 1) {
+  const std::vector<NodeId> co_located = machines_ ? machines_->machine_failed(node) : std::vector<NodeId>{};
+  if (machines_ && machines_->shared()) {
     // Machines of several ranks: one spare machine (if any is left) takes them all, and they
     // restart after the machine's downtime.
     const bool spare = spares_.take();
@@ -588,19 +574,17 @@ void Simulation::inject_failure(NodeId node, double downtime) {
 
 void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> machine_spare) {
   if (migration_) migration_->on_failure(node);  // a migration under way stops: an ordinary failure
+  const bool spare = machine_spare ? *machine_spare : spares_.take();
   FailureRecord record;
   record.time = now();
   record.node = node;
   // Fail-stop (rank_lifecycle.hpp), then the backend forgets the dead incarnation's activities.
   const std::uint32_t failed_incarnation =
-      ranks_[node].fail_stop(process_metrics_[node], observers_[node], metrics_.failures.size());
+      ranks_[node].fail_stop(process_metrics_[node], observers_[node], ledger_.next_index());
   backend_.fail_node(node);
-  if (tracks_machines()) shrink_rank_died(node);
+  if (machines_) machines_->rank_died(node, spare);
   reset_channels(node);
-  failure_of_[node].resize(failed_incarnation + 1, static_cast<std::size_t>(-1));
-  failure_of_[node][failed_incarnation] = metrics_.failures.size();
-  metrics_.failures.push_back(record);
-  ++unrecovered_failures_;
+  ledger_.add(node, failed_incarnation, record);
   if (recorder_.active()) {
     Record r{RecordKind::failure, now()};
     r.peer = node;
@@ -608,21 +592,13 @@ void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> 
     recorder_.record(r);
   }
   add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
-  const bool spare = machine_spare ? *machine_spare : spares_.take();
   // Without a spare, a shrink restarts the rank on a surviving machine after the same downtime.
-  replacement_scheduled_[node] = spare || shrink_on_no_spare();
-  if (tracks_machines()) rehost_pending_[node] = !spare;
+  replacement_scheduled_[node] = spare || (machines_ && machines_->shrinks());
   if (replacement_scheduled_[node]) add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
 }
 
-FailureRecord* Simulation::failure_record(NodeId node, std::uint32_t incarnation) {
-  if (node >= failure_of_.size() || incarnation >= failure_of_[node].size()) return nullptr;
-  const std::size_t index = failure_of_[node][incarnation];
-  return index < metrics_.failures.size() ? &metrics_.failures[index] : nullptr;
-}
-
 void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
-  if (FailureRecord* record = failure_record(failed, incarnation)) record->detected_at = now();
+  if (FailureRecord* record = ledger_.find(failed, incarnation)) record->detected_at = now();
   if (!host(failed) && !replacement_scheduled_[failed]) {
     fail_run("node " + std::to_string(failed) + " failed and no spare node is left (/platform/spares = " +
              std::to_string(config_.platform.spares) + ")");
@@ -654,38 +630,32 @@ void Simulation::replace(NodeId node) {
   if (host(node) || halted_) return;
   replacement_scheduled_[node] = false;
   note_progress();  // the protocol gets its full span to recover the new process
-  const bool rehosted = tracks_machines() && rehost_pending_[node];
-  if (rehosted) {
-    if (!shrink_rehost(node)) return;
-  } else {
-    // A spare machine; with several ranks per machine the ranks of the failed machine go to one.
-    const NodeId joins = tracks_machines() ? placement_->take_spare(node) : ShrinkPlacement::kNoRank;
-    if (joins != ShrinkPlacement::kNoRank) {
-      backend_.rehost_node(node, joins);
-    } else {
-      backend_.replace_node(node);
+  bool rehosted = false;
+  if (machines_) {
+    std::string error;
+    if (!machines_->restart(node, now(), rehosted, error)) {
+      fail_run(error);
+      return;
     }
+  } else {
+    backend_.replace_node(node);
   }
-  if (FailureRecord* record = failure_record(node, ranks_[node].incarnation() - 1)) record->replaced_at = now();
+  if (FailureRecord* record = ledger_.find(node, ranks_[node].incarnation() - 1)) record->replaced_at = now();
   if (recorder_.active()) {
     // A spare, or (shrink, no spare left) a surviving machine that now runs one rank more.
     Record r{rehosted ? RecordKind::rehost : RecordKind::replacement, now()};
     r.peer = node;
     r.incarnation = ranks_[node].incarnation();
     std::string ranks;
-    if (tracks_machines()) {
-      r.machine = placement_->machine_of(node);
-      r.machines_up = placement_->machines_up();
-      const std::vector<NodeId>& on_machine = placement_->ranks_on(r.machine);
-      r.machine_ranks = static_cast<std::uint32_t>(on_machine.size());
-      for (NodeId rank : on_machine) ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
+    if (machines_) {
+      ranks = machines_->describe(node, r);
       r.text = ranks;
     }
     recorder_.record(r);
   }
   // Renewal failure models: the new incarnation has its own time to failure.
   // (A rank re-hosted by a shrink runs on a machine that has its own failures.)
-  if (!(tracks_machines() && placement_->rehosted(node))) {
+  if (!(machines_ && machines_->rehosted(node))) {
     if (auto next = failures_.next_after(node, now())) schedule_failure(*next, node, 0);
   }
   ranks_[node].replace(ranks_[node].incarnation(), detections_, process_metrics_[node]);
@@ -710,16 +680,6 @@ void Simulation::on_migration_transfer_done(NodeId node, std::uint64_t token) {
   migration_->on_transfer_done(node, token);
 }
 
-bool Simulation::take_spare(NodeId node) {
-  if (!spares_.available() || !backend_.reserve_spare_host(node)) return false;
-  return spares_.take();
-}
-
-void Simulation::switch_host(NodeId node) {
-  backend_.move_to_reserved_host(node);
-  note_progress();  // the rank resumes on its new host
-}
-
 void Simulation::replay(NodeId node, std::vector<DeferredEvent>& events) {
   for (DeferredEvent& event : events) {
     if (halted_ || !host(node) || frozen(node)) return;
@@ -737,16 +697,13 @@ void Simulation::replay(NodeId node, std::vector<DeferredEvent>& events) {
 // ----------------------------------------------------------------------------- records
 
 void Simulation::record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) {
-  if (FailureRecord* record = failure_record(failure.node, failure.incarnation)) add_effect(*record, effect);
+  if (FailureRecord* record = ledger_.find(failure.node, failure.incarnation)) add_effect(*record, effect);
 }
 
 void Simulation::record_recovered(const FailureNotice& failure) {
   note_progress();
-  FailureRecord* record = failure_record(failure.node, failure.incarnation);
-  if (!record || record->recovered_at >= 0) return;
-  record->recovered_at = now();
-  --unrecovered_failures_;
-  if (tracks_machines()) shrink_recovered(failure.node, failure.incarnation);
+  if (!ledger_.recovered(failure.node, failure.incarnation, now())) return;
+  if (machines_) machines_->recovered(failure.node, failure.incarnation, ranks_[failure.node].incarnation(), now());
 }
 
 void Simulation::record_checkpoint(const CheckpointRecord& record) {
@@ -757,7 +714,7 @@ void Simulation::record_checkpoint(const CheckpointRecord& record) {
 // ----------------------------------------------------------------------------- end of run
 
 void Simulation::check_completion() {
-  if (halted_ || unrecovered_failures_ != 0) return;
+  if (halted_ || ledger_.unrecovered() != 0) return;
   // Each node calls this as it finishes: not a scan of every host each time. The hosts before
   // the cursor were finished when it passed them; once it reaches the end, one pass confirms that
   // all still are (a rollback may have undone one), or sends the cursor back there.
@@ -806,7 +763,7 @@ void Simulation::finalize_metrics() {
     if (rank.up()) rank.host()->account_peaks();
   }
   metrics_.test_faults_fired = test_faults().fired;
-  if (tracks_machines()) metrics_.machines_at_end = placement_->machines_up();
+  if (machines_) machines_->finish();
   fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
 }
 
