@@ -269,7 +269,7 @@ void RankProcess::on_host_message(core::Message m) {
   // The rule of every backend (sim/world/rank_lifecycle.hpp): the running host takes it, or it is
   // kept for the replacement or a later incarnation (its sender heard of a failure whose fail
   // order is still on its way here), or it named a gone incarnation and is dropped.
-  if (rank_.admit(std::move(m))) rank_.host()->deliver(m);
+  if (rank_.admit(std::move(m))) rank_.host()->deliver(m);  // (m is moved from only when kept)
 }
 
 // ----------------------------------------------------------------------------- fail-stop

@@ -4,8 +4,10 @@
 // buffers, messages go out as packets, timers are wall-clock, stable storage is on the driver.
 // Emulated fail-stop: on the driver's order the host is destroyed (memory, runtime and protocol
 // state), its running kernels and timers are forgotten, and after the downtime a new host with
-// the next incarnation takes the rank. A progress loop (non-blocking MPI, finished kernels,
-// timers) drives everything; only this thread calls MPI or touches the host.
+// the next incarnation takes the rank; the host, the incarnation, those steps and which messages
+// wait are the RankLifecycle's (sim/world/rank_lifecycle.hpp), the same as in a simulation.
+// A progress loop (non-blocking MPI, finished kernels, timers) drives everything; only this
+// thread calls MPI or touches the host.
 #include <chrono>
 #include <cstdint>
 #include <deque>

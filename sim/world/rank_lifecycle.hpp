@@ -54,6 +54,7 @@ public:
     keep_or_drop(message);
     return false;
   }
+  // The same for a message the caller gives up: moved from only when it is kept (false).
   bool admit(Message&& message) {
     if (host_ && (message.destination_incarnation == kAnyIncarnation || message.destination_incarnation == incarnation_)) {
       return true;
@@ -95,13 +96,14 @@ private:
     return message.destination_incarnation != kAnyIncarnation && message.destination_incarnation < incarnation_;
   }
 
+  // What every message and task looks at first (the rest is read at failures only).
+  std::unique_ptr<NodeHost> host_;
+  std::uint32_t incarnation_ = 0;
   NodeId rank_;
   bool coordinator_;
   const HostSetup* setup_;
   HostEnvironment* environment_;
   const ProtocolFactory* factory_;
-  std::unique_ptr<NodeHost> host_;
-  std::uint32_t incarnation_ = 0;
   std::vector<Message> postponed_;  // for a later incarnation, in order of arrival
 };
 
