@@ -19,15 +19,17 @@ constexpr double kStallAfter = 2.0;       // seconds of unchanged rounds with no
 }  // namespace
 
 Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
-    : spec_(spec), local_(local), schedule_(spec.config.failures, spec.graph.node_count(), spec.config.seed) {
+    : spec_(spec),
+      local_(local),
+      schedule_(spec.config.failures, spec.graph.node_count(), spec.config.seed),
+      ledger_(metrics_.failures, spec.graph.node_count()),
+      spares_(spec.config.platform),
+      storage_(spec.config.platform.storage.hosts) {
   const NodeId n = nodes();
   process_metrics_.resize(n + 1);
   up_.assign(n, true);
   incarnation_.assign(n, 0);
   replacement_scheduled_.assign(n, false);
-  failure_of_.resize(n);
-  spares_left_ = spec.config.platform.spares;
-  storage_.resize(spec.config.platform.storage.hosts);
   statuses_.resize(n);
   results_missing_ = n + 1;
 }
@@ -56,34 +58,23 @@ void Driver::inject(NodeId node, double downtime) {
   record.node = node;
   up_[node] = false;
   const std::uint32_t failed = incarnation_[node]++;
-  failure_of_[node].resize(failed + 1, static_cast<std::size_t>(-1));
-  failure_of_[node][failed] = metrics_.failures.size();
   Bytes packet = packet_of(PacketKind::fail);
   WireWriter out(packet);
   out.u32(failed);
-  out.u64(metrics_.failures.size());
-  metrics_.failures.push_back(record);
-  ++unrecovered_;
+  out.u64(ledger_.next_index());
+  ledger_.add(node, failed, record);
   local_.send_packet(static_cast<int>(node), std::move(packet));
   timers_.add(now + spec_.config.failures.detection, {Action::Kind::detect, node, failed});
   ++pending_actions_;
-  const bool unlimited = spec_.config.platform.unlimited_spares;
-  replacement_scheduled_[node] = unlimited || spares_left_ > 0;
+  replacement_scheduled_[node] = spares_.take();
   if (replacement_scheduled_[node]) {
-    if (!unlimited) --spares_left_;
     timers_.add(now + downtime, {Action::Kind::replace, node, 0});
     ++pending_actions_;
   }
 }
 
-core::FailureRecord* Driver::record(NodeId node, std::uint32_t incarnation) {
-  if (node >= failure_of_.size() || incarnation >= failure_of_[node].size()) return nullptr;
-  const std::size_t index = failure_of_[node][incarnation];
-  return index < metrics_.failures.size() ? &metrics_.failures[index] : nullptr;
-}
-
 void Driver::notify(NodeId node, std::uint32_t incarnation) {
-  if (core::FailureRecord* r = record(node, incarnation)) r->detected_at = local_.clock();
+  if (core::FailureRecord* r = ledger_.find(node, incarnation)) r->detected_at = local_.clock();
   if (!up_[node] && !replacement_scheduled_[node]) {
     finish(false, "node " + std::to_string(node) + " failed and no spare node is left (/platform/spares = " +
                       std::to_string(spec_.config.platform.spares) + ")");
@@ -106,7 +97,7 @@ void Driver::replace(NodeId node) {
   if (up_[node] || finishing_) return;
   up_[node] = true;
   replacement_scheduled_[node] = false;
-  if (core::FailureRecord* r = record(node, incarnation_[node] - 1)) r->replaced_at = local_.clock();
+  if (core::FailureRecord* r = ledger_.find(node, incarnation_[node] - 1)) r->replaced_at = local_.clock();
   Bytes packet = packet_of(PacketKind::replace);
   WireWriter out(packet);
   out.u32(incarnation_[node]);
@@ -133,12 +124,12 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       const std::uint64_t token = in.u64();
       bool found = true;
       if (write) {
-        storage_[server][key] = Stored{in.bytes(), bytes};
+        storage_.put(server, key, {in.bytes(), bytes});
       } else {
-        auto it = storage_[server].find(key);
-        found = it != storage_[server].end();
-        bytes = found ? it->second.bytes : 1;  // a "not found" answer is a tiny message
-        if (found) content = it->second.content;
+        const core::StableStorage::Object* object = storage_.find(server, key);
+        found = object != nullptr;
+        bytes = storage_.answer_bytes(server, key);  // a "not found" answer is a tiny message
+        if (found) content = object->content;
       }
       Bytes answer = packet_of(PacketKind::storage_done);
       WireWriter out(answer);
@@ -153,7 +144,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
     }
     case PacketKind::storage_erase: {
       const std::uint32_t server = in.u32();
-      storage_[server].erase(in.u64());
+      storage_.erase(server, in.u64());
       return;
     }
     case PacketKind::status: {
@@ -174,15 +165,12 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       const NodeId node = in.u32();
       const std::uint32_t incarnation = in.u32();
       const core::FailureEffect e = decode_effect(in);
-      if (core::FailureRecord* r = record(node, incarnation)) core::add_effect(*r, e);
+      if (core::FailureRecord* r = ledger_.find(node, incarnation)) core::add_effect(*r, e);
       return;
     }
     case PacketKind::recovered: {
       const NodeId node = in.u32();
-      core::FailureRecord* r = record(node, in.u32());
-      if (!r || r->recovered_at >= 0) return;
-      r->recovered_at = local_.clock();
-      --unrecovered_;
+      ledger_.recovered(node, in.u32(), local_.clock());
       return;
     }
     case PacketKind::checkpoint: {
@@ -262,7 +250,7 @@ void Driver::close_round() {
   }
   counts.emplace_back(own.sent, own.received);
   const bool unchanged = counts == previous_counts_;
-  const bool failures_settled = unrecovered_ == 0 && pending_actions_ == 0;
+  const bool failures_settled = ledger_.unrecovered() == 0 && pending_actions_ == 0;
   // Four-counter termination detection: two successive rounds, all finished, the same counts,
   // and every packet sent received. No packet can then be in flight, nor be sent again.
   if (finished && previous_finished_ && unchanged && sent == received && failures_settled) {

@@ -5,12 +5,13 @@
 // and starts replacements after the downtime, serves stable storage, detects the end of the run
 // and gathers the results. Hosts learn of it only through packets.
 #include <cstdint>
-#include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "sim/world/failure_ledger.hpp"
 #include "sim/world/failure_schedule.hpp"
+#include "sim/world/spare_pool.hpp"
+#include "sim/world/stable_storage.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"
@@ -42,15 +43,10 @@ private:
     NodeId node;
     std::uint32_t incarnation;
   };
-  struct Stored {
-    core::Bytes content;
-    std::uint64_t bytes = 0;
-  };
   NodeId nodes() const { return spec_.graph.node_count(); }
   void inject(NodeId node, double downtime);
   void notify(NodeId node, std::uint32_t incarnation);
   void replace(NodeId node);
-  core::FailureRecord* record(NodeId node, std::uint32_t incarnation);
   void open_round();
   void close_round();
   void finish(bool complete, const std::string& reason);
@@ -66,11 +62,11 @@ private:
   std::vector<bool> up_;
   std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;
-  std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation
-  std::size_t unrecovered_ = 0;
-  std::uint32_t injected_ = 0, detections_ = 0, spares_left_ = 0;
+  core::FailureLedger ledger_;  // the failure records by node and incarnation (in metrics_)
+  core::SparePool spares_;
+  std::uint32_t injected_ = 0, detections_ = 0;
   std::uint32_t pending_actions_ = 0;  // detections and replacements to come
-  std::vector<std::map<std::uint64_t, Stored>> storage_;  // per server
+  core::StableStorage storage_;
   // Termination detection: rounds of status queries; the end is two identical rounds in which
   // every host is finished and every counted packet sent was received.
   std::uint64_t round_ = 0;

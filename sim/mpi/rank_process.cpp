@@ -23,7 +23,8 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
       process_(static_cast<NodeId>(transport.rank())),
       index_(spec.graph),
       setup_{spec.config, spec.graph, index_, spec.cost, spec.config.platform.network.envelope},
-      start_(std::chrono::steady_clock::now()) {
+      start_(std::chrono::steady_clock::now()),
+      rank_(process_, process_ == node_count_, setup_, *this, spec.factory) {
   // Test only (tests/mpi): FTSIM_TEST_CRASH_RANK=r makes rank r crash with SIGSEGV after its
   // first task, to check that a real crash ends the whole job with a message naming the rank.
   if (const char* crash = std::getenv("FTSIM_TEST_CRASH_RANK")) crash_after_task_ = std::atoi(crash) == transport.rank();
@@ -45,16 +46,10 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
   } else {
     driver_ = std::make_unique<Driver>(spec, *this);
   }
-  host_ = make_host();
+  rank_.start();
 }
 
 RankProcess::~RankProcess() = default;
-
-std::unique_ptr<core::NodeHost> RankProcess::make_host() {
-  core::HostEnvironment& environment = *this;
-  return std::make_unique<core::NodeHost>(process_, incarnation_, setup_, environment,
-                                          spec_.factory(process_, process_ == node_count_));
-}
 
 double RankProcess::now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -65,14 +60,14 @@ double RankProcess::now() const {
 MpiRunResult RankProcess::run() {
   // As a job starts: every process has its input; then (after a barrier, so that the clocks of
   // all ranks start together) the protocols start, the initial values are sent, tasks scheduled.
-  host_->load_initial_state();
+  host()->load_initial_state();
   const double prepared = now();
   transport_.barrier();
   start_ = std::chrono::steady_clock::now();
   if (driver_) driver_->start();
-  host_->start_protocol();
-  host_->send_initial_values();
-  host_->schedule();
+  host()->start_protocol();
+  host()->send_initial_values();
+  host()->schedule();
   std::uint32_t idle = 0;
   while (!(driver_ ? driver_->done() : finishing_)) {
     if (step()) {
@@ -133,7 +128,7 @@ bool RankProcess::step() {
     const core::Message m = std::move(it->second);
     in_flight_.erase(it);
     // A dead incarnation's sends are nobody's business any more.
-    if (host_ && m.source_incarnation == incarnation_) host_->released(m);
+    if (host() && m.source_incarnation == incarnation()) host()->released(m);
     progress = true;
   }
   if (pool_ && pool_->collect(done_jobs_) > 0) {
@@ -144,12 +139,12 @@ bool RankProcess::step() {
   TimerAction action;
   while (!hold_timers_ && timers_.pop_due(now(), action)) {
     progress = true;
-    if (!host_ || action.incarnation != incarnation_) continue;  // timers die with their process
+    if (!host() || action.incarnation != incarnation()) continue;  // timers die with their process
     if (action.kind == TimerAction::Kind::protocol) {
-      host_->on_timer(action.token);
+      host()->on_timer(action.token);
     } else {
       activity_timer_.erase(static_cast<TaskId>(action.token));
-      host_->on_task_finished(static_cast<TaskId>(action.token));
+      host()->on_task_finished(static_cast<TaskId>(action.token));
     }
   }
   if (driver_ && driver_->tick()) progress = true;
@@ -184,7 +179,7 @@ void RankProcess::handle(int from, const Bytes& packet) {
       notice.node = in.u32();
       notice.incarnation = in.u32();
       notice.sequence = in.u32();
-      if (host_) host_->on_failure_notice(notice);
+      if (host()) host()->on_failure_notice(notice);
       return;
     }
     case PacketKind::replace: {
@@ -193,19 +188,19 @@ void RankProcess::handle(int from, const Bytes& packet) {
       return;
     }
     case PacketKind::storage_done: {
-      const std::uint32_t incarnation = in.u32();
+      const std::uint32_t requester = in.u32();  // its incarnation
       const std::uint64_t token = in.u64();
       const bool read = in.u8() != 0;
       const bool found = in.u8() != 0;
       const std::uint64_t bytes = in.u64();
       const Bytes content = in.bytes();
-      if (!host_ || incarnation != incarnation_) return;  // the requester died meanwhile
+      if (!host() || requester != incarnation()) return;  // the requester died meanwhile
       if (read && is_node()) {
         // The server's answer, on the reader's account (as the simulation counts it).
         ++metrics_.messages_sent[static_cast<std::size_t>(core::Traffic::restore)];
         metrics_.bytes_sent[static_cast<std::size_t>(core::Traffic::restore)] += bytes;
       }
-      host_->on_storage_done(token, read && found ? &content : nullptr);
+      host()->on_storage_done(token, read && found ? &content : nullptr);
       return;
     }
     case PacketKind::status_query: {
@@ -237,11 +232,11 @@ void RankProcess::handle(int from, const Bytes& packet) {
 
 RankStatus RankProcess::status() const {
   RankStatus s;
-  s.finished = host_ && host_->finished();
+  s.finished = host() && host()->finished();
   s.sent = sent_;
   s.received = received_;
   s.busy = (pool_ ? pool_->busy() : 0) + timers_.size() + inbox_.size() + (transport_.sending() ? 1 : 0);
-  s.remaining = host_ && host_->has_runtime() ? host_->node_runtime().remaining_tasks() : 0;
+  s.remaining = host() && host()->has_runtime() ? host()->node_runtime().remaining_tasks() : 0;
   s.last_completion = last_completion_;
   return s;
 }
@@ -271,59 +266,31 @@ void RankProcess::send(core::Message m) {
 }
 
 void RankProcess::on_host_message(core::Message m) {
-  if (!host_) {
-    // Down: the communication layer keeps it for the replacement, unless it was meant for the
-    // incarnation that died (see docs/mpi.md for what differs from a simulation).
-    if (m.destination_incarnation == core::kAnyIncarnation || m.destination_incarnation >= incarnation_) {
-      postponed_.push_back(std::move(m));
-    }
-    return;
-  }
-  deliver_to_host(m);
-}
-
-void RankProcess::deliver_to_host(const core::Message& m) {
-  if (m.destination_incarnation != core::kAnyIncarnation && m.destination_incarnation != incarnation_) {
-    // Addressed to a later incarnation: its sender learned of this process's failure before the
-    // process itself (the fail order is still on its way): kept for the replacement, as a
-    // simulation does (there the failure is instantaneous).
-    if (m.destination_incarnation > incarnation_) postponed_.push_back(m);
-    return;
-  }
-  host_->deliver(m);
+  // The rule of every backend (sim/world/rank_lifecycle.hpp): the running host takes it, or it is
+  // kept for the replacement or a later incarnation (its sender heard of a failure whose fail
+  // order is still on its way here), or it named a gone incarnation and is dropped.
+  if (rank_.admit(std::move(m))) rank_.host()->deliver(m);  // (m is moved from only when kept)
 }
 
 // ----------------------------------------------------------------------------- fail-stop
 
 void RankProcess::fail(std::uint32_t incarnation, std::uint64_t failure_index) {
-  if (!host_ || incarnation != incarnation_ || !is_node()) return;
-  // What the process was doing and what it had done is lost (the observer keeps the list of
-  // what it had done, to account for the redoing).
-  metrics_.lost_seconds += host_->running_seconds();
-  observer_->lose(host_->node_runtime(), failure_index);
-  host_->account_peaks();
-  host_.reset();  // memory, runtime state, protocol state, protocol stores
-  ++incarnation_;  // running kernels, timers and sends of the dead incarnation are now ignored
+  if (!rank_.up() || incarnation != rank_.incarnation() || !is_node()) return;
+  // The fail-stop of every backend (sim/world/rank_lifecycle.hpp); the incarnation it bumps makes
+  // the dead incarnation's running kernels and sends ignored when they complete. Its timers go.
+  rank_.fail_stop(metrics_, *observer_, failure_index);
   timers_.clear();
   activity_timer_.clear();
-  // What was kept for a later incarnation stays for the replacement.
-  std::erase_if(postponed_, [&](const core::Message& m) {
-    return m.destination_incarnation == core::kAnyIncarnation || m.destination_incarnation < incarnation_;
-  });
 }
 
 void RankProcess::replace(std::uint32_t incarnation, std::uint32_t last_sequence) {
-  if (host_) return;
-  incarnation_ = incarnation;
-  ++metrics_.restarts;
-  host_ = make_host();
-  host_->restart(core::RestartInfo{incarnation_, last_sequence});
-  auto held = std::move(postponed_);
-  postponed_.clear();
-  for (const core::Message& m : held) {
-    if (!host_) break;
-    deliver_to_host(m);
-  }
+  if (rank_.up()) return;
+  rank_.replace(incarnation, last_sequence, metrics_);
+  // What was kept for it is handed over at once, through the rule again.
+  rank_.redeliver([this](core::Message&& m) {
+    on_host_message(std::move(m));
+    return true;
+  });
 }
 
 // ----------------------------------------------------------------------------- tasks
@@ -331,17 +298,17 @@ void RankProcess::replace(std::uint32_t incarnation, std::uint32_t last_sequence
 void RankProcess::start_task(NodeId, TaskId task, double seconds) {
   if (task >= core::kActivityBase) {
     // A protocol activity (e.g. a copy task): it occupies a core of the host for its duration.
-    activity_timer_[task] = timers_.add(now() + seconds, {TimerAction::Kind::activity, incarnation_, task});
+    activity_timer_[task] = timers_.add(now() + seconds, {TimerAction::Kind::activity, incarnation(), task});
     return;
   }
   const std::uint32_t s = slot(task);
   auto job = std::make_unique<KernelJob>();
   job->task = task;
-  job->incarnation = incarnation_;
+  job->incarnation = incarnation();
   job->generation = ++generation_[s];
   job->seconds = seconds;
   started_at_[s] = now();
-  const core::NodeRuntime& runtime = host_->node_runtime();
+  const core::NodeRuntime& runtime = host()->node_runtime();
   for (const graphs::Access& a : graph_.accesses(task)) {
     const std::uint64_t bytes = graph_.bytes(a.handle);
     core::ContentRef input;
@@ -382,11 +349,11 @@ void RankProcess::on_job_done(std::unique_ptr<KernelJob> job) {
     return;
   }
   const std::uint32_t s = slot(job->task);
-  if (!host_ || job->incarnation != incarnation_ || job->generation != generation_[s]) return;  // cancelled, or dead
+  if (!host() || job->incarnation != incarnation() || job->generation != generation_[s]) return;  // cancelled, or dead
   last_duration_[s] = now() - started_at_[s];
   last_completion_ = now();
   completing_ = job.get();
-  host_->on_task_finished(job->task);
+  host()->on_task_finished(job->task);
   completing_ = nullptr;
   if (crash_after_task_) std::raise(SIGSEGV);  // test only: a rank that crashes for real
   if (throw_after_task_) throw std::runtime_error("planted error after a task (FTSIM_TEST_THROW_RANK)");
@@ -445,7 +412,7 @@ void RankProcess::storage_write(NodeId, std::uint32_t server, std::uint64_t key,
   if (storage_missing()) return;
   Bytes packet = packet_of(PacketKind::storage_write);
   WireWriter out(packet);
-  out.u32(incarnation_);
+  out.u32(incarnation());
   out.u32(server % storage_servers());
   out.u64(key);
   out.u64(bytes);
@@ -458,7 +425,7 @@ void RankProcess::storage_read(NodeId, std::uint32_t server, std::uint64_t key, 
   if (storage_missing()) return;
   Bytes packet = packet_of(PacketKind::storage_read);
   WireWriter out(packet);
-  out.u32(incarnation_);
+  out.u32(incarnation());
   out.u32(server % storage_servers());
   out.u64(key);
   out.u64(token);
@@ -475,7 +442,7 @@ void RankProcess::storage_erase(std::uint32_t server, std::uint64_t key) {
 }
 
 std::uint64_t RankProcess::set_timer(NodeId, double delay, std::uint64_t token) {
-  return timers_.add(now() + delay, {TimerAction::Kind::protocol, incarnation_, token});
+  return timers_.add(now() + delay, {TimerAction::Kind::protocol, incarnation(), token});
 }
 
 void RankProcess::cancel_timer(std::uint64_t id) { timers_.cancel(id); }
@@ -521,7 +488,7 @@ void RankProcess::fail_run(const std::string& reason) {
 // ----------------------------------------------------------------------------- results
 
 Bytes RankProcess::results() {
-  if (host_) host_->account_peaks();
+  if (host()) host()->account_peaks();
   Bytes packet = packet_of(PacketKind::results);
   WireWriter out(packet);
   out.u32(process_);
@@ -541,7 +508,7 @@ Bytes RankProcess::results() {
     for (HandleId h = 0; h < graph_.handle_count(); ++h) {
       if (graph_.version_node(h, graph_.final_version(h)) == process_) final_handles.push_back(h);
     }
-    const core::NodeRuntime* runtime = host_ ? &host_->node_runtime() : nullptr;
+    const core::NodeRuntime* runtime = host() ? &host()->node_runtime() : nullptr;
     observer_->check_oracle(graph_, runtime, final_handles, core::failure_free_digests(graph_), findings);
     for (HandleId h : final_handles) {
       if (!runtime) break;
@@ -552,16 +519,16 @@ Bytes RankProcess::results() {
   const std::vector<std::string>& missing = findings.missing_lines;
   const std::vector<std::string>& wrong = findings.wrong_lines;
   std::string stall;
-  const std::string phase = host_ ? host_->protocol_phase() : std::string();
-  if (is_node() && host_ && (host_->node_runtime().remaining_tasks() > 0 || !phase.empty())) {
-    const core::NodeRuntime& runtime = host_->node_runtime();
+  const std::string phase = host() ? host()->protocol_phase() : std::string();
+  if (is_node() && host() && (host()->node_runtime().remaining_tasks() > 0 || !phase.empty())) {
+    const core::NodeRuntime& runtime = host()->node_runtime();
     stall = "node " + std::to_string(process_) + ": " + std::to_string(runtime.remaining_tasks()) + " tasks left" +
             (runtime.paused() ? " (paused by the protocol)" : "");
     for (TaskId t : runtime.waiting_sample(3)) stall += "; " + runtime.describe_wait(t);
     if (!phase.empty()) stall += "; protocol: " + phase;  // what it waits for (Protocol::phase)
   } else if (!is_node() && !phase.empty()) {
     stall = "coordinator: " + phase;
-  } else if (is_node() && !host_) {
+  } else if (is_node() && !host()) {
     stall = "node " + std::to_string(process_) + ": dead, never replaced";
   }
   encode_string(out, stall);

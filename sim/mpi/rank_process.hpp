@@ -4,8 +4,10 @@
 // buffers, messages go out as packets, timers are wall-clock, stable storage is on the driver.
 // Emulated fail-stop: on the driver's order the host is destroyed (memory, runtime and protocol
 // state), its running kernels and timers are forgotten, and after the downtime a new host with
-// the next incarnation takes the rank. A progress loop (non-blocking MPI, finished kernels,
-// timers) drives everything; only this thread calls MPI or touches the host.
+// the next incarnation takes the rank; the host, the incarnation, those steps and which messages
+// wait are the RankLifecycle's (sim/world/rank_lifecycle.hpp), the same as in a simulation.
+// A progress loop (non-blocking MPI, finished kernels, timers) drives everything; only this
+// thread calls MPI or touches the host.
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -17,6 +19,7 @@
 #include "sim/node/node_host.hpp"
 #include "sim/node/runtime_index.hpp"
 #include "sim/world/node_observer.hpp"
+#include "sim/world/rank_lifecycle.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"
@@ -80,11 +83,12 @@ private:
     std::uint64_t token;  // the protocol's token, or the activity's task id
   };
   bool is_node() const { return process_ < node_count_; }
-  std::unique_ptr<core::NodeHost> make_host();
+  // The rank's running host (null while down) and its incarnation (while down, the replacement's).
+  core::NodeHost* host() const { return rank_.host(); }
+  std::uint32_t incarnation() const { return rank_.incarnation(); }
   bool step();
   void handle(int from, const core::Bytes& packet);
   void on_host_message(core::Message m);
-  void deliver_to_host(const core::Message& m);
   void fail(std::uint32_t incarnation, std::uint64_t failure_index);
   void replace(std::uint32_t incarnation, std::uint32_t last_sequence);
   void on_job_done(std::unique_ptr<KernelJob> job);
@@ -107,9 +111,8 @@ private:
   std::vector<double> last_duration_;            // per local task: its last measured execution
   std::unordered_map<std::uint64_t, core::FailureEffect> lost_effects_;  // per failure index
   double last_completion_ = 0;
-  // The process.
-  std::unique_ptr<core::NodeHost> host_;
-  std::uint32_t incarnation_ = 0;
+  // The process: its host, incarnation and the messages kept for a later incarnation.
+  core::RankLifecycle rank_;
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::uint32_t> generation_;        // per local task: its current start
   std::vector<double> started_at_;               // per local task
@@ -118,7 +121,6 @@ private:
   std::unordered_map<TaskId, std::uint64_t> activity_timer_;
   std::unordered_map<std::uint64_t, core::Message> in_flight_;  // by release token (no body)
   std::uint64_t next_token_ = 1;
-  std::vector<core::Message> postponed_;  // for the replacement, while the rank is down
   struct LocalPacket {
     core::Bytes packet;
     std::uint64_t token;

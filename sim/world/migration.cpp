@@ -5,10 +5,10 @@
 namespace ftsim::core {
 
 Migration::Migration(const config::PredictionConfig& prediction, const config::FailureConfig& failures, NodeId nodes,
-                     std::uint64_t seed, MigrationWorld& world, MigrationMetrics& metrics)
+                     std::uint64_t seed, MigrationSurroundings surroundings, MigrationMetrics& metrics)
     : prediction_(prediction),
       predictor_(prediction, failures, nodes, seed),
-      world_(world),
+      around_(surroundings),
       metrics_(metrics),
       renewal_(failures.model == config::FailureModel::exponential || failures.model == config::FailureModel::weibull),
       moves_(nodes) {
@@ -21,17 +21,23 @@ std::uint64_t Migration::token(TokenKind kind, std::uint32_t generation, std::ui
 }
 
 void Migration::tell_exporters(RecordKind kind, NodeId node, std::size_t index) {
-  Recorder& recorder = world_.migration_recorder();
+  Recorder& recorder = around_.recorder;
   if (!recorder.active()) return;
-  Record r{kind, world_.migration_now()};
+  Record r{kind, world_time()};
   r.process = node;
   r.peer = node;
   r.migration = &metrics_.records[index];
   recorder.record(r);
 }
 
+bool Migration::take_spare(NodeId node) {
+  // The backend must have a spare host for it too (it keeps it for the rank until the switch).
+  if (!around_.spares.available() || !around_.backend.reserve_spare_host(node)) return false;
+  return around_.spares.take();
+}
+
 void Migration::failure_scheduled(NodeId node, double time, std::uint64_t failure) {
-  const double now = world_.migration_now();
+  const double now = world_time();
   horizon_ = std::max(horizon_, time);
   if (auto at = predictor_.announce(time, now)) {
     ++announced_;
@@ -41,7 +47,7 @@ void Migration::failure_scheduled(NodeId node, double time, std::uint64_t failur
 
 void Migration::start() {
   if (renewal_) {
-    if (auto next = predictor_.next_false_alarm(world_.migration_now())) {
+    if (auto next = predictor_.next_false_alarm(world_time())) {
       add_alarm(next->time, next->node, false, next->time + prediction_.lead_time, std::nullopt);
     }
     return;
@@ -56,7 +62,7 @@ void Migration::add_alarm(double time, NodeId node, bool true_alarm, double pred
   const std::size_t index = alarms_.size();
   alarms_.push_back({node, true_alarm, predicted_failure, 0, false});
   if (failure) alarm_of_failure_[*failure] = index;
-  world_.set_migration_timer(time, node, token(TokenKind::alarm, 0, index));
+  around_.world.set_migration_timer(time, node, token(TokenKind::alarm, 0, index));
 }
 
 void Migration::on_timer(NodeId node, std::uint64_t value) {
@@ -69,9 +75,9 @@ void Migration::on_timer(NodeId node, std::uint64_t value) {
   Move& move = moves_[node];
   if (kind != TokenKind::spawned || generation != (move.generation & 0xffffffu) || move.phase != Phase::spawning) return;
   // The spare is up: the state starts to move.
-  NodeHost* host = world_.migration_host(node);
+  NodeHost* host = rank_host(node);
   MigrationRecord& record = metrics_.records[move.record];
-  record.transfer_start = world_.migration_now();
+  record.transfer_start = world_time();
   record.state_bytes = host ? host->memory_bytes() : 1;
   move.phase = Phase::transferring;
   move.to_send = record.state_bytes;
@@ -85,7 +91,7 @@ void Migration::raise(std::size_t index) {
   const bool true_alarm = alarms_[index].true_alarm;
   Move& move = moves_[node];
   alarms_[index].placement = move.placement;
-  const double now = world_.migration_now();
+  const double now = world_time();
   ++metrics_.alarms;
   ++(true_alarm ? metrics_.true_alarms : metrics_.false_alarms);
   MigrationRecord record;
@@ -105,7 +111,7 @@ void Migration::raise(std::size_t index) {
       add_alarm(next->time, next->node, false, next->time + prediction_.lead_time, std::nullopt);
     }
   }
-  NodeHost* host = world_.migration_host(node);
+  NodeHost* host = rank_host(node);
   if (!host) {
     added.outcome = "node down";
     tell_exporters(RecordKind::migration_end, node, added_index);
@@ -116,7 +122,7 @@ void Migration::raise(std::size_t index) {
     tell_exporters(RecordKind::migration_end, node, added_index);
     return;
   }
-  if (!world_.take_spare(node)) {
+  if (!take_spare(node)) {
     added.outcome = "no spare";
     ++metrics_.skipped_no_spare;
     tell_exporters(RecordKind::migration_end, node, added_index);
@@ -140,13 +146,13 @@ void Migration::after_task_finished(NodeId node) {
 
 void Migration::check_safe_point(NodeId node) {
   Move& move = moves_[node];
-  NodeHost* host = world_.migration_host(node);
+  NodeHost* host = rank_host(node);
   if (!host || move.phase != Phase::draining || host->computing()) return;
-  const double now = world_.migration_now();
+  const double now = world_time();
   metrics_.records[move.record].safe_point = now;
   move.phase = Phase::spawning;  // frozen from here
   tell_exporters(RecordKind::migration_frozen, node, move.record);
-  world_.set_migration_timer(now + prediction_.spawn, node, token(TokenKind::spawned, move.generation, 0));
+  around_.world.set_migration_timer(now + prediction_.spawn, node, token(TokenKind::spawned, move.generation, 0));
 }
 
 void Migration::send_chunks(NodeId node) {
@@ -158,7 +164,7 @@ void Migration::send_chunks(NodeId node) {
     move.to_send -= bytes;
     ++move.in_flight;
     ++record.chunks;
-    world_.migration_transfer(node, bytes, token(TokenKind::transfer, move.generation, 0));
+    around_.backend.migration_transfer(node, bytes, token(TokenKind::transfer, move.generation, 0));
   }
 }
 
@@ -187,7 +193,7 @@ void Migration::on_transfer_done(NodeId node, std::uint64_t value) {
 void Migration::complete(NodeId node) {
   Move& move = moves_[node];
   MigrationRecord& record = metrics_.records[move.record];
-  const double now = world_.migration_now();
+  const double now = world_time();
   record.end = now;
   record.outcome = "done";
   ++metrics_.migrations_done;
@@ -196,11 +202,12 @@ void Migration::complete(NodeId node) {
   ++move.placement;
   move.phase = Phase::idle;
   tell_exporters(RecordKind::migration_end, node, move.record);
-  world_.switch_host(node);
+  around_.backend.move_to_reserved_host(node);
+  around_.world.migration_switched(node);
   std::vector<DeferredEvent> events = std::move(move.deferred);
   move.deferred.clear();
-  world_.replay(node, events);
-  if (NodeHost* host = world_.migration_host(node)) host->hold_for_migration(false);
+  around_.world.replay(node, events);
+  if (NodeHost* host = rank_host(node)) host->hold_for_migration(false);
 }
 
 void Migration::defer(NodeId node, DeferredEvent event) {
@@ -230,7 +237,7 @@ void Migration::on_failure(NodeId node) {
   ++move.generation;  // its timers and transfers still pending are stale
   move.deferred.clear();  // lost with the process's memory
   move.unforwarded = 0;
-  world_.return_spare(node);
+  around_.spares.give_back();
 }
 
 void Migration::finish() {

@@ -34,7 +34,10 @@
 #include "sim/node/migration_metrics.hpp"
 #include "sim/node/node_host.hpp"
 #include "sim/node/run_record.hpp"
+#include "sim/world/backend.hpp"
 #include "sim/world/failure_prediction.hpp"
+#include "sim/world/rank_lifecycle.hpp"
+#include "sim/world/spare_pool.hpp"
 
 namespace ftsim::core {
 
@@ -49,30 +52,33 @@ struct DeferredEvent {
   FailureNotice notice;
 };
 
-// What the migration asks of the world driver (implemented by Simulation).
+// What only the world driver can do for a migration (implemented by Simulation): its timers,
+// and the events that waited for a frozen rank, handled as they would have been.
 class MigrationWorld {
 public:
   virtual ~MigrationWorld() = default;
-  virtual double migration_now() const = 0;
-  virtual NodeHost* migration_host(NodeId node) = 0;
   virtual void set_migration_timer(double time, NodeId node, std::uint64_t token) = 0;
-  // Takes a spare for the migration of `node`: false if none is left.
-  virtual bool take_spare(NodeId node) = 0;
-  // The migration of `node` stopped before using its spare (a failure): back to the pool.
-  virtual void return_spare(NodeId node) = 0;
-  virtual void migration_transfer(NodeId node, std::uint64_t bytes, std::uint64_t token) = 0;
-  // The rank of `node` now runs on its spare host.
-  virtual void switch_host(NodeId node) = 0;
+  // The rank of `node` now runs on its spare host (the world counts it as progress).
+  virtual void migration_switched(NodeId node) = 0;
   // Handles, in order, the events that waited while `node` was frozen.
   virtual void replay(NodeId node, std::vector<DeferredEvent>& events) = 0;
-  // The exporters of the run's records (trace, event log): alarms and migrations are recorded.
-  virtual Recorder& migration_recorder() = 0;
+};
+
+// What a migration works with besides the world driver: the backend (time, the spare host, the
+// state's transfer), the spares shared with replacements, the ranks and the run's exporters
+// (alarms and migrations are recorded).
+struct MigrationSurroundings {
+  MigrationWorld& world;
+  Backend& backend;
+  SparePool& spares;
+  const std::vector<RankLifecycle>& ranks;
+  Recorder& recorder;
 };
 
 class Migration {
 public:
   Migration(const config::PredictionConfig& prediction, const config::FailureConfig& failures, NodeId nodes,
-            std::uint64_t seed, MigrationWorld& world, MigrationMetrics& metrics);
+            std::uint64_t seed, MigrationSurroundings surroundings, MigrationMetrics& metrics);
 
   // A timed failure of `node` at `time` became known (the world's id for it: `failure`).
   void failure_scheduled(NodeId node, double time, std::uint64_t failure);
@@ -123,10 +129,14 @@ private:
   void complete(NodeId node);
   // Tells the exporters, if any (nothing is built when none is on), about the alarm `record`.
   void tell_exporters(RecordKind kind, NodeId node, std::size_t record);
+  double world_time() const { return around_.backend.now(); }
+  NodeHost* rank_host(NodeId node) const { return around_.ranks[node].host(); }
+  // Takes a spare host for the migration of `node`: false if none is left.
+  bool take_spare(NodeId node);
 
   config::PredictionConfig prediction_;
   FailurePredictor predictor_;
-  MigrationWorld& world_;
+  MigrationSurroundings around_;
   MigrationMetrics& metrics_;
   bool renewal_ = false;
   std::uint64_t announced_ = 0;  // failures announced so far (lists: known at the start)

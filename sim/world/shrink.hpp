@@ -14,8 +14,9 @@
 //
 // ShrinkPlacement is the machine room: which machine runs each rank, which machines are up, and
 // the rule. MachineCores is the cores of each machine, shared by the ranks it runs. Both belong to
-// the world driver (sim/world/simulation): no node reads them; a rank is addressed by its number
-// and the communication layer routes to its machine, as an MPI library does after a respawn.
+// the world driver's Machines (sim/world/machines.hpp): no node reads them; a rank is addressed by
+// its number and the communication layer routes to its machine, as an MPI library does after a
+// respawn.
 #include <cstdint>
 #include <vector>
 

@@ -6,7 +6,6 @@
 #include <limits>
 #include <numeric>
 
-#include "graphs/buddy_mapping.hpp"
 #include "sim/world/checkpoint_trace_writer.hpp"
 #include "sim/world/event_log.hpp"
 #include "sim/node/test_faults.hpp"
@@ -30,35 +29,18 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
       options_(std::move(options)),
       index_(graph),
       setup_{config, graph, index_, cost, config.platform.network.envelope},
-      failures_(config.failures, graph.node_count(), config.seed, config.platform.ranks_per_machine) {
+      ledger_(metrics_.failures, graph.node_count() + 1),
+      storage_(backend.storage_servers()),
+      failures_(config.failures, graph.node_count(), config.seed, config.platform.ranks_per_machine),
+      spares_(config.platform) {
   const NodeId processes = graph.node_count() + 1;
   process_metrics_.resize(processes);
-  failure_of_.resize(processes);
   observers_.reserve(graph.node_count());
   for (NodeId n = 0; n < graph.node_count(); ++n) observers_.emplace_back(n, index_);
-  incarnation_.assign(processes, 0);
   replacement_scheduled_.assign(processes, false);
-  postponed_.resize(processes);
   channels_.resize(processes);
-  storage_.resize(backend.storage_servers());
-  unlimited_spares_ = config.platform.unlimited_spares;
-  spares_left_ = config.platform.spares;
   if (config.platform.shrink_on_no_spare || config.platform.ranks_per_machine > 1) {
-    const std::uint32_t spare_machines = config.platform.unlimited_spares ? 0 : config.platform.spares;
-    placement_ = std::make_unique<ShrinkPlacement>(graph.node_count(), config.platform.ranks_per_machine, spare_machines);
-    if (!config.checkpoints.empty() && graph.node_count() > 1) {
-      const graphs::BuddyMapping buddies(config.checkpoints.front().buddy, config.distribution, graph.node_count());
-      std::vector<std::vector<NodeId>> buddies_of(graph.node_count());
-      for (NodeId n = 0; n < graph.node_count(); ++n) buddies_of[n].assign(buddies.buddies(n).begin(), buddies.buddies(n).end());
-      placement_->set_buddies(std::move(buddies_of));
-    }
-    // cores_per_node is a machine's cores: its ranks share them.
-    machine_cores_ = std::make_unique<MachineCores>(placement_->machines(), config.platform.cores_per_node);
-    rehost_pending_.assign(graph.node_count(), false);
-    open_redistribution_.assign(graph.node_count(), static_cast<std::size_t>(-1));
-    metrics_.shrink_enabled = true;
-    metrics_.machines_at_start = placement_->machines_up();
-    metrics_.ranks_per_machine = config.platform.ranks_per_machine;
+    machines_ = std::make_unique<Machines>(config, graph.node_count(), backend, metrics_);
   }
   if (!options_.trace_file.empty()) {
     recorder_.add(std::make_unique<TraceWriter>(options_.trace_file, graph, config.platform.cores_per_node, "coordinator",
@@ -73,11 +55,16 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   }
   defers_dispatch_ = backend.ends_instants();
   dispatch_flag_.assign(processes, 0);
-  for (NodeId n = 0; n < processes; ++n) hosts_.push_back(make_host(n));
+  ranks_.reserve(processes);
+  for (NodeId n = 0; n < processes; ++n) {
+    ranks_.emplace_back(n, n == coordinator(), setup_, static_cast<HostEnvironment&>(*this), factory_);
+    ranks_.back().start();
+  }
   if (config.failures.prediction) {
     MigrationWorld& world = *this;
     migration_ = std::make_unique<Migration>(*config.failures.prediction, config.failures, graph.node_count(), config.seed,
-                                             world, metrics_.migration);
+                                             MigrationSurroundings{world, backend_, spares_, ranks_, recorder_},
+                                             metrics_.migration);
   }
   derive_progress_bounds();
 }
@@ -126,9 +113,9 @@ void Simulation::note_progress() {
 std::string Simulation::protocol_phases() {
   // What each process of the protocol is doing, processes in the same phase together.
   std::map<std::string, std::vector<NodeId>> phases;
-  for (NodeId n = 0; n < hosts_.size(); ++n) {
-    if (!hosts_[n]) continue;
-    std::string phase = hosts_[n]->protocol_phase();
+  for (NodeId n = 0; n < ranks_.size(); ++n) {
+    if (!host(n)) continue;
+    std::string phase = host(n)->protocol_phase();
     if (!phase.empty()) phases[phase].push_back(n);
   }
   std::string stuck;
@@ -153,13 +140,8 @@ void Simulation::fail_without_progress(const std::string& what) {
 
 Simulation::~Simulation() = default;
 
-std::unique_ptr<NodeHost> Simulation::make_host(NodeId node) {
-  HostEnvironment& environment = *this;
-  return std::make_unique<NodeHost>(node, incarnation_[node], setup_, environment, factory_(node, node == coordinator()));
-}
-
 std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token) {
-  timers_.push_back({kind, node, incarnation_[node], token, false});
+  timers_.push_back({kind, node, ranks_[node].incarnation(), token, false});
   const std::uint64_t id = timers_.size() - 1;
   backend_.set_timer(std::max(time, now()), id);
   return id;
@@ -190,9 +172,9 @@ void Simulation::start() {
   // values are sent, then the tasks are scheduled.
   // A stop asked meanwhile ends the start-up between two hosts (each may take a second on a
   // loaded machine with millions of tasks): the run is then reported as interrupted.
-  for (auto& host : hosts_) host->load_initial_state();
-  for (auto& host : hosts_) host->start_protocol();
-  for (auto& host : hosts_) host->send_initial_values();
+  for (auto& rank : ranks_) rank.host()->load_initial_state();
+  for (auto& rank : ranks_) rank.host()->start_protocol();
+  for (auto& rank : ranks_) rank.host()->send_initial_values();
   schedule_hosts();
   // The oracle's expected digests, which only the end of the run reads: on the second core while
   // the run goes on (the start-up above used both). Not interruptible: the run it overlaps
@@ -209,9 +191,9 @@ void Simulation::schedule_hosts() {
   if (!defers_dispatch_) {
     // A backend that starts tasks at once: each host's first tasks start before the next host's
     // queue is built, as in a launch.
-    for (auto& host : hosts_) {
+    for (auto& rank : ranks_) {
       if (stop_requested()) break;
-      host->schedule();
+      rank.host()->schedule();
     }
     return;
   }
@@ -219,21 +201,37 @@ void Simulation::schedule_hosts() {
   // both cores (each host's own state only; millions of tasks take a second), then the dispatches
   // are asked for in host order, as schedule() would have.
   auto requeue = [this](std::size_t first, std::size_t step) {
-    for (std::size_t n = first; n < hosts_.size(); n += step) {
+    for (std::size_t n = first; n < ranks_.size(); n += step) {
       if (stop_requested()) return;
-      hosts_[n]->requeue_tasks();
+      host(n)->requeue_tasks();
     }
   };
   auto other_half = std::async(std::launch::async, requeue, 1, 2);
   requeue(0, 2);
   other_half.get();
-  for (auto& host : hosts_) {
+  for (auto& rank : ranks_) {
     if (stop_requested()) break;
-    host->request_dispatch();
+    rank.host()->request_dispatch();
   }
 }
 
 // ----------------------------------------------------------------------------- tasks
+
+void Simulation::start_task(NodeId node, TaskId task, double seconds) {
+  if (machines_) {
+    machines_->start_task(node, task, seconds);  // the ranks of one machine share its cores
+  } else {
+    backend_.start_task(node, task, seconds);
+  }
+}
+
+void Simulation::cancel_task(NodeId node, TaskId task) {
+  if (machines_) {
+    machines_->cancel_task(node, task);
+  } else {
+    backend_.cancel_task(node, task);
+  }
+}
 
 bool Simulation::observe_execution(TaskId task) {
   ++metrics_.events;
@@ -260,25 +258,25 @@ bool Simulation::observe_execution(TaskId task) {
 bool Simulation::graph_task_on_host(NodeId node, TaskId task) const {
   // A protocol activity (a checkpoint copy) ends as a task whose id is not the graph's; a manager
   // process has no observer.
-  return task < graph_.task_count() && node < observers_.size() && hosts_[node];
+  return task < graph_.task_count() && node < observers_.size() && host(node);
 }
 
 void Simulation::prefetch_task_end(NodeId node, TaskId task) {
   if (!graph_task_on_host(node, task)) return;
   observers_[node].prefetch(task);
-  hosts_[node]->prefetch_task_end(task);
+  host(node)->prefetch_task_end(task);
 }
 
 void Simulation::prefetch_task_versions(NodeId node, TaskId task) {
-  if (graph_task_on_host(node, task)) hosts_[node]->prefetch_task_versions(task);
+  if (graph_task_on_host(node, task)) host(node)->prefetch_task_versions(task);
 }
 
 void Simulation::prefetch_delivery(const Message& m) {
-  if (m.source >= hosts_.size() || m.destination >= hosts_.size()) return;
+  if (m.source >= ranks_.size() || m.destination >= ranks_.size()) return;
   if (m.source < channels_.size()) channels_[m.source].prefetch(m.destination);
   if (!m.is_data) return;
-  if (hosts_[m.source]) hosts_[m.source]->prefetch_send_done(m.handle);
-  if (hosts_[m.destination]) hosts_[m.destination]->prefetch_version(m.handle, m.version);
+  if (host(m.source)) host(m.source)->prefetch_send_done(m.handle);
+  if (host(m.destination)) host(m.destination)->prefetch_version(m.handle, m.version);
 }
 
 void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
@@ -286,25 +284,25 @@ void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
   graph_.prefetch_task(task);
   index_.prefetch_task(task);
   // The task its node will likely start when this one ends: the same three stages.
-  if (graph_task_on_host(node, task)) hosts_[node]->prefetch_next_ready_entries();
+  if (graph_task_on_host(node, task)) host(node)->prefetch_next_ready_entries();
 }
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
-  if (halted_ || !hosts_[node]) return;
-  if (tracks_machines()) shrink_task_finished(node, task);
-  hosts_[node]->on_task_finished(task);
+  if (halted_ || !host(node)) return;
+  if (machines_) machines_->task_finished(node, task);
+  host(node)->on_task_finished(task);
   if (migration_ && !halted_) migration_->after_task_finished(node);
   if (failure_due_) {
     failure_due_ = false;
-    if (!halted_ && hosts_[node]) inject_failure(node, config_.failures.downtime);
+    if (!halted_ && host(node)) inject_failure(node, config_.failures.downtime);
   }
 }
 
 // ----------------------------------------------------------------------------- messages
 
 void Simulation::release_sender(const Message& m) {
-  NodeHost* sender = hosts_[m.source].get();
-  if (!sender || m.source_incarnation != incarnation_[m.source]) return;
+  NodeHost* sender = host(m.source);
+  if (!sender || m.source_incarnation != ranks_[m.source].incarnation()) return;
   if (frozen(m.source)) {
     DeferredEvent event;
     event.kind = DeferredEvent::Kind::release;
@@ -326,13 +324,11 @@ void Simulation::send(Message m) {
       recorder_.record(r);
     }
   }
-  if (!hosts_[m.destination]) {
-    const bool for_gone_incarnation =
-        m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination];
-    // The communication layer keeps it for the rank's replacement; the sender is done with it.
-    Message copy = m;
-    if (!for_gone_incarnation) postponed_[m.destination].push_back(std::move(m));
-    release_sender(copy);
+  if (!ranks_[m.destination].up()) {
+    // The communication layer keeps it for the rank's replacement, unless it names a gone
+    // incarnation (rank_lifecycle.hpp); the sender is done with it.
+    ranks_[m.destination].admit(m);
+    release_sender(m);
     return;
   }
   route(std::move(m));
@@ -348,7 +344,7 @@ void Simulation::on_message_delivered(const Message& m) {
   ++metrics_.events;
   release_sender(m);
   // From a process that died since, or to one that died since: lost with it.
-  if (m.source_incarnation != incarnation_[m.source] || !hosts_[m.source] || !hosts_[m.destination]) return;
+  if (m.source_incarnation != ranks_[m.source].incarnation() || !host(m.source) || !host(m.destination)) return;
   auto& channels = channels_[m.source];
   auto it = channels.find(m.destination);
   if (it == channels.end()) return;
@@ -376,9 +372,9 @@ void Simulation::on_message_delivered(const Message& m) {
 }
 
 void Simulation::deliver(const Message& m) {
-  NodeHost* destination = hosts_[m.destination].get();
+  NodeHost* destination = host(m.destination);
   if (!destination) return;
-  if (m.destination_incarnation != kAnyIncarnation && m.destination_incarnation != incarnation_[m.destination]) return;
+  if (!ranks_[m.destination].admit(m)) return;  // for another incarnation (rank_lifecycle.hpp)
   if (frozen(m.destination)) {
     // It reached the old host of a migrating rank: kept there, then forwarded (migration.hpp).
     DeferredEvent event;
@@ -393,7 +389,7 @@ void Simulation::deliver(const Message& m) {
     r.message = &m;
     recorder_.record(r);
   }
-  if (tracks_machines()) shrink_count_delivery(m.destination, m.traffic, m.bytes);
+  if (machines_) machines_->count_delivery(m.destination, m.traffic, m.bytes);
   destination->deliver(m);
 }
 
@@ -411,26 +407,15 @@ void Simulation::reset_channels(NodeId node) {
 
 // ----------------------------------------------------------------------------- storage, timers
 
-std::uint32_t Simulation::add_storage_operation(StorageOperation op) {
-  if (!free_storage_operations_.empty()) {
-    const std::uint32_t id = free_storage_operations_.back();
-    free_storage_operations_.pop_back();
-    storage_operations_[id] = std::move(op);
-    return id;
-  }
-  storage_operations_.push_back(std::move(op));
-  return static_cast<std::uint32_t>(storage_operations_.size() - 1);
-}
-
 void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content,
                                std::uint64_t bytes, std::uint64_t token) {
   if (storage_.empty()) {
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
     return;
   }
-  server %= static_cast<std::uint32_t>(storage_.size());
-  const std::uint32_t id =
-      add_storage_operation({node, incarnation_[node], server, key, true, bytes, std::move(content), token});
+  server = storage_.server(server);
+  const std::uint32_t id = storage_requests_.open(
+      {node, ranks_[node].incarnation(), server, key, true, bytes, std::move(content), token});
   backend_.storage_transfer(node, server, bytes, true, id);
 }
 
@@ -439,56 +424,51 @@ void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t k
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
     return;
   }
-  server %= static_cast<std::uint32_t>(storage_.size());
+  server = storage_.server(server);
   // The server answers with what it holds (a "not found" answer is a tiny message).
-  auto it = storage_[server].find(key);
-  const std::uint64_t bytes = it == storage_[server].end() ? 1 : it->second.bytes;
+  const std::uint64_t bytes = storage_.answer_bytes(server, key);
   if (node < node_count()) {
     NodeMetrics& m = process_metrics_[node];
     ++m.messages_sent[static_cast<std::size_t>(Traffic::restore)];
     m.bytes_sent[static_cast<std::size_t>(Traffic::restore)] += bytes;
   }
-  const std::uint32_t id = add_storage_operation({node, incarnation_[node], server, key, false, bytes, {}, token});
+  const std::uint32_t id = storage_requests_.open({node, ranks_[node].incarnation(), server, key, false, bytes, {}, token});
   backend_.storage_transfer(node, server, bytes, false, id);
 }
 
 void Simulation::storage_erase(std::uint32_t server, std::uint64_t key) {
-  if (storage_.empty()) return;
-  storage_[server % storage_.size()].erase(key);
+  if (!storage_.empty()) storage_.erase(storage_.server(server), key);
 }
 
 void Simulation::on_storage_done(NodeId, std::uint64_t id) {
-  if (halted_ || id >= storage_operations_.size()) return;
+  if (halted_ || !storage_requests_.known(id)) return;
   count_event();
-  StorageOperation op = std::move(storage_operations_[id]);
-  free_storage_operations_.push_back(static_cast<std::uint32_t>(id));
-  NodeHost* host = hosts_[op.node].get();
-  if (!host || incarnation_[op.node] != op.incarnation) return;  // the requester died meanwhile
+  StorageRequests::Request op = storage_requests_.close(id);
+  NodeHost* const requester = host(op.node);
+  if (!requester || ranks_[op.node].incarnation() != op.incarnation) return;  // the requester died meanwhile
+  if (op.write) storage_.put(op.server, op.key, {std::move(op.content), op.bytes});
+  const StableStorage::Object* read = op.write ? nullptr : storage_.find(op.server, op.key);
   if (frozen(op.node)) {
     DeferredEvent event;
     event.kind = DeferredEvent::Kind::storage;
     event.token = op.token;
-    if (op.write) {
-      storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
-    } else if (auto it = storage_[op.server].find(op.key); it != storage_[op.server].end()) {
+    if (read) {
       event.has_content = true;
-      event.content = it->second.content;
+      event.content = read->content;
     }
     migration_->defer(op.node, std::move(event));
     return;
   }
   if (op.write) {
-    storage_[op.server][op.key] = StoredObject{std::move(op.content), op.bytes};
-    host->on_storage_done(op.token, nullptr);
+    requester->on_storage_done(op.token, nullptr);
     return;
   }
-  if (tracks_machines()) shrink_count_delivery(op.node, Traffic::restore, op.bytes);
-  auto it = storage_[op.server].find(op.key);
-  if (it == storage_[op.server].end()) {
-    host->on_storage_done(op.token, nullptr);
+  if (machines_) machines_->count_delivery(op.node, Traffic::restore, op.bytes);
+  if (!read) {
+    requester->on_storage_done(op.token, nullptr);
   } else {
-    const Bytes content = it->second.content;  // a copy: the server keeps its own
-    host->on_storage_done(op.token, &content);
+    const Bytes content = read->content;  // a copy: the server keeps its own
+    requester->on_storage_done(op.token, &content);
   }
 }
 
@@ -518,7 +498,7 @@ void Simulation::on_timer(std::uint64_t id) {
     case Timer::Kind::replacement: replace(timer.node); break;
     case Timer::Kind::protocol:
       // A timer dies with the process that set it.
-      if (!hosts_[timer.node] || incarnation_[timer.node] != timer.incarnation) break;
+      if (!host(timer.node) || ranks_[timer.node].incarnation() != timer.incarnation) break;
       if (frozen(timer.node)) {
         DeferredEvent event;
         event.kind = DeferredEvent::Kind::timer;
@@ -526,7 +506,7 @@ void Simulation::on_timer(std::uint64_t id) {
         migration_->defer(timer.node, std::move(event));
         break;
       }
-      hosts_[timer.node]->on_timer(timer.token);
+      host(timer.node)->on_timer(timer.token);
       break;
     case Timer::Kind::migration: migration_->on_timer(timer.node, timer.token); break;
     case Timer::Kind::time_limit:
@@ -555,7 +535,7 @@ void Simulation::on_end_of_instant() {
     std::sort(dispatching_.begin(), dispatching_.end());
     for (NodeId node : dispatching_) {
       dispatch_flag_[node] = 0;
-      if (hosts_[node] && !halted_) hosts_[node]->dispatch();
+      if (host(node) && !halted_) host(node)->dispatch();
     }
     dispatching_.clear();
   }
@@ -564,7 +544,7 @@ void Simulation::on_end_of_instant() {
 // ----------------------------------------------------------------------------- failures
 
 void Simulation::inject_failure(NodeId node, double downtime) {
-  if (!hosts_[node] || failures_injected_ >= config_.failures.max_failures) return;
+  if (!host(node) || failures_injected_ >= config_.failures.max_failures) return;
   ++failures_injected_;
   // Failures faster than anything can progress: stop rather than loop for ever.
   if (++failures_since_progress_ > kFailuresWithoutProgress) {
@@ -575,50 +555,36 @@ void Simulation::inject_failure(NodeId node, double downtime) {
     return;
   }
   // With machines tracked a failure takes down a machine, and every rank it runs with it.
-  const std::vector<NodeId> co_located = tracks_machines() ? shrink_machine_failed(node) : std::vector<NodeId>{};
-  if (tracks_machines() && placement_->ranks_per_machine() > 1) {
+  const std::vector<NodeId> co_located = machines_ ? machines_->machine_failed(node) : std::vector<NodeId>{};
+  if (machines_ && machines_->shared()) {
     // Machines of several ranks: one spare machine (if any is left) takes them all, and they
     // restart after the machine's downtime.
-    const bool spare = use_spare();
+    const bool spare = spares_.take();
     fail_process(node, downtime, spare);
     for (NodeId other : co_located) {
-      if (other != node && hosts_[other] && !halted_) fail_process(other, downtime, spare);
+      if (other != node && host(other) && !halted_) fail_process(other, downtime, spare);
     }
     return;
   }
   fail_process(node, downtime);
   for (NodeId other : co_located) {
-    if (other != node && hosts_[other] && !halted_) fail_process(other, config_.failures.downtime);
+    if (other != node && host(other) && !halted_) fail_process(other, config_.failures.downtime);
   }
-}
-
-bool Simulation::use_spare() {
-  const bool spare = unlimited_spares_ || spares_left_ > 0;
-  if (spare && !unlimited_spares_) --spares_left_;
-  return spare;
 }
 
 void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> machine_spare) {
   if (migration_) migration_->on_failure(node);  // a migration under way stops: an ordinary failure
+  const bool spare = machine_spare ? *machine_spare : spares_.take();
   FailureRecord record;
   record.time = now();
   record.node = node;
-  // Fail-stop: the work the node was doing is lost, and so is everything in its memory.
-  NodeHost& host = *hosts_[node];
-  process_metrics_[node].lost_seconds += host.running_seconds();
-  // What the node had done is gone with it (the observer keeps it to account for the redoing).
-  observers_[node].lose(host.node_runtime(), metrics_.failures.size());
-  host.account_peaks();
-  hosts_[node].reset();
-  const std::uint32_t failed_incarnation = incarnation_[node]++;
+  // Fail-stop (rank_lifecycle.hpp), then the backend forgets the dead incarnation's activities.
+  const std::uint32_t failed_incarnation =
+      ranks_[node].fail_stop(process_metrics_[node], observers_[node], ledger_.next_index());
   backend_.fail_node(node);
-  if (tracks_machines()) shrink_rank_died(node);
+  if (machines_) machines_->rank_died(node, spare);
   reset_channels(node);
-  postponed_[node].clear();
-  failure_of_[node].resize(failed_incarnation + 1, static_cast<std::size_t>(-1));
-  failure_of_[node][failed_incarnation] = metrics_.failures.size();
-  metrics_.failures.push_back(record);
-  ++unrecovered_failures_;
+  ledger_.add(node, failed_incarnation, record);
   if (recorder_.active()) {
     Record r{RecordKind::failure, now()};
     r.peer = node;
@@ -626,22 +592,14 @@ void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> 
     recorder_.record(r);
   }
   add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
-  const bool spare = machine_spare ? *machine_spare : use_spare();
   // Without a spare, a shrink restarts the rank on a surviving machine after the same downtime.
-  replacement_scheduled_[node] = spare || shrink_on_no_spare();
-  if (tracks_machines()) rehost_pending_[node] = !spare;
+  replacement_scheduled_[node] = spare || (machines_ && machines_->shrinks());
   if (replacement_scheduled_[node]) add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
 }
 
-FailureRecord* Simulation::failure_record(NodeId node, std::uint32_t incarnation) {
-  if (node >= failure_of_.size() || incarnation >= failure_of_[node].size()) return nullptr;
-  const std::size_t index = failure_of_[node][incarnation];
-  return index < metrics_.failures.size() ? &metrics_.failures[index] : nullptr;
-}
-
 void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
-  if (FailureRecord* record = failure_record(failed, incarnation)) record->detected_at = now();
-  if (!hosts_[failed] && !replacement_scheduled_[failed]) {
+  if (FailureRecord* record = ledger_.find(failed, incarnation)) record->detected_at = now();
+  if (!host(failed) && !replacement_scheduled_[failed]) {
     fail_run("node " + std::to_string(failed) + " failed and no spare node is left (/platform/spares = " +
              std::to_string(config_.platform.spares) + ")");
     return;
@@ -655,8 +613,8 @@ void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
     r.sequence = notice.sequence;
     recorder_.record(r);
   }
-  for (NodeId n = 0; n < hosts_.size() && !halted_; ++n) {
-    if (!hosts_[n]) continue;
+  for (NodeId n = 0; n < ranks_.size() && !halted_; ++n) {
+    if (!host(n)) continue;
     if (frozen(n)) {
       DeferredEvent event;
       event.kind = DeferredEvent::Kind::notice;
@@ -664,58 +622,49 @@ void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
       migration_->defer(n, std::move(event));
       continue;
     }
-    hosts_[n]->on_failure_notice(notice);
+    host(n)->on_failure_notice(notice);
   }
 }
 
 void Simulation::replace(NodeId node) {
-  if (hosts_[node] || halted_) return;
+  if (host(node) || halted_) return;
   replacement_scheduled_[node] = false;
   note_progress();  // the protocol gets its full span to recover the new process
-  const bool rehosted = tracks_machines() && rehost_pending_[node];
-  if (rehosted) {
-    if (!shrink_rehost(node)) return;
-  } else {
-    // A spare machine; with several ranks per machine the ranks of the failed machine go to one.
-    const NodeId joins = tracks_machines() ? placement_->take_spare(node) : ShrinkPlacement::kNoRank;
-    if (joins != ShrinkPlacement::kNoRank) {
-      backend_.rehost_node(node, joins);
-    } else {
-      backend_.replace_node(node);
+  bool rehosted = false;
+  if (machines_) {
+    std::string error;
+    if (!machines_->restart(node, now(), rehosted, error)) {
+      fail_run(error);
+      return;
     }
+  } else {
+    backend_.replace_node(node);
   }
-  ++process_metrics_[node].restarts;
-  if (FailureRecord* record = failure_record(node, incarnation_[node] - 1)) record->replaced_at = now();
+  if (FailureRecord* record = ledger_.find(node, ranks_[node].incarnation() - 1)) record->replaced_at = now();
   if (recorder_.active()) {
     // A spare, or (shrink, no spare left) a surviving machine that now runs one rank more.
     Record r{rehosted ? RecordKind::rehost : RecordKind::replacement, now()};
     r.peer = node;
-    r.incarnation = incarnation_[node];
+    r.incarnation = ranks_[node].incarnation();
     std::string ranks;
-    if (tracks_machines()) {
-      r.machine = placement_->machine_of(node);
-      r.machines_up = placement_->machines_up();
-      const std::vector<NodeId>& on_machine = placement_->ranks_on(r.machine);
-      r.machine_ranks = static_cast<std::uint32_t>(on_machine.size());
-      for (NodeId rank : on_machine) ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
+    if (machines_) {
+      ranks = machines_->describe(node, r);
       r.text = ranks;
     }
     recorder_.record(r);
   }
   // Renewal failure models: the new incarnation has its own time to failure.
   // (A rank re-hosted by a shrink runs on a machine that has its own failures.)
-  if (!(tracks_machines() && placement_->rehosted(node))) {
+  if (!(machines_ && machines_->rehosted(node))) {
     if (auto next = failures_.next_after(node, now())) schedule_failure(*next, node, 0);
   }
-  hosts_[node] = make_host(node);
-  hosts_[node]->restart(RestartInfo{incarnation_[node], detections_});
-  auto held = std::move(postponed_[node]);
-  postponed_[node].clear();
-  for (Message& m : held) {
-    if (halted_ || !hosts_[node]) break;
-    if (!hosts_[m.source] || m.source_incarnation != incarnation_[m.source]) continue;
-    route(std::move(m));
-  }
+  ranks_[node].replace(ranks_[node].incarnation(), detections_, process_metrics_[node]);
+  // What was kept for it travels again, unless its sender died since (lost with it).
+  ranks_[node].redeliver([this](Message&& m) {
+    if (halted_) return false;
+    if (host(m.source) && m.source_incarnation == ranks_[m.source].incarnation()) route(std::move(m));
+    return true;
+  });
 }
 
 // ----------------------------------------------------------------------------- migration
@@ -731,22 +680,10 @@ void Simulation::on_migration_transfer_done(NodeId node, std::uint64_t token) {
   migration_->on_transfer_done(node, token);
 }
 
-bool Simulation::take_spare(NodeId node) {
-  if (!unlimited_spares_ && spares_left_ == 0) return false;
-  if (!backend_.reserve_spare_host(node)) return false;
-  if (!unlimited_spares_) --spares_left_;
-  return true;
-}
-
-void Simulation::switch_host(NodeId node) {
-  backend_.move_to_reserved_host(node);
-  note_progress();  // the rank resumes on its new host
-}
-
 void Simulation::replay(NodeId node, std::vector<DeferredEvent>& events) {
   for (DeferredEvent& event : events) {
-    if (halted_ || !hosts_[node] || frozen(node)) return;
-    NodeHost& host = *hosts_[node];
+    if (halted_ || !host(node) || frozen(node)) return;
+    NodeHost& host = *this->host(node);
     switch (event.kind) {
       case DeferredEvent::Kind::message: deliver(event.message); break;
       case DeferredEvent::Kind::release: host.released(event.message); break;
@@ -760,16 +697,13 @@ void Simulation::replay(NodeId node, std::vector<DeferredEvent>& events) {
 // ----------------------------------------------------------------------------- records
 
 void Simulation::record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) {
-  if (FailureRecord* record = failure_record(failure.node, failure.incarnation)) add_effect(*record, effect);
+  if (FailureRecord* record = ledger_.find(failure.node, failure.incarnation)) add_effect(*record, effect);
 }
 
 void Simulation::record_recovered(const FailureNotice& failure) {
   note_progress();
-  FailureRecord* record = failure_record(failure.node, failure.incarnation);
-  if (!record || record->recovered_at >= 0) return;
-  record->recovered_at = now();
-  --unrecovered_failures_;
-  if (tracks_machines()) shrink_recovered(failure.node, failure.incarnation);
+  if (!ledger_.recovered(failure.node, failure.incarnation, now())) return;
+  if (machines_) machines_->recovered(failure.node, failure.incarnation, ranks_[failure.node].incarnation(), now());
 }
 
 void Simulation::record_checkpoint(const CheckpointRecord& record) {
@@ -780,17 +714,17 @@ void Simulation::record_checkpoint(const CheckpointRecord& record) {
 // ----------------------------------------------------------------------------- end of run
 
 void Simulation::check_completion() {
-  if (halted_ || unrecovered_failures_ != 0) return;
+  if (halted_ || ledger_.unrecovered() != 0) return;
   // Each node calls this as it finishes: not a scan of every host each time. The hosts before
   // the cursor were finished when it passed them; once it reaches the end, one pass confirms that
   // all still are (a rollback may have undone one), or sends the cursor back there.
-  while (completion_cursor_ < hosts_.size()) {
-    const auto& host = hosts_[completion_cursor_];
+  while (completion_cursor_ < ranks_.size()) {
+    NodeHost* host = this->host(completion_cursor_);
     if (!host || !host->finished()) return;
     ++completion_cursor_;
   }
-  for (std::size_t n = 0; n < hosts_.size(); ++n) {
-    if (!hosts_[n] || !hosts_[n]->finished()) {
+  for (std::size_t n = 0; n < ranks_.size(); ++n) {
+    if (!host(n) || !host(n)->finished()) {
       completion_cursor_ = n;
       return;
     }
@@ -825,11 +759,11 @@ void Simulation::halt() {
 
 void Simulation::finalize_metrics() {
   if (migration_) migration_->finish();
-  for (auto& host : hosts_) {
-    if (host) host->account_peaks();
+  for (auto& rank : ranks_) {
+    if (rank.up()) rank.host()->account_peaks();
   }
   metrics_.test_faults_fired = test_faults().fired;
-  if (tracks_machines()) metrics_.machines_at_end = placement_->machines_up();
+  if (machines_) machines_->finish();
   fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
 }
 
@@ -839,7 +773,7 @@ void Simulation::check_oracle() {
   const std::vector<Digest> expected =
       expected_digests_.valid() ? expected_digests_.get() : failure_free_digests(graph_, false);
   for (NodeId n = 0; n < node_count(); ++n) {
-    const NodeRuntime* runtime = hosts_[n] ? &hosts_[n]->node_runtime() : nullptr;
+    const NodeRuntime* runtime = host(n) ? &host(n)->node_runtime() : nullptr;
     observers_[n].check_oracle(graph_, runtime, final_handles[n], expected, findings);
   }
   metrics_.oracle_missing = std::move(findings.missing_lines);
@@ -853,8 +787,8 @@ void Simulation::finish() {
   metrics_.makespan = now();
   report_stall();
   std::uint64_t remaining = 0;
-  for (const auto& host : hosts_) {
-    if (host && host->has_runtime()) remaining += host->node_runtime().remaining_tasks();
+  for (const auto& rank : ranks_) {
+    if (rank.up() && rank.host()->has_runtime()) remaining += rank.host()->node_runtime().remaining_tasks();
   }
   fail_run("stalled at " + std::to_string(now()) + " s: no event left but " + std::to_string(remaining) +
            " tasks not done (see stall_report)");
@@ -865,7 +799,7 @@ void Simulation::report_stall() {
     metrics_.stall_report.push_back("protocol " + config_.protocol.type + ": " + phases);
   }
   for (NodeId n = 0; n < node_count(); ++n) {
-    std::string line = observers_[n].stall_line(hosts_[n] ? &hosts_[n]->node_runtime() : nullptr);
+    std::string line = observers_[n].stall_line(host(n) ? &host(n)->node_runtime() : nullptr);
     if (!line.empty()) metrics_.stall_report.push_back(std::move(line));
   }
 }
@@ -907,8 +841,8 @@ void Simulation::report_progress() {
   if (wall - last_progress_ < std::chrono::seconds(2)) return;
   last_progress_ = wall;
   std::uint64_t remaining = 0;
-  for (const auto& host : hosts_) {
-    if (host && host->has_runtime()) remaining += host->node_runtime().remaining_tasks();
+  for (const auto& rank : ranks_) {
+    if (rank.up() && rank.host()->has_runtime()) remaining += rank.host()->node_runtime().remaining_tasks();
   }
   const double done = double(graph_.task_count() - std::min<std::uint64_t>(remaining, graph_.task_count()));
   const double fraction = done / double(std::max<std::size_t>(1, graph_.task_count()));

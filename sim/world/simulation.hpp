@@ -1,12 +1,14 @@
 #pragma once
-// Simulation: the world driver of one run. It owns one NodeHost per live process (the nodes and
-// the coordinator) and is the only thing that sees them all: it routes messages over FIFO
+// Simulation: the world driver of one run. It holds one RankLifecycle per process (the nodes and
+// the coordinator: host, incarnation, messages kept for a replacement; rank_lifecycle.hpp, the
+// same as an MPI rank's) and is the only thing that sees them all: it routes messages over FIFO
 // channels (MPI's non-overtaking rule, kept even where the network would let a small message
-// overtake a large one), injects fail-stop failures (the host is destroyed; a spare takes the
-// rank after the downtime with a fresh host), delivers failure notices after the detection
-// latency, holds the contents of stable storage, detects the end of the run, checks the digest
-// oracle and reports stalls. Backends (sim/simgrid; sim/mpi runs one host per rank instead)
-// turn its requests into activities and feed the events back.
+// overtake a large one), keeps time (timers, failures from the model, failure notices after the
+// detection latency, replacements after the downtime), holds stable storage, detects the end of
+// the run, checks the digest oracle and reports stalls. Machines of several ranks or a shrink
+// (machines.hpp) and proactive migration (migration.hpp) are objects of their own. Backends
+// (sim/simgrid; sim/mpi runs one rank lifecycle per MPI rank instead) turn its requests into
+// activities and feed the events back.
 #include <chrono>
 #include <functional>
 #include <future>
@@ -14,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "graphs/cost_model.hpp"
@@ -22,10 +23,15 @@
 #include "sim/config/config.hpp"
 #include "sim/config/stop_request.hpp"
 #include "sim/world/backend.hpp"
+#include "sim/world/failure_ledger.hpp"
 #include "sim/world/failure_schedule.hpp"
+#include "sim/world/machines.hpp"
 #include "sim/world/migration.hpp"
 #include "sim/world/node_observer.hpp"
-#include "sim/world/shrink.hpp"
+#include "sim/world/rank_lifecycle.hpp"
+#include "sim/world/spare_pool.hpp"
+#include "sim/world/stable_storage.hpp"
+#include "sim/world/storage_requests.hpp"
 #include "sim/node/flat_map.hpp"
 #include "sim/node/node_host.hpp"
 #include "sim/node/run_metrics.hpp"
@@ -78,17 +84,9 @@ public:
 private:
   bool graph_task_on_host(NodeId node, TaskId task) const;  // (the prefetch hints' bound)
   // --- MigrationWorld (proactive migration, migration.hpp) ---
-  double migration_now() const override { return backend_.now(); }
-  NodeHost* migration_host(NodeId node) override { return hosts_[node].get(); }
   void set_migration_timer(double time, NodeId node, std::uint64_t token) override;
-  bool take_spare(NodeId node) override;
-  void return_spare(NodeId) override { ++spares_left_; }
-  void migration_transfer(NodeId node, std::uint64_t bytes, std::uint64_t token) override {
-    backend_.migration_transfer(node, bytes, token);
-  }
-  void switch_host(NodeId node) override;
+  void migration_switched(NodeId) override { note_progress(); }  // the rank resumes on its new host
   void replay(NodeId node, std::vector<DeferredEvent>& events) override;
-  Recorder& migration_recorder() override { return recorder_; }
   // Whether events for `node` wait: its rank is frozen for a migration.
   bool frozen(NodeId node) const { return migration_ && migration_->frozen(node); }
 
@@ -130,24 +128,11 @@ private:
     // reused from one overtaking to the next: no allocation per message).
     std::vector<Message> early;
   };
-  struct StorageOperation {
-    NodeId node;
-    std::uint32_t incarnation;
-    std::uint32_t server;
-    std::uint64_t key;
-    bool write;
-    std::uint64_t bytes;
-    Bytes content;
-    std::uint64_t token;
-  };
-  struct StoredObject {
-    Bytes content;
-    std::uint64_t bytes = 0;
-  };
 
   NodeId node_count() const { return graph_.node_count(); }
   NodeId coordinator() const { return graph_.node_count(); }
-  std::unique_ptr<NodeHost> make_host(NodeId node);
+  // The running host of a process; null while it is down.
+  NodeHost* host(NodeId node) const { return ranks_[node].host(); }
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
   // A timed failure (its timer's id is the failure's id for the predictor).
   void schedule_failure(double time, NodeId node, std::uint64_t token);
@@ -155,29 +140,12 @@ private:
   // One process of a failure (fail-stop). `machine_spare`: whether a spare takes it, decided once
   // for the ranks of a failed machine (several ranks per machine); else decided here.
   void fail_process(NodeId node, double downtime, std::optional<bool> machine_spare = std::nullopt);
-  // Whether a spare is left for a failure (one is used).
-  bool use_spare();
   void notify_detection(NodeId failed, std::uint32_t incarnation);
   void replace(NodeId node);
-  // --- shrink (simulation_shrink.cpp; sim/world/shrink.hpp) ---
-  // Machines are tracked (placement, shared cores) with a shrink or several ranks per machine.
-  bool tracks_machines() const { return placement_ != nullptr; }
-  bool shrink_on_no_spare() const { return config_.platform.shrink_on_no_spare; }
-  // The failure of `node` takes down its machine: the other ranks it runs fail with it.
-  std::vector<NodeId> shrink_machine_failed(NodeId node);
-  // Restarts `node` on the machine the rule chooses (no spare left); false if none is up.
-  bool shrink_rehost(NodeId node);
-  void shrink_task_finished(NodeId node, TaskId task);
-  void shrink_rank_died(NodeId node);
-  // Bytes of the rehosted rank's state reaching it (restore and recovery traffic) until recovered.
-  void shrink_count_delivery(NodeId node, Traffic traffic, std::uint64_t bytes);
-  void shrink_recovered(NodeId node, std::uint32_t incarnation);
   void route(Message message);
   void deliver(const Message& message);
   void release_sender(const Message& message);
   void reset_channels(NodeId node);
-  std::uint32_t add_storage_operation(StorageOperation op);
-  FailureRecord* failure_record(NodeId node, std::uint32_t incarnation);
   void halt();
   void count_event();
   // The no-progress backstop (docs/runtime.md, "No progress"): a task completion, a validated
@@ -209,26 +177,22 @@ private:
   RunMetrics metrics_;
   std::vector<NodeMetrics> process_metrics_;       // nodes, then the coordinator
   std::vector<NodeObserver> observers_;            // per node: executions, lost work, its oracle share
-  std::vector<std::vector<std::size_t>> failure_of_;  // per node, per failed incarnation: record index
-  std::size_t unrecovered_failures_ = 0;
+  FailureLedger ledger_;  // the failure records by node and incarnation (in metrics_)
   std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
   std::size_t completion_cursor_ = 0;   // check_completion: the hosts before it were finished
   bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
-  std::vector<std::unique_ptr<NodeHost>> hosts_;   // null while a node is down
+  std::vector<RankLifecycle> ranks_;  // per process: its host, incarnation and kept messages
   // Nodes whose runtime waits for the end of the instant to start ready tasks (backend.hpp).
   bool defers_dispatch_ = false;
   std::vector<NodeId> dispatch_wanted_;
   std::vector<NodeId> dispatching_;
   std::vector<std::uint8_t> dispatch_flag_;
-  std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;
-  std::vector<std::vector<Message>> postponed_;    // for ranks being replaced
   // By source, then destination: a flat map, one probe per message sent and delivered.
   std::vector<FlatMap64<Channel>> channels_;
-  std::vector<StorageOperation> storage_operations_;
-  std::vector<std::uint32_t> free_storage_operations_;
-  std::vector<std::unordered_map<std::uint64_t, StoredObject>> storage_;  // per server
+  StableStorage storage_;              // what the storage servers hold
+  StorageRequests storage_requests_;   // transfers to and from them under way
   std::vector<Timer> timers_;
   FailureSchedule failures_;
   std::unique_ptr<Migration> migration_;  // with /failures/prediction
@@ -237,13 +201,9 @@ private:
   std::uint32_t failures_since_progress_ = 0;
   std::uint32_t detections_ = 0;
   std::uint64_t data_messages_ = 0;  // data messages sent so far (their ids)
-  std::uint32_t spares_left_ = 0;
-  bool unlimited_spares_ = true;
-  // Machines: null unless /platform/on_no_spare is "shrink" or /platform/ranks_per_machine > 1.
-  std::unique_ptr<ShrinkPlacement> placement_;
-  std::unique_ptr<MachineCores> machine_cores_;
-  std::vector<bool> rehost_pending_;                 // per rank: its replacement is a shrink
-  std::vector<std::size_t> open_redistribution_;     // per rank: its redistribution being measured, or npos
+  SparePool spares_;
+  // Null unless /platform/on_no_spare is "shrink" or /platform/ranks_per_machine > 1 (machines.hpp).
+  std::unique_ptr<Machines> machines_;
   bool halted_ = false;
   std::chrono::steady_clock::time_point wall_start_, last_progress_;
   static constexpr std::uint64_t kEventsBetweenChecks = 4096;  // stop request, wall limit, progress
