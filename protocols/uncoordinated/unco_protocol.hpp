@@ -23,11 +23,12 @@
 //    to draining to written, stopped by a recovery;
 //  - the checkpoint store (unco_store.hpp): the checkpoints on stable storage, written and read
 //    back (ReadState), /checkpoint_data images and their CPU charges;
-//  - the recovery (unco_recovery.hpp): an explicit state machine (RecoveryState) for a round —
-//    stop and report (l. 47-56), roll back to the line (l. 58-61), a replacement's restart —
-//    that drives the other parts;
-//  - the replays (unco_replay.hpp): after the line, the orphans (LISTS, l. 62-64), the re-sends
-//    gated by phase (l. 65-67, 71-72), the notification (l. 68) and the phases (l. 70-74).
+//  - the recovery (unco_recovery.hpp): an explicit state machine (RecoveryState) for a round of
+//    l. 47-74 — stop and report (l. 47-56), roll back to the line (l. 58-61), a replacement's
+//    restart — that drives the other parts;
+//  - the replays (unco_replay.hpp): after the line, the orphans and what it lacks (LISTS,
+//    l. 62-67), the re-sends gated by phase (l. 65-67, 71-72), the notification (l. 68) and the
+//    phases (l. 70-74).
 // Why classes and not one class with state structs: each part's state is private to it and what
 // one asks of another is a short list of calls; the transitions of each state machine are checked
 // in one function (a protocol bug throws).
