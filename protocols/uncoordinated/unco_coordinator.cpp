@@ -1,6 +1,7 @@
 #include "protocols/uncoordinated/unco_coordinator.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "protocols/uncoordinated/unco_line.hpp"
 #include "protocols/uncoordinated/unco_metrics.hpp"
@@ -12,6 +13,21 @@ using messages::kNoEpoch;
 namespace {
 constexpr std::uint32_t kNotSent = kNoEpoch - 1;  // no READY sent yet in this round
 }  // namespace
+
+void Coordinator::transition(Stage next) {
+  bool legal = false;
+  switch (stage_) {
+    case Stage::idle: legal = next == Stage::gathering; break;
+    case Stage::gathering: legal = next == Stage::gathering || next == Stage::notifying; break;
+    case Stage::notifying: legal = next == Stage::gathering || next == Stage::gating; break;
+    case Stage::gating: legal = next == Stage::gathering || next == Stage::idle; break;
+  }
+  if (!legal) {
+    throw std::logic_error("uncoordinated: protocol bug: recovery process stage " + std::to_string(int(stage_)) + " -> " +
+                           std::to_string(int(next)));
+  }
+  stage_ = next;
+}
 
 void Coordinator::on_start(core::ProtocolContext& ctx) {
   latest_.assign(ctx.node_count(), 0);
@@ -26,7 +42,7 @@ void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotic
   if (stage_ == Stage::idle) round_began_ = ctx.now();
   pending_.push_back(notice);
   ++round_;
-  stage_ = Stage::gathering;
+  transition(Stage::gathering);
   reports_.assign(ctx.node_count(), std::nullopt);
   notified_.assign(ctx.node_count(), 0);
   orphan_phases_.clear();
@@ -58,7 +74,7 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
       latest_[m.source] = n.epoch - options_.first_epoch[m.source];
       for (std::uint32_t phase : n.orphan_phases) ++orphan_phases_[phase];
       if (std::find(notified_.begin(), notified_.end(), 0) != notified_.end()) break;
-      stage_ = Stage::gating;
+      transition(Stage::gating);
       notify_phases(ctx);
       break;
     }
@@ -119,7 +135,7 @@ void Coordinator::compute_line(core::ProtocolContext& ctx) {
   if (ctx.recording()) {
     ctx.note("recovery line round " + std::to_string(round_) + " failed " + failed + " checkpoints " + restart, "recovery");
   }
-  stage_ = Stage::notifying;
+  transition(Stage::notifying);
   for (core::NodeId n = 0; n < nodes; ++n) messages::send(ctx, n, line);
 }
 
@@ -154,7 +170,7 @@ void Coordinator::complete(core::ProtocolContext& ctx) {
     ctx.record_span("recovery round " + std::to_string(round_), "recovery", round_began_);
   }
   pending_.clear();
-  stage_ = Stage::idle;
+  transition(Stage::idle);
   maybe_raise_floor(ctx);
   ctx.check_completion();
 }

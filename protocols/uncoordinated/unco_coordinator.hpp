@@ -14,6 +14,7 @@
 //    phases: READY(infinity) follows the notifications.
 //  - Garbage collection (§III-A.4): the smallest current epoch (from CHECKPOINTED and the
 //    notifications), sent as FLOOR when it grows, outside recoveries.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,7 +36,14 @@ public:
   std::string phase(core::ProtocolContext& ctx) const;
 
 private:
-  enum class Stage { idle, gathering, notifying, gating };
+  // Where the round is. Transitions: transition().
+  enum class Stage : std::uint8_t {
+    idle,       // no recovery under way
+    gathering,  // ROUND sent: waiting for every report (a notice starts a new round from any stage)
+    notifying,  // LINE sent: waiting for every notification
+    gating,     // READY(X) sent: waiting for the orphans of the phases above X (then READY(infinity))
+  };
+  void transition(Stage next);
   void on_report(core::ProtocolContext& ctx, core::NodeId from, const messages::Report& report);
   void compute_line(core::ProtocolContext& ctx);
   void notify_phases(core::ProtocolContext& ctx);

@@ -32,7 +32,7 @@ core::ReceiveVerdict UncoordinatedProtocol::on_receive(core::ProtocolContext& ct
 }
 
 void UncoordinatedProtocol::on_data_released(core::ProtocolContext& ctx, const core::Message&) {
-  if (process_) process_->try_checkpoint(ctx);
+  if (process_) process_->on_data_released(ctx);
 }
 
 void UncoordinatedProtocol::on_control(core::ProtocolContext& ctx, const core::Message& m) {
