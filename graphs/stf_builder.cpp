@@ -253,37 +253,7 @@ TaskGraph StfBuilder::finish() {
     }
   }
 
-  // The dependency DAG, a directed Boost CSR graph filled directly (its arrays are public
-  // members): Boost's edge-list constructor sorts the edges twice through temporary copies,
-  // while ours are already sorted by target. Same layout as that constructor makes: out-edges of
-  // a task in edge order (so by target). The edge list itself becomes the predecessors' CSR.
-  const std::size_t tasks = g.task_kernel_.size();
-  const std::size_t edges = edge_source_.size();
-  TaskGraph::Dag& dag = g.dag_;
-  dag.m_vertex_properties.resize(tasks);
-  std::vector<std::uint32_t>& out_start = dag.m_forward.m_rowstart;
-  reserve_on_huge_pages(out_start, tasks + 1);
-  out_start.assign(tasks + 1, 0);
-  for (TaskId source : edge_source_) ++out_start[source];
-  std::uint32_t first = 0;
-  for (std::size_t t = 0; t <= tasks; ++t) {
-    const std::uint32_t degree = out_start[t];
-    out_start[t] = first;
-    first += degree;
-  }
-  // out_start[s] is now the first out-edge of s; used as a cursor it ends at the next one's.
-  reserve_on_huge_pages(dag.m_forward.m_column, edges);
-  prefault_.add(dag.m_forward.m_column);
-  dag.m_forward.m_column.resize(edges);
-  for (TaskId t = 0; t < tasks; ++t) {
-    for (std::uint32_t e = in_edge_offset_[t]; e < in_edge_offset_[t + 1]; ++e) {
-      dag.m_forward.m_column[out_start[edge_source_[e]]++] = t;
-    }
-  }
-  std::copy_backward(out_start.begin(), out_start.end() - 1, out_start.end());
-  out_start[0] = 0;
-  g.predecessor_offset_ = std::move(in_edge_offset_);
-  g.predecessors_ = std::move(edge_source_);
+  g.set_dependencies(std::move(in_edge_offset_), std::move(edge_source_), prefault_);
 
   // Release the builder's scratch state.
   std::vector<HandleState>().swap(state_);

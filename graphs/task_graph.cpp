@@ -1,5 +1,7 @@
 #include "graphs/task_graph.hpp"
 
+#include "graphs/huge_pages.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -86,6 +88,41 @@ CutId TaskGraph::section(TaskId t) const {
 
 std::uint64_t TaskGraph::total_data_bytes() const {
   return std::accumulate(handle_bytes_.begin(), handle_bytes_.end(), std::uint64_t{0});
+}
+
+void TaskGraph::set_dependencies(std::vector<std::uint32_t> predecessor_offset, std::vector<TaskId> predecessors,
+                                 BackgroundPrefault& prefault) {
+  // A directed Boost CSR graph filled directly (its arrays are public members): Boost's edge-list
+  // constructor sorts the edges twice through temporary copies, while ours are already sorted by
+  // target. Same layout as that constructor makes: out-edges of a task in edge order (so by target).
+  const std::size_t tasks = task_kernel_.size();
+  const std::size_t edges = predecessors.size();
+  dag_.m_vertex_properties.resize(tasks);
+  std::vector<std::uint32_t>& out_start = dag_.m_forward.m_rowstart;
+  reserve_on_huge_pages(out_start, tasks + 1);
+  out_start.assign(tasks + 1, 0);
+  for (TaskId source : predecessors) ++out_start[source];
+  std::uint32_t first = 0;
+  for (std::size_t t = 0; t <= tasks; ++t) {
+    const std::uint32_t degree = out_start[t];
+    out_start[t] = first;
+    first += degree;
+  }
+  // out_start[s] is now the first out-edge of s; used as a cursor it ends at the next one's.
+  std::vector<TaskId>& successors = dag_.m_forward.m_column;
+  reserve_on_huge_pages(successors, edges);
+  prefault.add(successors);
+  successors.resize(edges);
+  for (TaskId t = 0; t < tasks; ++t) {
+    for (std::uint32_t e = predecessor_offset[t]; e < predecessor_offset[t + 1]; ++e) {
+      successors[out_start[predecessors[e]]++] = t;
+    }
+  }
+  std::copy_backward(out_start.begin(), out_start.end() - 1, out_start.end());
+  out_start[0] = 0;
+  // The edge list itself is the predecessors' CSR.
+  predecessor_offset_ = std::move(predecessor_offset);
+  predecessors_ = std::move(predecessors);
 }
 
 }  // namespace ftsim::graphs

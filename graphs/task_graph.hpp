@@ -13,6 +13,7 @@
 
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 
+#include "graphs/background_prefault.hpp"
 #include "graphs/ids.hpp"
 #include "graphs/label_column.hpp"
 #include "graphs/transfer_plan.hpp"
@@ -115,6 +116,12 @@ public:
 
 private:
   friend class StfBuilder;
+
+  // The dependency DAG from its predecessors' CSR (each task's in-edges, sources in edge order),
+  // which it keeps: the only code that touches the Boost CSR graph's arrays (task_graph.cpp).
+  // `prefault` faults the successors' array in the background.
+  void set_dependencies(std::vector<std::uint32_t> predecessor_offset, std::vector<TaskId> predecessors,
+                        BackgroundPrefault& prefault);
 
   NodeId node_count_ = 0;
   std::vector<std::string> kernel_names_;
