@@ -291,13 +291,14 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   if (free_rows.size() > 1 && free_rows[1]["makespan"].get<double>() != t0) {
     throw config::ConfigError(options.config, "", "the failure-free makespan depends on the seed: the estimate needs one");
   }
+  // /protocol/period in seconds (a number or a duration), 0 without one.
+  const Json& period = cfg.protocol.block.value("period", Json());
+  const double seconds = period.is_number()   ? period.get<double>()
+                         : period.is_string() ? config::parse_duration_seconds(period.get<std::string>()).value_or(0)
+                                              : 0;
   std::vector<std::string> schedule_flags;
   {
     std::ifstream in(dir / "failure-free" / "points" / free_rows[0].value("id", std::string()) / "results.json");
-    const Json& period = protocol.value("period", Json());
-    const double seconds = period.is_number() ? period.get<double>()
-                           : period.is_string() ? config::parse_duration_seconds(period.get<std::string>()).value_or(0)
-                                                : 0;
     if (in) schedule_flags = saturation_flags(Json::parse(in), seconds);
   }
   // 2. The short job: `periods` periods.
@@ -305,13 +306,6 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
   if (every) {
     short_iterations = *every * std::int64_t(options.periods);
   } else {
-    const Json& period = cfg.protocol.block.value("period", Json());
-    double seconds = 0;
-    if (period.is_number()) {
-      seconds = period.get<double>();
-    } else if (period.is_string()) {
-      seconds = config::parse_duration_seconds(period.get<std::string>()).value_or(0);
-    }
     if (!(seconds > 0)) {
       throw config::ConfigError(options.config, "/protocol",
                                 "--long-job needs a periodic schedule: /checkpoints with every or count, or /protocol/period");

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -19,6 +21,16 @@ double cdf(const RenewalLaw& law, double t) {
   // a new node at time 0 has no downtime before it (handled by the caller).
   if (t <= 0) return 0;
   return -std::expm1(-std::pow(t / weibull_scale(law), law.shape));
+}
+
+// The mean of `x` and its standard error (x has at least 2 values).
+std::pair<double, double> mean_and_std_error(std::span<const double> x) {
+  double sum = 0;
+  for (double v : x) sum += v;
+  const double mean = sum / double(x.size());
+  double squares = 0;
+  for (double v : x) squares += (v - mean) * (v - mean);
+  return {mean, std::sqrt(squares / double(x.size() - 1) / double(x.size()))};
 }
 
 }  // namespace
@@ -66,12 +78,7 @@ LongJobEstimate long_job_estimate(double failure_free_makespan, const RenewalLaw
   LongJobEstimate e;
   e.failure_free_makespan = failure_free_makespan;
   e.cost_samples = costs.size();
-  double sum = 0;
-  for (double c : costs) sum += c;
-  e.cost_mean = sum / double(costs.size());
-  double squares = 0;
-  for (double c : costs) squares += (c - e.cost_mean) * (c - e.cost_mean);
-  e.cost_std_error = std::sqrt(squares / double(costs.size() - 1) / double(costs.size()));
+  std::tie(e.cost_mean, e.cost_std_error) = mean_and_std_error(costs);
   const double nodes = law.nodes;
   e.recovering_share = nodes * e.cost_mean / (law.mtbf + law.downtime);
   const auto failures = [&](double t) { return nodes * expected_node_failures(law, t); };
@@ -130,19 +137,11 @@ LongJobEstimate regenerative_estimate(double failure_free_makespan, const Renewa
     const double restart_expected = std::expm1(rate * std::max(0.0, restart)) / rate;
     terms.push_back(std::exp(rate * (f.period - f.since_commit)) * (f.since_commit + restart_expected));
   }
-  const auto mean_and_error = [](const std::vector<double>& x) {
-    double sum = 0;
-    for (double v : x) sum += v;
-    const double mean = sum / double(x.size());
-    double squares = 0;
-    for (double v : x) squares += (v - mean) * (v - mean);
-    return std::pair{mean, std::sqrt(squares / double(x.size() - 1) / double(x.size()))};
-  };
-  std::tie(e.cost_mean, e.cost_std_error) = mean_and_error(costs);
-  std::tie(e.restart_mean, e.restart_std_error) = mean_and_error(restarts);
+  std::tie(e.cost_mean, e.cost_std_error) = mean_and_std_error(costs);
+  std::tie(e.restart_mean, e.restart_std_error) = mean_and_std_error(restarts);
   // A failure uniform in the window falls in each period in proportion to its length, so the mean
   // of the terms is the job's sum over periods of P_j E_j[...] divided by the periods' total.
-  const auto [term_mean, term_error] = mean_and_error(terms);
+  const auto [term_mean, term_error] = mean_and_std_error(terms);
   const double factor = rate;
   e.makespan = failure_free_makespan * (1 + factor * term_mean);
   const double half = student_t95(samples.size() - 1) * term_error;
