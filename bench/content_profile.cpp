@@ -1,5 +1,5 @@
 // bench/content_profile: what the applications' data look like to a block-based checkpoint
-// (/checkpoint_data), measured on their real kernels (sim/mpi/kernels), and the throughputs of the
+// (/checkpoint_data), measured on their real kernels (graphs/apps/kernels), and the throughputs of the
 // block logic on this machine. The simulation's defaults (graphs/apps/data_profiles.cpp) and
 // throughputs (protocols/checkpoint_content.hpp) come from its output (docs/checkpoint-data.md).
 //
@@ -28,7 +28,7 @@
 
 #include "graphs/application.hpp"
 #include "protocols/registry.hpp"
-#include "sim/mpi/kernels/kernels.hpp"
+#include "graphs/apps/kernels/kernels.hpp"
 
 using namespace ftsim;
 

@@ -1,4 +1,5 @@
 #include "graphs/background_prefault.hpp"
+#include "graphs/startup_threads.hpp"
 
 #include <sys/mman.h>
 
@@ -13,7 +14,7 @@ constexpr std::uintptr_t kPage = 4096, kHuge = std::uintptr_t(2) << 20;
 
 void BackgroundPrefault::add(const void* data, std::size_t bytes) {
   // Whole 4 KiB pages (huge or not: the kernel populates what the range is advised for).
-  if (data == nullptr || bytes < kHuge) return;
+  if (data == nullptr || bytes < kHuge || startup_threads() < 2) return;  // one thread: the owner faults
   const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kPage - 1) & ~(kPage - 1);
   const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kPage - 1);
   std::lock_guard lock(mutex_);

@@ -36,7 +36,7 @@ GraphEstimate estimate_spmd(const config::SpmdConfig& spmd, std::uint32_t nodes)
 
 // What each application's data looks like to a block-based checkpoint (/checkpoint_data): per
 // family of data handles, the share of zero blocks, the share of blocks a write changes and the
-// zstd ratio, measured on the real kernels (sim/mpi/kernels) by bench/content_profile with 8 KiB
+// zstd ratio, measured on the real kernels (graphs/apps/kernels) by bench/content_profile with 8 KiB
 // blocks (docs/checkpoint-data.md gives the measurement). A family not measured, and the graphs
 // read from files, get {0 zero, all changed, ratio 1}: data like random bytes.
 // (cg's matrix family "A" has one profile for the 5-point Laplacian and one for the box matrix.)

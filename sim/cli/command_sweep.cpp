@@ -1,7 +1,7 @@
 // ftsim sweep CONFIG [-j N] [--shard K/N] [-o DIR]: run every point of a config's sweep section,
 // each as a child `ftsim run`, and write one row per point (docs/sweeps.md). Resumable: the points
 // that already have a row are skipped. Under mpirun, ftsim-mpi does the same with the points spread
-// over the ranks (sim/cli/sweep_mpi.cpp).
+// over the ranks (sim/mpi/mpi_sweep.cpp).
 #include <unistd.h>
 
 #include <chrono>

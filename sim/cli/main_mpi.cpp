@@ -18,7 +18,7 @@
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/run/run_report.hpp"
-#include "sim/cli/sweep_mpi.hpp"
+#include "sim/mpi/mpi_sweep.hpp"
 #include "sim/config/config_error.hpp"
 #include "sim/mpi/calibrate.hpp"
 #include "sim/mpi/mpi_command.hpp"

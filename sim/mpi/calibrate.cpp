@@ -12,7 +12,7 @@
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
 #include "sim/config/config_error.hpp"
-#include "sim/mpi/kernels/kernels.hpp"
+#include "graphs/apps/kernels/kernels.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/transport.hpp"

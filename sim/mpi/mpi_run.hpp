@@ -14,7 +14,7 @@
 #include "sim/config/config.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/run_metrics.hpp"
-#include "sim/mpi/kernels/kernels.hpp"
+#include "graphs/apps/kernels/kernels.hpp"
 
 namespace ftsim::mpi {
 

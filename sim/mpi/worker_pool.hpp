@@ -14,7 +14,7 @@
 
 #include "graphs/ids.hpp"
 #include "sim/node/content.hpp"
-#include "sim/mpi/kernels/kernels.hpp"
+#include "graphs/apps/kernels/kernels.hpp"
 
 namespace ftsim::mpi {
 

@@ -3,7 +3,10 @@
 // one array, those of a key side by side in the order they were added; a FlatMap64 gives each key
 // its range. For plans made at the start and looked up at every task or message (the buddy
 // protocol's saves of each version): no heap node and no vector per key, one probe and one
-// contiguous read per lookup.
+// contiguous read per lookup. Most lookups find nothing (a node's tasks write far more versions
+// than its checkpoints save), so a bit per key hash, 8 bits per key, answers most of them from a
+// few hundred bytes that stay in cache, without probing the table (a cache miss per lookup: 11%
+// of a 64-node buddy run before).
 //
 //   FlatMultimap64<Save> saves;
 //   saves.add(key, save); ...; saves.seal();   // then saves.find(key) is a span, empty if none
@@ -25,6 +28,7 @@ public:
     pending_.clear();
     values_.clear();
     ranges_.clear();
+    filter_.clear();
   }
   void add(std::uint64_t key, Value value) { pending_.push_back({key, std::move(value)}); }
   // The values added so far become readable; a key's values keep their order of addition.
@@ -45,8 +49,20 @@ public:
     }
     pending_.clear();
     pending_.shrink_to_fit();
+    std::size_t bits = 64;
+    while (bits < 8 * keys) bits *= 2;
+    filter_.assign(bits / 64, 0);
+    filter_shift_ = 64;
+    for (std::size_t b = bits; b > 1; b >>= 1) --filter_shift_;
+    for (const auto& item : ranges_) {
+      const std::uint64_t bit = filter_bit(item.first);
+      filter_[bit / 64] |= std::uint64_t(1) << (bit % 64);
+    }
   }
   std::span<const Value> find(std::uint64_t key) const {
+    if (filter_.empty()) return {};
+    const std::uint64_t bit = filter_bit(key);
+    if (!(filter_[bit / 64] >> (bit % 64) & 1)) return {};
     const auto it = ranges_.find(key);
     if (it == ranges_.end()) return {};
     return {values_.data() + it->second.begin, values_.data() + it->second.end};
@@ -57,9 +73,15 @@ private:
   struct Range {
     std::uint32_t begin = 0, end = 0;
   };
+  // A multiplicative hash on both halves of the key (version keys vary in their high half).
+  std::uint64_t filter_bit(std::uint64_t key) const {
+    return ((key ^ (key >> 29)) * 0xD6E8FEB86659FD93ull) >> filter_shift_;
+  }
   std::vector<std::pair<std::uint64_t, Value>> pending_;
   std::vector<Value> values_;
   FlatMap64<Range> ranges_;
+  std::vector<std::uint64_t> filter_;  // a bit per hash of each key (none: nothing sealed)
+  unsigned filter_shift_ = 64;
 };
 
 }  // namespace ftsim::core

@@ -91,20 +91,9 @@ public:
 
   // --- events from the world ---
   void on_task_finished(TaskId task);
-  void prefetch_task_end(TaskId task) const {
-    if (runtime_) runtime_->prefetch_task_end(task);
-  }
-  void prefetch_next_ready_entries() const {
-    if (runtime_) runtime_->prefetch_next_ready_entries();
-  }
-  void prefetch_send_done(HandleId h) const {
-    if (runtime_) runtime_->prefetch_send_done(h);
-  }
-  void prefetch_version(HandleId h, Version v) const {
-    if (runtime_) runtime_->store().prefetch(h, v);
-  }
-  void prefetch_task_versions(TaskId task) const {
-    if (runtime_) runtime_->prefetch_task_versions(task);
+  // A cache hint for what the world will ask of this node soon (changes nothing).
+  void hint(const RuntimeHint& hint) const {
+    if (runtime_) runtime_->hint(hint);
   }
   void deliver(const Message& message);
   void released(const Message& message);

@@ -393,6 +393,16 @@ void NodeRuntime::produce_outputs(TaskId task, Digest digest, bool first_executi
 
 // ----------------------------------------------------------------------------- events
 
+void NodeRuntime::hint(const RuntimeHint& hint) const {
+  switch (hint.kind) {
+    case RuntimeHint::Kind::task_end: prefetch_task_end(hint.task); return;
+    case RuntimeHint::Kind::task_versions: prefetch_task_versions(hint.task); return;
+    case RuntimeHint::Kind::next_ready_entries: prefetch_next_ready_entries(); return;
+    case RuntimeHint::Kind::send_done: sending_.prefetch(hint.handle); return;
+    case RuntimeHint::Kind::version: store_.prefetch(hint.handle, hint.version); return;
+  }
+}
+
 void NodeRuntime::prefetch_task_end(TaskId task) const {
   __builtin_prefetch(&tasks_[slot(task)]);
   __builtin_prefetch(graph_.accesses(task).data());

@@ -65,6 +65,21 @@ struct NodeInventory {
   std::vector<std::uint64_t> held;  // VersionStore keys, sorted
 };
 
+// A cache hint for NodeRuntime::hint: what the node will be asked soon.
+//   task_end: `task` ends next (its state, accesses and successors, and the accesses of the task
+//     the next dispatch would start);
+//   task_versions: the versions `task` reads and writes, in this node's table (once its accesses
+//     are in cache: task_end, an event earlier);
+//   next_ready_entries: the per-task entries of the task the next dispatch would start;
+//   send_done: the count of sends in flight of `handle`; version: the slot of (handle, version).
+struct RuntimeHint {
+  enum class Kind : std::uint8_t { task_end, task_versions, next_ready_entries, send_done, version };
+  Kind kind = Kind::task_end;
+  TaskId task = 0;
+  HandleId handle = 0;
+  Version version = 0;
+};
+
 class NodeRuntime {
 public:
   NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGraph& graph, const RuntimeIndex& index,
@@ -118,15 +133,9 @@ public:
 
   // --- events ---
   void on_task_finished(TaskId task);
-  // A hint that `task` ends next: its state, accesses and successors, and the accesses of the
-  // task the next dispatch would start, are brought into the cache now, so that their misses
-  // overlap the current event instead of stalling one after another. Changes no result.
-  void prefetch_task_end(TaskId task) const;
-  // The versions `task` reads and writes, in this node's table (its end looks them up): a hint
-  // once its accesses are in cache (prefetch_task_end, an event earlier).
-  void prefetch_task_versions(TaskId task) const;
-  void prefetch_send_done(HandleId h) const { sending_.prefetch(h); }
-  void prefetch_next_ready_entries() const;
+  // Cache hints, one entry point (RuntimeHint says what comes): the misses of an event overlap
+  // the event before instead of stalling one after another. Changes no result.
+  void hint(const RuntimeHint& hint) const;
   void on_data(HandleId h, Version v, Digest digest, ContentRef content = nullptr);
   void on_send_done(HandleId h);
 
@@ -169,6 +178,9 @@ public:
   std::vector<TaskId> waiting_sample(std::size_t count) const;
 
 private:
+  void prefetch_task_end(TaskId task) const;
+  void prefetch_task_versions(TaskId task) const;
+  void prefetch_next_ready_entries() const;
   struct ReadyEntry {
     std::int32_t priority;
     TaskId task;

@@ -1,8 +1,7 @@
 #include "sim/node/runtime_index.hpp"
 
-#include <future>
-
 #include "graphs/huge_pages.hpp"
+#include "graphs/startup_threads.hpp"
 #include "sim/config/stop_request.hpp"
 
 namespace ftsim::core {
@@ -36,9 +35,7 @@ RuntimeIndex::RuntimeIndex(const TaskGraph& graph) {
            node_task_offset_, node_tasks_, false);
   // The readers and the rest are independent passes over millions of tasks: on both cores. (If
   // the readers' pass is interrupted, the future's destructor waits for the other one.)
-  auto rest = std::async(std::launch::async, [this, &graph] { index_sends_and_slots(graph); });
-  index_readers(graph, slots);
-  rest.get();
+  graphs::run_both([&] { index_readers(graph, slots); }, [this, &graph] { index_sends_and_slots(graph); });
 }
 
 // Readers of each version: count, prefix, fill.

@@ -215,22 +215,22 @@ void SimgridBackend::hint_upcoming() {
   //   the next: a task end's version-table slots and the slots its sends will take; for a message
   //   about to be delivered, what its delivery looks up (read from its slot, fetched a stage before).
   TimedEvents::Upcoming up;
-  if (timed_.peek(2, up) && up.kind == TimedEvents::Kind::task_end) events_->prefetch_task_entries(up.node, up.id);
+  if (timed_.peek(2, up) && up.kind == TimedEvents::Kind::task_end) events_->hint({core::Upcoming::Stage::task_entries, up.node, up.id});
   if (timed_.peek(1, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
-      events_->prefetch_task_end(up.node, up.id);
+      events_->hint({core::Upcoming::Stage::task_end, up.node, up.id});
     } else if (up.kind == TimedEvents::Kind::nic_head || up.kind == TimedEvents::Kind::nic_arrival) {
       prefetch_slot<0>(up.id);
     }
   }
   if (timed_.peek(0, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
-      events_->prefetch_task_versions(up.node, up.id);
+      events_->hint({core::Upcoming::Stage::task_versions, up.node, up.id});
       // The slots its sends will take, last freed first (storing a message reads the one it replaces).
       const std::size_t free = free_slots_.size();
       for (std::size_t i = free > 2 ? free - 2 : 0; i < free; ++i) prefetch_slot<1>(free_slots_[i]);
     } else if (up.kind == TimedEvents::Kind::nic_arrival && up.id < slots_.size()) {
-      events_->prefetch_delivery(slots_[up.id].message);
+      events_->hint({core::Upcoming::Stage::delivery, 0, 0, &slots_[up.id].message});
     }
   }
 }

@@ -8,23 +8,31 @@
 
 namespace ftsim::core {
 
+// A cache hint: an event a backend will report soon. Task ends are hinted three stages deep, each
+// stage fetching what the one before brought into cache points to:
+//   task_entries (the third event from now): the task's own entries (per-task arrays of the graph
+//     and index);
+//   task_end (the second): what those point to (its state, accesses, successors, observer record);
+//   task_versions (the next): the slots of the versions its accesses name, in its node's table.
+// delivery: a message about to be delivered (its slot fetched a stage earlier): the channel it
+//   arrives on, the sender's count of sends in flight of its handle, the receiver's version slot.
+struct Upcoming {
+  enum class Stage : std::uint8_t { task_entries, task_end, task_versions, delivery };
+  Stage stage = Stage::task_end;
+  NodeId node = 0;
+  TaskId task = 0;
+  const Message* message = nullptr;  // delivery only
+};
+
 // Events a backend delivers to the core (implemented by Simulation).
 class BackendEvents {
 public:
   virtual ~BackendEvents() = default;
   virtual void on_task_finished(NodeId node, TaskId task) = 0;
-  // Hints, three stages deep: a backend that knows its next events names them before the current
-  // one is handled. They only warm caches; they must change nothing. Each stage fetches what the
-  // one before brought into cache points to:
-  //   the third event from now: the task's own entries (per-task arrays of the graph and index);
-  virtual void prefetch_task_entries(NodeId, TaskId) {}
-  //   the second: what those point to (its state, accesses, successors, observer record);
-  virtual void prefetch_task_end(NodeId, TaskId) {}
-  //   the next: the slots of the versions its accesses name, in its node's table.
-  virtual void prefetch_task_versions(NodeId, TaskId) {}
-  // The same for a message about to be delivered (its slot fetched a stage earlier): the channel
-  // it arrives on, the sender's count of sends in flight of its handle, the receiver's version slot.
-  virtual void prefetch_delivery(const Message&) {}
+  // Cache hints, the one entry point for them: a backend that knows its next events names them
+  // before the current one is handled (Upcoming says which and how far ahead). They only warm
+  // caches; they must change nothing.
+  virtual void hint(const Upcoming&) {}
   // A message reached its destination (the backend never delivers to or from a dead node).
   virtual void on_message_delivered(const Message& message) = 0;
   // A message was cancelled because its destination failed (the sender learns it is gone).

@@ -42,7 +42,7 @@ public:
     std::size_t failure = 0;        // ...the failure of this index (the run's failure records)
   };
   Execution observe(TaskId task);
-  // A cache hint before observe(task) (Backend's prefetch_task_end).
+  // A cache hint before observe(task) (BackendEvents::hint, the task_end stage).
   void prefetch(TaskId task) const { __builtin_prefetch(&runs_[index_.local_slot(task)]); }
   // Task executions of the node so far, over all its incarnations (failures "after N tasks").
   std::uint64_t executions() const { return executions_; }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numeric>
 
+#include "graphs/startup_threads.hpp"
 #include "sim/world/checkpoint_trace_writer.hpp"
 #include "sim/world/event_log.hpp"
 #include "sim/node/test_faults.hpp"
@@ -176,10 +177,10 @@ void Simulation::start() {
   for (auto& rank : ranks_) rank.host()->start_protocol();
   for (auto& rank : ranks_) rank.host()->send_initial_values();
   schedule_hosts();
-  // The oracle's expected digests, which only the end of the run reads: on the second core while
-  // the run goes on (the start-up above used both). Not interruptible: the run it overlaps
+  // The oracle's expected digests, which only the end of the run reads: on another core while
+  // the run goes on (the start-up above used them all). Not interruptible: the run it overlaps
   // handles a stop request, then waits for it.
-  expected_digests_ = std::async(std::launch::async, [this] { return failure_free_digests(graph_, false); });
+  expected_digests_ = graphs::run_meanwhile([this] { return failure_free_digests(graph_, false); });
   if (stop_requested()) {
     periodic_checks();  // a stop asked during the start-up
     return;
@@ -198,17 +199,14 @@ void Simulation::schedule_hosts() {
     return;
   }
   // The dispatches wait for the end of the instant: the hosts' ready queues are built first, on
-  // both cores (each host's own state only; millions of tasks take a second), then the dispatches
-  // are asked for in host order, as schedule() would have.
-  auto requeue = [this](std::size_t first, std::size_t step) {
+  // the start-up's threads (each host's own state only; millions of tasks take a second), then the
+  // dispatches are asked for in host order, as schedule() would have.
+  graphs::run_strided(ranks_.size(), [this](std::size_t first, std::size_t step) {
     for (std::size_t n = first; n < ranks_.size(); n += step) {
       if (stop_requested()) return;
       host(n)->requeue_tasks();
     }
-  };
-  auto other_half = std::async(std::launch::async, requeue, 1, 2);
-  requeue(0, 2);
-  other_half.get();
+  });
   for (auto& rank : ranks_) {
     if (stop_requested()) break;
     rank.host()->request_dispatch();
@@ -261,22 +259,31 @@ bool Simulation::graph_task_on_host(NodeId node, TaskId task) const {
   return task < graph_.task_count() && node < observers_.size() && host(node);
 }
 
+void Simulation::hint(const Upcoming& upcoming) {
+  switch (upcoming.stage) {
+    case Upcoming::Stage::task_entries: prefetch_task_entries(upcoming.node, upcoming.task); return;
+    case Upcoming::Stage::task_end: prefetch_task_end(upcoming.node, upcoming.task); return;
+    case Upcoming::Stage::task_versions: prefetch_task_versions(upcoming.node, upcoming.task); return;
+    case Upcoming::Stage::delivery: prefetch_delivery(*upcoming.message); return;
+  }
+}
+
 void Simulation::prefetch_task_end(NodeId node, TaskId task) {
   if (!graph_task_on_host(node, task)) return;
   observers_[node].prefetch(task);
-  host(node)->prefetch_task_end(task);
+  host(node)->hint({RuntimeHint::Kind::task_end, task});
 }
 
 void Simulation::prefetch_task_versions(NodeId node, TaskId task) {
-  if (graph_task_on_host(node, task)) host(node)->prefetch_task_versions(task);
+  if (graph_task_on_host(node, task)) host(node)->hint({RuntimeHint::Kind::task_versions, task});
 }
 
 void Simulation::prefetch_delivery(const Message& m) {
   if (m.source >= ranks_.size() || m.destination >= ranks_.size()) return;
   if (m.source < channels_.size()) channels_[m.source].prefetch(m.destination);
   if (!m.is_data) return;
-  if (host(m.source)) host(m.source)->prefetch_send_done(m.handle);
-  if (host(m.destination)) host(m.destination)->prefetch_version(m.handle, m.version);
+  if (host(m.source)) host(m.source)->hint({RuntimeHint::Kind::send_done, 0, m.handle});
+  if (host(m.destination)) host(m.destination)->hint({RuntimeHint::Kind::version, 0, m.handle, m.version});
 }
 
 void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
@@ -284,7 +291,7 @@ void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
   graph_.prefetch_task(task);
   index_.prefetch_task(task);
   // The task its node will likely start when this one ends: the same three stages.
-  if (graph_task_on_host(node, task)) host(node)->prefetch_next_ready_entries();
+  if (graph_task_on_host(node, task)) host(node)->hint({RuntimeHint::Kind::next_ready_entries});
 }
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {

@@ -70,10 +70,7 @@ public:
 
   // --- BackendEvents ---
   void on_task_finished(NodeId node, TaskId task) override;
-  void prefetch_task_end(NodeId node, TaskId task) override;
-  void prefetch_task_entries(NodeId node, TaskId task) override;
-  void prefetch_task_versions(NodeId node, TaskId task) override;
-  void prefetch_delivery(const Message& message) override;
+  void hint(const Upcoming& upcoming) override;
   void on_message_delivered(const Message& message) override;
   void on_message_lost(const Message& message) override;
   void on_storage_done(NodeId node, std::uint64_t token) override;
@@ -83,6 +80,11 @@ public:
 
 private:
   bool graph_task_on_host(NodeId node, TaskId task) const;  // (the prefetch hints' bound)
+  // The hints' stages (Upcoming).
+  void prefetch_task_end(NodeId node, TaskId task);
+  void prefetch_task_entries(NodeId node, TaskId task);
+  void prefetch_task_versions(NodeId node, TaskId task);
+  void prefetch_delivery(const Message& message);
   // --- MigrationWorld (proactive migration, migration.hpp) ---
   void set_migration_timer(double time, NodeId node, std::uint64_t token) override;
   void migration_switched(NodeId) override { note_progress(); }  // the rank resumes on its new host

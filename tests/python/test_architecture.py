@@ -16,7 +16,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 BACKEND_HEADERS = re.compile(r"^(simgrid/|xbt/|mpi\.h$|mpi/|openmpi/|smpi/)")
 LAYERS_WITHOUT_BACKENDS = ["graphs", "sim/config", "sim/node", "sim/world", "protocols", "analysis", "sim/sweep", "sim/estimate"]
 # `ftsim sweep` (sim/sweep: ftsim_sweep) and ftsim-mpi's sweep verb.
-MPI_SWEEP_SOURCES = sorted((SOURCE / "sim/cli").glob("sweep_mpi.*"))
+MPI_SWEEP_SOURCES = sorted((SOURCE / "sim/mpi").glob("mpi_sweep.*"))
 SWEEP_SOURCES = sorted((SOURCE / "sim/sweep").glob("*.[ch]pp"))
 
 
@@ -43,7 +43,7 @@ def test_the_mpi_backend_never_loads_simgrid():
                                   SOURCE / "sim/run/run_report.hpp"] + SWEEP_SOURCES + MPI_SWEEP_SOURCES
     offenders = [f"{p.relative_to(SOURCE)}: {h}" for p in files for h in includes(p)
                  if h.startswith(("simgrid/", "xbt/", "smpi/", "sim/simgrid/"))]
-    offenders += [f"{p.relative_to(SOURCE)}: {h}" for p in sources("sim/mpi/kernels") for h in includes(p)
+    offenders += [f"{p.relative_to(SOURCE)}: {h}" for p in sources("graphs/apps/kernels") for h in includes(p)
                   if BACKEND_HEADERS.match(h)]
     assert offenders == []
     simgrid_side = [f"{p.relative_to(SOURCE)}: {h}" for p in sources("sim/simgrid") for h in includes(p)

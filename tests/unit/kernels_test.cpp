@@ -1,4 +1,4 @@
-// The real kernels of the MPI backend (sim/mpi/kernels): each application's graph from the real
+// The real kernels of the MPI backend (graphs/apps/kernels): each application's graph from the real
 // builders executed task by task on real buffers, then checked against an independent sequential
 // computation; a perturbed result must fail the check; runs must be bit-for-bit reproducible,
 // also when two threads execute independent tasks concurrently.
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "graphs/application.hpp"
-#include "sim/mpi/kernels/kernels.hpp"
+#include "graphs/apps/kernels/kernels.hpp"
 
 using namespace ftsim;
 using namespace ftsim::graphs;

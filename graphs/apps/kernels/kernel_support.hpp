@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/mpi/kernels/kernels.hpp"
+#include "graphs/apps/kernels/kernels.hpp"
 
 namespace ftsim::kernels::detail {
 

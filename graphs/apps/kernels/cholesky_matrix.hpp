@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <span>
 
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels::detail {
 

@@ -1,12 +1,12 @@
 // The kernel-set factory (dispatch on the application), the buffer checksum and small shared
 // helpers.
-#include "sim/mpi/kernels/kernels.hpp"
+#include "graphs/apps/kernels/kernels.hpp"
 
 #include <cblas.h>
 
 #include <mutex>
 
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/mpi/kernels/cholesky_matrix.hpp"
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/cholesky_matrix.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels::detail {
 

@@ -1,4 +1,4 @@
-#include "sim/cli/sweep_mpi.hpp"
+#include "sim/mpi/mpi_sweep.hpp"
 
 #include <mpi.h>
 #include <unistd.h>

@@ -5,8 +5,8 @@
 #include <array>
 #include <cstring>
 
-#include "sim/mpi/kernels/cg_problem.hpp"
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/cg_problem.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels::detail {
 

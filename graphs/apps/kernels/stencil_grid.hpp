@@ -3,7 +3,7 @@
 // along the tile index i (north i-1, south i+1), y along j (west j-1, east j+1). A block is
 // row-major [x][y]; its north/south strips are rows of tile_size_y points (x = 0, x = sx - 1),
 // its west/east strips columns of tile_size_x points (y = 0, y = sy - 1), as stencil.cpp sizes them.
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels::detail {
 

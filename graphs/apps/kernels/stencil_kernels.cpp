@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <array>
 
-#include "sim/mpi/kernels/kernel_support.hpp"
-#include "sim/mpi/kernels/stencil_grid.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/stencil_grid.hpp"
 
 namespace ftsim::kernels::detail {
 

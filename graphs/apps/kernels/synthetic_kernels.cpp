@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels::detail {
 

@@ -1,6 +1,6 @@
 // check_numerics: the finals checked against an independent sequential computation, per
 // application (the checks themselves are in <application>_check.cpp).
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels {
 

@@ -5,7 +5,7 @@
 // side b (the initial r, since x0 = 0) comes from the seed.
 #include <algorithm>
 
-#include "sim/mpi/kernels/kernel_support.hpp"
+#include "graphs/apps/kernels/kernel_support.hpp"
 
 namespace ftsim::kernels::detail {
 
