@@ -5,7 +5,8 @@ Each config of configs/, configs/protocols/ and configs/examples/ (those `ftsim 
 runs under "flows" and, where its topology allows it, "nic", once with each binary; the two
 results.json must be identical apart from their wall fields. Reports, per variant, identical,
 different (the first differing JSON paths), or a hang, crash or bad input apart; exits 1 on any
-difference or failure.
+difference or failure. With --logs, each run also writes events.log (every category) and trace.json,
+which must be byte-identical too.
 
   bench/same_results.py --before /tmp/ftsim-old [--after build/ftsim] [--timeout 300] [--only stencil]
 """
@@ -90,6 +91,7 @@ def main() -> int:
     parser.add_argument("--after", default=str(FTSIM), help="the ftsim binary after it (default: the build's)")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", default="", help="variants whose name contains this")
+    parser.add_argument("--logs", action="store_true", help="also compare events.log and trace.json byte for byte")
     args = parser.parse_args()
     cases = [(name, config) for name, config in variants() if args.only in name]
     print(f"{len(cases)} config variants, {args.before} against {args.after}", flush=True)
@@ -100,7 +102,8 @@ def main() -> int:
             tag = f"{i:03d}"
             path = write_config(config, work, tag)
             try:
-                outcomes = [run_ftsim(path, work, f"{tag}-{side}", timeout=args.timeout, binary=binary)
+                extra = ["--trace", "--log", "all"] if args.logs else []
+                outcomes = [run_ftsim(path, work, f"{tag}-{side}", timeout=args.timeout, binary=binary, args=extra)
                             for side, binary in (("before", args.before), ("after", args.after))]
             finally:
                 path.unlink(missing_ok=True)
@@ -116,6 +119,11 @@ def main() -> int:
             diff = differences(strip(outcomes[0].results), strip(outcomes[1].results))
             if kinds[0] != kinds[1]:
                 diff.insert(0, f"outcome {kinds[0]} -> {kinds[1]}")
+            if args.logs:
+                for name_ in ("events.log", "trace.json"):
+                    before, after = (o.output / name_ for o in outcomes)
+                    if before.exists() != after.exists() or (before.exists() and before.read_bytes() != after.read_bytes()):
+                        diff.append(f"{name_} differs")
             if diff:
                 bad += 1
                 print(f"{name:45s} DIFFERENT: " + "; ".join(diff), flush=True)

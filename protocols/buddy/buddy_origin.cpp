@@ -304,9 +304,11 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
 
 void BuddyOrigin::log(core::ProtocolContext& ctx, const core::Message& m) {
   // Logged by reference (§3.3): the entry names the version, which stays pinned in memory so that
-  // a later writer does not destroy it (copy-on-write) until release_log drops the entry.
+  // a later writer does not destroy it (copy-on-write) until release_log drops the entry. What it
+  // names is in log_ (and the replay reads it there): the store only accounts the entry's bytes,
+  // with no record to allocate for each message sent.
   const std::uint64_t key = next_log_key_++;
-  ctx.log_store().put(key, core::log_record(m), ctx.graph().bytes(m.handle));
+  ctx.log_store().put(key, core::Bytes{}, ctx.graph().bytes(m.handle));
   log_[m.destination].push_back({version_key(m.handle, m.version), key});
   ctx.runtime().pin(m.handle, m.version);
 }

@@ -48,7 +48,7 @@ void GlobalKeeper::collect(ProtocolContext& ctx, std::uint32_t committed) {
   // /checkpoint_data: what the committed checkpoint's chain needs stays (its full image and the
   // incrementals after it), for each origin held here.
   std::map<NodeId, std::uint32_t> first;  // per origin held here: the first image to keep
-  for (const auto& [key, entry] : ctx.checkpoint_store().entries()) first.emplace(origin_of(key), 0);
+  ctx.checkpoint_store().for_each_key([&](std::uint64_t key) { first.emplace(origin_of(key), 0); });
   for (auto& [origin, keep] : first) {
     const auto find = [&](std::uint32_t id) -> const Bytes* {
       const core::ProtocolStore::Entry* e = ctx.checkpoint_store().find(checkpoint_key(origin, id));

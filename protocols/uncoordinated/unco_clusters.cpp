@@ -51,11 +51,26 @@ std::vector<std::uint32_t> metis_clusters(const std::vector<std::vector<std::uin
   options[METIS_OPTION_SEED] = 1;  // deterministic
   options[METIS_OPTION_NUMBERING] = 0;
   std::vector<idx_t> part(nodes, 0);
-  const int status = METIS_PartGraphKway(&vertices, &constraints, xadj.data(), adjncy.empty() ? nullptr : adjncy.data(),
-                                         nullptr, nullptr, adjwgt.empty() ? nullptr : adjwgt.data(), &count, nullptr,
-                                         nullptr, options, &cut, part.data());
-  if (status != METIS_OK) throw std::runtime_error("METIS_PartGraphKway failed with status " + std::to_string(status));
-  for (std::size_t n = 0; n < nodes; ++n) cluster[n] = static_cast<std::uint32_t>(part[n]);
+  // k-way partitioning; it may leave a part empty on a small graph (4 nodes in 2 of 3 parts, 3 in 1
+  // of 2). Then recursive bisection (which METIS's manual advises for fewer than 8 parts), and if a
+  // part is still empty each node's cluster from its position (contiguous blocks): never fewer
+  // clusters than asked. (Kway first, so that what it partitions well keeps its clusters.)
+  const auto every_part_used = [&] {
+    std::vector<bool> used(parts, false);
+    for (const idx_t p : part) used[static_cast<std::size_t>(p)] = true;
+    return std::find(used.begin(), used.end(), false) == used.end();
+  };
+  for (const auto partition : {METIS_PartGraphKway, METIS_PartGraphRecursive}) {
+    const int status = partition(&vertices, &constraints, xadj.data(), adjncy.empty() ? nullptr : adjncy.data(), nullptr,
+                                 nullptr, adjwgt.empty() ? nullptr : adjwgt.data(), &count, nullptr, nullptr, options,
+                                 &cut, part.data());
+    if (status != METIS_OK) throw std::runtime_error("METIS partitioning failed with status " + std::to_string(status));
+    if (every_part_used()) {
+      for (std::size_t n = 0; n < nodes; ++n) cluster[n] = static_cast<std::uint32_t>(part[n]);
+      return cluster;
+    }
+  }
+  for (std::size_t n = 0; n < nodes; ++n) cluster[n] = static_cast<std::uint32_t>(n * parts / nodes);
   return cluster;
 }
 

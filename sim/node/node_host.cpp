@@ -238,8 +238,7 @@ void NodeHost::send_data(NodeId to, HandleId handle, Version version, Digest dig
       return;
     case SendVerdict::send_and_log: {
       m.logged = true;
-      log_store_.put(log_store_.entries().empty() ? 1 : log_store_.entries().rbegin()->first + 1, log_record(m),
-                     graph.bytes(handle));
+      log_store_.put(log_store_.next_key(), log_record(m), graph.bytes(handle));
       break;
     }
     case SendVerdict::send: break;

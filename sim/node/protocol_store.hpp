@@ -2,11 +2,13 @@
 // A store a protocol owns on its node: checkpoint copies held for other nodes, or a message log.
 // Entries are content (encoded bytes) plus the simulated bytes they stand for; the store accounts
 // those bytes, the total ever stored and the peak. It lives in the node's memory: a fail-stop
-// loses it with the rest of the node.
+// loses it with the rest of the node. A flat hash map: an entry is put for every save a buddy
+// keeps and every message a sender logs, without a tree node per entry. Its order is unspecified.
 #include <algorithm>
 #include <cstdint>
-#include <map>
+#include <vector>
 
+#include "sim/node/flat_map.hpp"
 #include "sim/node/wire.hpp"
 
 namespace ftsim::core {
@@ -23,6 +25,7 @@ public:
     auto [it, inserted] = entries_.try_emplace(key);
     if (!inserted) bytes_ -= it->second.bytes;
     it->second = Entry{std::move(content), bytes};
+    max_key_ = std::max(max_key_, key);
     bytes_ += bytes;
     total_bytes_ += bytes;
     peak_bytes_ = std::max(peak_bytes_, bytes_);
@@ -39,23 +42,27 @@ public:
   }
   // Erases every entry whose key satisfies `predicate` (e.g. checkpoints older than a valid one).
   template <class Predicate> void erase_if(Predicate predicate) {
-    for (auto it = entries_.begin(); it != entries_.end();) {
-      if (predicate(it->first)) {
-        bytes_ -= it->second.bytes;
-        it = entries_.erase(it);
-      } else {
-        ++it;
-      }
+    std::vector<std::uint64_t> doomed;
+    for (const auto& [key, entry] : entries_) {
+      if (predicate(key)) doomed.push_back(key);
     }
+    for (const std::uint64_t key : doomed) erase(key);
   }
-  const std::map<std::uint64_t, Entry>& entries() const { return entries_; }
+  // The keys held, in no particular order.
+  template <class Function> void for_each_key(Function function) const {
+    for (const auto& item : entries_) function(item.first);
+  }
+  bool empty() const { return entries_.empty(); }
+  // A key above every key ever put (1 for the first).
+  std::uint64_t next_key() const { return max_key_ + 1; }
   std::uint64_t bytes() const { return bytes_; }
   std::uint64_t total_bytes() const { return total_bytes_; }
   std::uint64_t peak_bytes() const { return peak_bytes_; }
 
 private:
-  std::map<std::uint64_t, Entry> entries_;
+  FlatMap64<Entry> entries_;
   std::uint64_t bytes_ = 0, total_bytes_ = 0, peak_bytes_ = 0;
+  std::uint64_t max_key_ = 0;
 };
 
 }  // namespace ftsim::core
