@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "sim/node/test_faults.hpp"
 
 namespace ftsim::core {
 
@@ -19,7 +18,7 @@ NodeHost::NodeHost(NodeId node, std::uint32_t incarnation, const HostSetup& setu
   if (node < setup.graph.node_count()) {
     const std::uint32_t cores = setup.config.platform.cores_per_node;
     RuntimeServices& services = *this;
-    runtime_ = std::make_unique<NodeRuntime>(node, cores, setup.graph, setup.index, services);
+    runtime_ = std::make_unique<NodeRuntime>(node, cores, setup.graph, setup.index, services, setup.test_faults);
     for (std::uint32_t c = cores; c-- > 0;) free_cores_.push_back(c);
   }
 }
@@ -143,8 +142,9 @@ void NodeHost::on_task_finished(TaskId task) {
   }
   if (!found) return;  // cancelled meanwhile
   ++metrics_.executions;
-  const bool planted = test_faults().done_without_running && test_faults().fired == 0;
-  if (planted) ++test_faults().fired;
+  TestFaults* faults = setup_.test_faults;
+  const bool planted = faults && faults->done_without_running && faults->fired == 0;
+  if (planted) ++faults->fired;
   const bool reexecution = !planted && env_.observe_execution(task);
   if (reexecution) ++metrics_.reexecutions;
   metrics_.busy_seconds += now() - start;

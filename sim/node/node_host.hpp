@@ -66,6 +66,7 @@ struct HostSetup {
   const RuntimeIndex& index;
   const graphs::CostModel& cost;
   std::uint64_t envelope_bytes = 32;
+  TestFaults* test_faults = nullptr;  // what a test planted (test_faults.hpp); null in every real run
 };
 
 class NodeHost final : public ProtocolContext, private RuntimeServices {

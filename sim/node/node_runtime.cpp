@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "sim/node/test_faults.hpp"
 
 namespace ftsim::core {
 
@@ -59,12 +58,13 @@ NodeSnapshot NodeSnapshot::decode(WireReader& in) {
 // ----------------------------------------------------------------------------- lifecycle
 
 NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGraph& graph, const RuntimeIndex& index,
-                         RuntimeServices& services)
+                         RuntimeServices& services, TestFaults* test_faults)
     : node_(node),
       cores_(cores),
       graph_(graph),
       index_(index),
-      services_(services) {
+      services_(services),
+      test_faults_(test_faults) {
   graphs::reserve_on_huge_pages(tasks_, index.tasks_of(node).size());  // read at every task event
   tasks_.resize(index.tasks_of(node).size());
 }
@@ -108,7 +108,7 @@ void NodeRuntime::restore(const NodeSnapshot& snapshot) {
   store_.assign(snapshot.store);
   subscriptions_.clear();
   done_cursor_ = 0;
-  if (test_faults().stale_recovery) plant_stale_version(snapshot);
+  if (test_faults_ && test_faults_->stale_recovery) plant_stale_version(snapshot);
 }
 
 void NodeRuntime::plant_stale_version(const NodeSnapshot& snapshot) {
@@ -124,7 +124,7 @@ void NodeRuntime::plant_stale_version(const NodeSnapshot& snapshot) {
     for (TaskId r : index_.readers(h, v)) needed = needed || (graph_.node(r) == node_ && status(r) != TaskStatus::done);
     if (!needed) continue;
     store_.corrupt(h, v);
-    ++test_faults().fired;
+    ++test_faults_->fired;
     return;
   }
 }
@@ -229,14 +229,16 @@ void NodeRuntime::send(NodeId to, HandleId h, Version v, Traffic traffic, TaskId
   ++sending_[h];
   ++outgoing_;
   Digest digest = store_.read_digest(h, v);
-  if (traffic == Traffic::recovery && test_faults().stale_recovery) {
-    digest = mix_digest(digest);  // test only: a re-sent version that is not what it claims to be
-    ++test_faults().fired;
-  }
-  if (traffic == Traffic::recovery && test_faults().replay_previous_digest) {
-    // Test only: a replay that carries the digest of the version before the one it claims.
-    digest = v > 0 && store_.holds(h, v - 1) ? store_.read_digest(h, v - 1) : mix_digest(digest);
-    ++test_faults().fired;
+  if (traffic == Traffic::recovery && test_faults_) {
+    if (test_faults_->stale_recovery) {
+      digest = mix_digest(digest);  // test only: a re-sent version that is not what it claims to be
+      ++test_faults_->fired;
+    }
+    if (test_faults_->replay_previous_digest) {
+      // Test only: a replay that carries the digest of the version before the one it claims.
+      digest = v > 0 && store_.holds(h, v - 1) ? store_.read_digest(h, v - 1) : mix_digest(digest);
+      ++test_faults_->fired;
+    }
   }
   services_.send_data(to, h, v, digest, traffic, writer);
 }

@@ -19,6 +19,7 @@
 #include "sim/node/message.hpp"
 #include "sim/node/runtime_index.hpp"
 #include "sim/node/task_table.hpp"
+#include "sim/node/test_faults.hpp"
 #include "sim/node/version_store.hpp"
 #include "sim/node/wire.hpp"
 
@@ -82,8 +83,9 @@ struct RuntimeHint {
 
 class NodeRuntime {
 public:
+  // `test_faults`: what a test planted (test_faults.hpp); null in every real run.
   NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGraph& graph, const RuntimeIndex& index,
-              RuntimeServices& services);
+              RuntimeServices& services, TestFaults* test_faults = nullptr);
 
   NodeId node() const { return node_; }
   std::uint32_t cores() const { return cores_; }
@@ -213,6 +215,7 @@ private:
   const graphs::TaskGraph& graph_;
   const RuntimeIndex& index_;
   RuntimeServices& services_;
+  TestFaults* test_faults_;
   TaskTable tasks_;
 
   VersionStore store_;

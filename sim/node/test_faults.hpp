@@ -1,7 +1,10 @@
 #pragma once
-// Faults that tests plant on purpose to check that the oracle sees wrong data (a mutation
-// check). Off in every real run; nothing but tests sets them. Process-wide, so a forked
-// simulation process inherits what its test set.
+// Faults that tests plant on purpose to check that the oracle sees wrong data (a mutation check).
+// A test seam, not a global: a run has them only if its set-up hands them over
+// (SimulationOptions::test_faults, which the world passes to every host in HostSetup), and every
+// real run leaves that null (the CLI, the sweeps, the MPI ranks, the Python module never set it).
+// The tests keep one instance (tests/support/planted_faults.hpp) that they set before a run; a
+// forked simulation process works on its copy and reports `fired` in its metrics.
 #include <cstdint>
 
 namespace ftsim::core {
@@ -17,12 +20,7 @@ struct TestFaults {
   // The first task completion of the run is reported as done without an execution (what a
   // mark_done would do): its outputs are right, so only the oracle's executions check sees it.
   bool done_without_running = false;
-  std::uint64_t fired = 0;  // how many times a planted fault acted (reported in results)
+  std::uint64_t fired = 0;  // how many times a planted fault acted (RunMetrics::test_faults_fired)
 };
-
-inline TestFaults& test_faults() {
-  static TestFaults faults;
-  return faults;
-}
 
 }  // namespace ftsim::core

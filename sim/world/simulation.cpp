@@ -9,7 +9,6 @@
 #include "graphs/startup_threads.hpp"
 #include "sim/world/checkpoint_trace_writer.hpp"
 #include "sim/world/event_log.hpp"
-#include "sim/node/test_faults.hpp"
 #include "sim/world/trace_writer.hpp"
 
 namespace ftsim::core {
@@ -29,7 +28,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
       backend_(backend),
       options_(std::move(options)),
       index_(graph),
-      setup_{config, graph, index_, cost, config.platform.network.envelope},
+      setup_{config, graph, index_, cost, config.platform.network.envelope, options_.test_faults},
       ledger_(metrics_.failures, graph.node_count() + 1),
       storage_(backend.storage_servers()),
       failures_(config.failures, graph.node_count(), config.seed, config.platform.ranks_per_machine),
@@ -769,7 +768,7 @@ void Simulation::finalize_metrics() {
   for (auto& rank : ranks_) {
     if (rank.up()) rank.host()->account_peaks();
   }
-  metrics_.test_faults_fired = test_faults().fired;
+  metrics_.test_faults_fired = options_.test_faults ? options_.test_faults->fired : 0;
   if (machines_) machines_->finish();
   fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
 }

@@ -48,6 +48,9 @@ struct SimulationOptions {
   std::string checkpoint_trace_file;  // the checkpoint trace (checkpoint_trace_writer.hpp); empty: none
   std::uint32_t log_categories = 0;
   std::vector<MetricDefinition> protocol_metrics;  // the protocol's named metrics (protocols/registry.hpp)
+  // Faults a mutation test plants (sim/node/test_faults.hpp), handed to every host; null in every
+  // real run. What acted is reported as RunMetrics::test_faults_fired.
+  TestFaults* test_faults = nullptr;
 };
 
 // Asks a running simulation to stop soon and report what it has (safe from a signal handler):

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <map>
 
-#include "sim/node/test_faults.hpp"
 #include "tests/campaign/buddy_scenarios.hpp"
+#include "tests/support/planted_faults.hpp"
 
 using namespace ftsim;
 using namespace ftsim::campaign_support;
@@ -34,7 +34,7 @@ TEST_CASE("campaign: the buddy checks catch four planted restart faults", "[camp
     if (*fault) {
       ::setenv("FTSIM_MUTANT", fault, 1);
     } else {
-      core::test_faults().replay_previous_digest = true;
+      testing::planted_faults().replay_previous_digest = true;
     }
     std::size_t fired = 0, caught = 0;
     for (const char* app : {"cholesky", "stencil", "cg"}) {
@@ -56,7 +56,7 @@ TEST_CASE("campaign: the buddy checks catch four planted restart faults", "[camp
       }
     }
     ::unsetenv("FTSIM_MUTANT");
-    core::test_faults().replay_previous_digest = false;
+    testing::planted_faults().replay_previous_digest = false;
     WARN(name << ": acted in " << fired << " runs, caught in " << caught);
     // Where a fault goes unseen it had no effect: the stale or dropped version was not read again
     // (the run completes with every final digest right).

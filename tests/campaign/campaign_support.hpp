@@ -8,6 +8,7 @@
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
 #include "sim/simgrid/simulate.hpp"
+#include "tests/support/planted_faults.hpp"
 
 namespace ftsim::campaign_support {
 
@@ -32,6 +33,7 @@ inline core::RunMetrics run(const config::Json& document, const std::string& ori
   const graphs::CostModel cost(cfg, graph);
   core::SimulationOptions options;
   options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
+  options.test_faults = &testing::planted_faults();  // the forked simulation works on its copy
   return simgrid_backend::simulate(cfg, graph, cost, options).metrics;
 }
 

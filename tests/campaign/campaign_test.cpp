@@ -18,7 +18,6 @@
 #include "graphs/application.hpp"
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
-#include "sim/node/test_faults.hpp"
 #include "sim/simgrid/simulate.hpp"
 #include "tests/campaign/campaign_support.hpp"
 
@@ -249,7 +248,7 @@ TEST_CASE("campaign: the seeds that once gave wrong results", "[campaign]") {
 // the digest oracle must see wrong data in at least 95% of the scenarios where the fault acted,
 // while the old check (every final version exists, every task done) sees nothing.
 TEST_CASE("campaign: the digest oracle catches a recovery that uses a stale version", "[campaign][mutation]") {
-  core::test_faults().stale_recovery = true;  // inherited by each forked simulation
+  testing::planted_faults().stale_recovery = true;  // campaign_support::run hands it to each forked simulation
   std::size_t fired = 0, caught = 0, old_check_caught = 0;
   for (const char* protocol : {"global", "lineage"}) {
     for (const char* app : {"cholesky", "stencil", "cg"}) {
@@ -264,7 +263,7 @@ TEST_CASE("campaign: the digest oracle catches a recovery that uses a stale vers
       }
     }
   }
-  core::test_faults().stale_recovery = false;
+  testing::planted_faults().stale_recovery = false;
   WARN("stale recovery acted in " << fired << " completed runs: digest oracle caught " << caught
                                   << ", existence check " << old_check_caught);
   REQUIRE(fired >= 20);

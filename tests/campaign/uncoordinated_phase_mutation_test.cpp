@@ -24,8 +24,8 @@
 #include <tuple>
 
 #include "protocols/uncoordinated/unco_messages.hpp"
-#include "sim/node/test_faults.hpp"
 #include "tests/campaign/campaign_support.hpp"
+#include "tests/support/planted_faults.hpp"
 #include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;
@@ -199,7 +199,7 @@ Outcome run_scenarios(std::size_t seeds) {
           return std::make_unique<PhaseObserver>(inner(node, coordinator), ledger, coordinator);
         };
       };
-      core::test_faults().fired = 0;  // in this process: counted per run
+      testing::planted_faults().fired = 0;  // in this process: counted per run
       INFO(origin << ": " << document.dump());
       const core::RunMetrics m = testing::run_on_queue(document, origin, 5e-6, 1.25e9, {}, observe);
       INFO("failure reason: " << m.failure_reason);

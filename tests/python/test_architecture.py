@@ -148,7 +148,7 @@ def test_a_planted_writable_global_is_caught(tmp_path):
 # nor the runtime's event entry points or store mutators (a version of its own choosing, a task done without running).
 FORBIDDEN_SYMBOLS = [
     "ftsim::core::Simulation", "ftsim::core::NodeHost", "ftsim::core::HostEnvironment", "ftsim::mpi::",
-    "ftsim::simgrid_backend::", "ftsim::core::FailureSchedule", "ftsim::core::test_faults", "ftsim::mutants::",
+    "ftsim::simgrid_backend::", "ftsim::core::FailureSchedule", "ftsim::testing::", "ftsim::mutants::",
     "ftsim::core::NodeRuntime::on_data", "ftsim::core::NodeRuntime::on_task_finished",
     "ftsim::core::NodeRuntime::mark_done", "ftsim::core::NodeRuntime::wipe",
     "ftsim::core::VersionStore::add_own", "ftsim::core::VersionStore::produce", "ftsim::core::VersionStore::add_copy",

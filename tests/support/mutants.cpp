@@ -6,14 +6,14 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "sim/node/test_faults.hpp"
+#include "tests/support/planted_faults.hpp"
 
 namespace ftsim::mutants {
 
 bool acts(const char* name) {
   const char* chosen = std::getenv("FTSIM_MUTANT");
   if (chosen == nullptr || std::strcmp(chosen, name) != 0) return false;
-  ++core::test_faults().fired;
+  ++testing::planted_faults().fired;
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include "graphs/cost_model.hpp"
 #include "protocols/registry.hpp"
 #include "sim/world/simulation.hpp"
+#include "tests/support/planted_faults.hpp"
 #include "tests/support/queue_backend.hpp"
 
 namespace ftsim::testing {
@@ -30,6 +31,7 @@ inline core::RunMetrics run_on_queue(const config::Json& document, const std::st
   QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts, latency, bandwidth);
   core::SimulationOptions options;
   if (cfg.run.time_limit) options.time_limit = *cfg.run.time_limit;
+  options.test_faults = &planted_faults();
   if (!factory) {
     factory = protocols::make_protocol_factory(cfg, graph);
     if (wrap) factory = wrap(std::move(factory));

@@ -1,7 +1,6 @@
 // The digest oracle checks values; the world driver also checks executions (issue 20).
 #include <catch2/catch.hpp>
 
-#include "sim/node/test_faults.hpp"
 #include "tests/support/run_on_queue.hpp"
 
 using namespace ftsim;
@@ -23,15 +22,15 @@ TEST_CASE("oracle: a task done without an execution is caught, its values being 
   const core::RunMetrics clean = testing::run_on_queue(document, "executions check");
   REQUIRE(clean.complete);
   CHECK(clean.oracle_ok);
-  core::test_faults().done_without_running = true;
-  core::test_faults().fired = 0;
+  testing::planted_faults().done_without_running = true;
+  testing::planted_faults().fired = 0;
   const core::RunMetrics m = testing::run_on_queue(document, "executions check, planted");
-  core::test_faults().done_without_running = false;
+  testing::planted_faults().done_without_running = false;
   REQUIRE(m.test_faults_fired == 1);
   REQUIRE(m.complete);
   CHECK_FALSE(m.oracle_ok);
   CHECK(m.oracle_wrong.empty());  // every value is right
   REQUIRE(m.oracle_missing.size() == 1);
   CHECK(m.oracle_missing[0].find("done but never ran") != std::string::npos);
-  core::test_faults().fired = 0;
+  testing::planted_faults().fired = 0;
 }
