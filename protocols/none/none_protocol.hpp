@@ -18,7 +18,7 @@
 
 namespace ftsim::protocols {
 
-class NoneProtocol final : public core::Protocol {
+class NoneProtocol : public core::Protocol {  // not final: example-hold-flush adds to it
 public:
   explicit NoneProtocol(bool coordinator) : coordinator_(coordinator) {}
 

@@ -201,7 +201,8 @@ def test_every_protocol_is_a_folder_with_its_module_and_schema():
     for name in folders:
         assert (SOURCE / "protocols" / name / "schema.json").exists(), f"protocols/{name}/schema.json"
         module = (SOURCE / "protocols" / name / "module.cpp").read_text(encoding="utf-8")
-        assert f"extern const ProtocolModule {name}_module" in module, f"protocols/{name}/module.cpp"
+        symbol = name.replace("-", "_")  # protocols/CMakeLists.txt: the id as a C identifier
+        assert f"extern const ProtocolModule {symbol}_module" in module, f"protocols/{name}/module.cpp"
 
 
 def test_the_config_schema_has_every_protocol_fragment():
