@@ -80,7 +80,7 @@ def test_an_option_of_another_protocol_is_told_whose_it_is(ftsim, config):
     result = ftsim("validate", config, "--set", 'protocol={"type": "buddy", "period": "1ms"}',
                    "--set", 'checkpoints={"count": 2, "buddy": "next"}')
     assert result.returncode == 2
-    assert "`period` is an option of `cck`, `global` and `uncoordinated`, not of `buddy`" in result.stderr
+    assert "`period` is an option of `cck`, `example-storage-checkpoint`, `global` and `uncoordinated`, not of `buddy`" in result.stderr
     # A key no protocol has keeps the "did you mean" of the file's errors.
     result = ftsim("validate", config, "--set", "protocol.perod=1ms")
     assert result.returncode == 2 and 'did you mean "period"' in result.stderr
