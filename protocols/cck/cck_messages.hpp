@@ -43,7 +43,9 @@ inline std::uint32_t round_sequence(std::uint64_t key) { return static_cast<std:
 struct GatherBlocks {
   std::vector<std::pair<core::NodeId, core::SharedBytes>>& blocks;
 
-  static std::uint64_t length_of(std::uint64_t length, const core::SharedBytes& block) { return length + 4 + 16 + block->size(); }
+  static std::uint64_t length_of(std::uint64_t length, const core::SharedBytes& block) {
+    return length + 4 + 16 + block->size();
+  }
   void write_to(core::Encoder& out) const {
     std::uint64_t length = 4;
     for (const auto& [node, block] : blocks) length = length_of(length, block);
@@ -58,7 +60,8 @@ struct GatherBlocks {
     std::uint32_t count = 0;
     in(length, count);
     if (count != in.parts_left()) {
-      throw core::WireError("cck: GATHER names " + std::to_string(count) + " blocks, carries " + std::to_string(in.parts_left()));
+      throw core::WireError("cck: GATHER names " + std::to_string(count) + " blocks, carries " +
+                            std::to_string(in.parts_left()));
     }
     std::uint64_t expected = 4;
     blocks.resize(count);
@@ -83,10 +86,10 @@ struct Control {
   bool restored = false;          // DONE: it restarted from K
   std::uint32_t step = 0;         // GATHER
   std::uint64_t completed = 0;    // RESTART: the last restart round the coordinator completed
-  std::vector<std::pair<core::NodeId, std::uint32_t>> incarnations;  // RESTART: nodes past incarnation 0
+  std::vector<std::pair<core::NodeId, std::uint32_t>> incarnations{};  // RESTART: nodes past incarnation 0
   core::FailureNotice cause{};    // RESTART
   // GATHER: the all-gather blocks it carries, (node, Ḡ of that node encoded), as the message's parts.
-  std::vector<std::pair<core::NodeId, core::SharedBytes>> blocks;
+  std::vector<std::pair<core::NodeId, core::SharedBytes>> blocks{};
 
   template <class F> void fields(F& f, std::uint32_t type) {
     f(round);

@@ -87,7 +87,9 @@ struct Report {
   std::uint32_t epoch = 0, first_epoch = 1;
   std::vector<std::uint32_t> epoch_dates;  // its date at the beginning of each epoch from first_epoch
   std::vector<Dependency> dependencies;
-  template <class F> void fields(F& f) { f(round, incarnation, restart_epoch, epoch, first_epoch, core::count32(epoch_dates), core::count32(dependencies)); }
+  template <class F> void fields(F& f) {
+    f(round, incarnation, restart_epoch, epoch, first_epoch, core::count32(epoch_dates), core::count32(dependencies));
+  }
 };
 
 struct Line {  // RL: per process its restart epoch (kNoEpoch: keeps its state) and the date then

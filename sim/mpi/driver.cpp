@@ -127,12 +127,12 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
     }
     case PacketKind::failure_effect: {
       const FailureEffectReport e = read_packet<FailureEffectReport>(in);
-      if (core::FailureRecord* r = ledger_.find(e.node, e.incarnation)) core::add_effect(*r, e.effect);
+      if (core::FailureRecord* r = ledger_.find(e.failure.node, e.failure.incarnation)) core::add_effect(*r, e.effect);
       return;
     }
     case PacketKind::recovered: {
       const Recovered r = read_packet<Recovered>(in);
-      ledger_.recovered(r.node, r.incarnation, local_.clock());
+      ledger_.recovered(r.failure.node, r.failure.incarnation, local_.clock());
       return;
     }
     case PacketKind::checkpoint: core::update_checkpoints(metrics_, read_packet<Checkpoint>(in).record); return;

@@ -155,19 +155,24 @@ struct Status {
   template <class F> void fields(F& f) { f(round, status); }
 };
 
-struct FailureEffectReport {
-  static constexpr PacketKind kind = PacketKind::failure_effect;
+// Which failure a report is about: the node and its incarnation that failed.
+struct FailureId {
   core::NodeId node = 0;
   std::uint32_t incarnation = 0;
+  template <class F> void fields(F& f) { f(node, incarnation); }
+};
+
+struct FailureEffectReport {
+  static constexpr PacketKind kind = PacketKind::failure_effect;
+  FailureId failure;
   core::FailureEffect effect;
-  template <class F> void fields(F& f) { f(node, incarnation, effect); }
+  template <class F> void fields(F& f) { f(failure, effect); }
 };
 
 struct Recovered {
   static constexpr PacketKind kind = PacketKind::recovered;
-  core::NodeId node = 0;
-  std::uint32_t incarnation = 0;
-  template <class F> void fields(F& f) { f(node, incarnation); }
+  FailureId failure;
+  template <class F> void fields(F& f) { f(failure); }
 };
 
 struct Checkpoint {

@@ -406,11 +406,11 @@ std::uint64_t RankProcess::set_timer(NodeId, double delay, std::uint64_t token) 
 void RankProcess::cancel_timer(std::uint64_t id) { timers_.cancel(id); }
 
 void RankProcess::record_failure_effect(const core::FailureNotice& failure, const core::FailureEffect& effect) {
-  to_driver(encode_packet(FailureEffectReport{failure.node, failure.incarnation, effect}));
+  to_driver(encode_packet(FailureEffectReport{{failure.node, failure.incarnation}, effect}));
 }
 
 void RankProcess::record_recovered(const core::FailureNotice& failure) {
-  to_driver(encode_packet(Recovered{failure.node, failure.incarnation}));
+  to_driver(encode_packet(Recovered{{failure.node, failure.incarnation}}));
 }
 
 void RankProcess::record_checkpoint(const core::CheckpointRecord& record) {

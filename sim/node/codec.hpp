@@ -262,7 +262,9 @@ template <class T> T decode(const Message& m) {
   T value{};
   decoder.message(value, m.control_type);
   in.expect_done();
-  if (decoder.parts_left() != 0) throw WireError("control message has " + std::to_string(decoder.parts_left()) + " parts left over");
+  if (decoder.parts_left() != 0) {
+    throw WireError("control message has " + std::to_string(decoder.parts_left()) + " parts left over");
+  }
   return value;
 }
 

@@ -62,13 +62,7 @@ template <class T> void check(const T& message, std::uint32_t type, const std::s
 
 TEST_CASE("codec: buddy's messages keep their layout", "[codec]") {
   namespace m = protocols::buddy_messages;
-  m::RecoveryInfo info;
-  info.requester_incarnation = 3;
-  info.round = 7;
-  info.newest = 5;
-  info.older = 4;
-  info.buddy = true;
-  info.released = true;
+  const m::RecoveryInfo info{.requester_incarnation = 3, .round = 7, .newest = 5, .older = 4, .buddy = true, .released = true};
   check(info, "0300000007000000ffffffff0500000004000000010001", 0);
 
   m::RestoreData data;
@@ -110,95 +104,43 @@ TEST_CASE("codec: buddy's messages keep their layout", "[codec]") {
   m::Validate validate;
   validate.checkpoint = 12;
   check(validate, "0c000000", 0);
-  m::RestartFrom restart;
-  restart.failed_incarnation = 2;
-  restart.checkpoint = 3;
-  restart.source = 4;
-  restart.cause_node = 5;
-  restart.alive = true;
+  const m::RestartFrom restart{.failed_incarnation = 2, .checkpoint = 3, .source = 4, .cause_node = 5, .alive = true};
   check(restart, "0200000003000000040000000500000001", 0);
 }
 
 TEST_CASE("codec: the uncoordinated protocol's messages keep their layout (u32 counts)", "[codec]") {
   namespace m = protocols::uncoordinated::messages;
-  m::Report report;
-  report.round = 2;
-  report.incarnation = 1;
-  report.restart_epoch = m::kNoEpoch;
-  report.epoch = 5;
-  report.first_epoch = 3;
-  report.epoch_dates = {10, 20, 30};
-  report.dependencies = {{1, 2, 3}, {4, 5, 6}};
+  const m::Report report{.round = 2, .incarnation = 1, .restart_epoch = m::kNoEpoch, .epoch = 5, .first_epoch = 3,
+                         .epoch_dates = {10, 20, 30}, .dependencies = {{1, 2, 3}, {4, 5, 6}}};
   check(report,
         "0200000001000000ffffffff0500000003000000030000000a000000140000001e000000020000000100000002000000"
         "03000000040000000500000006000000",
         0);
-  m::Lists lists;
-  lists.round = 3;
-  lists.orphans = {{m::version_key(1, 2), 4, 5}};
-  lists.needed = {7, 8};
+  const m::Lists lists{.round = 3, .orphans = {{m::version_key(1, 2), 4, 5}}, .needed = {7, 8}};
   check(lists, "0300000001000000020000000100000004000000050000000200000007000000000000000800000000000000", 0);
-  m::Notification notification;
-  notification.round = 4;
-  notification.rolled_back = true;
-  notification.phase = 6;
-  notification.epoch = 7;
-  notification.orphan_phases = {1, 2};
+  const m::Notification notification{.round = 4, .rolled_back = true, .phase = 6, .epoch = 7, .orphan_phases = {1, 2}};
   check(notification, "04000000010600000007000000020000000100000002000000", 0);
-  m::Ack ack;
-  ack.version = 0x100000002ull;
-  ack.date = 5;
-  ack.epoch = 6;
-  ack.duplicate = true;
-  check(ack, "0200000001000000050000000600000001", 0);
-  m::Line line;
-  line.round = 9;
-  line.epochs = {1, m::kNoEpoch};
-  line.dates = {3, 4};
-  check(line, "090000000200000001000000ffffffff020000000300000004000000", 0);
+  check(m::Ack{.version = 0x100000002ull, .date = 5, .epoch = 6, .duplicate = true}, "0200000001000000050000000600000001", 0);
+  check(m::Line{.round = 9, .epochs = {1, m::kNoEpoch}, .dates = {3, 4}},
+        "090000000200000001000000ffffffff020000000300000004000000", 0);
 }
 
 TEST_CASE("codec: cck's control messages keep their layout, per type", "[codec]") {
   namespace c = protocols::cck;
-  c::Control init;
-  init.round = 0x500000001ull;
-  init.checkpoint = 3;
-  init.valid = 2;
-  check(init, c::kInit, "01000000050000000300000002000000");
-  c::Control ping;
-  ping.round = 1;
-  ping.checkpoint = 4;
-  check(ping, c::kPing, "01000000000000000004000000");
-  c::Control pong = ping;  // a restart session's: no checkpoint
-  pong.round = 2;
-  pong.session = c::Session::restart;
-  check(pong, c::kPong, "020000000000000001");
-  c::Control ack;
-  ack.checkpoint = 5;
-  ack.bytes = 1000;
-  ack.messages = 6;
-  ack.message_bytes = 700;
-  check(ack, c::kAck, "000000000000000005000000e8030000000000000600000000000000bc02000000000000");
-  c::Control restart;
-  restart.round = c::round_key(3, 1);
-  restart.checkpoint = 2;
-  restart.valid = 4;
-  restart.cause = {1, 0, 3};
-  restart.completed = 7;
-  restart.incarnations = {{1, 1}, {3, 2}};
+  check(c::Control{.checkpoint = 3, .round = 0x500000001ull, .valid = 2}, c::kInit, "01000000050000000300000002000000");
+  check(c::Control{.checkpoint = 4, .round = 1}, c::kPing, "01000000000000000004000000");
+  // A restart session's: no checkpoint.
+  check(c::Control{.checkpoint = 4, .round = 2, .session = c::Session::restart}, c::kPong, "020000000000000001");
+  check(c::Control{.checkpoint = 5, .bytes = 1000, .messages = 6, .message_bytes = 700}, c::kAck,
+        "000000000000000005000000e8030000000000000600000000000000bc02000000000000");
+  const c::Control restart{.checkpoint = 2, .round = c::round_key(3, 1), .valid = 4, .completed = 7,
+                           .incarnations = {{1, 1}, {3, 2}}, .cause = {1, 0, 3}};
   check(restart, c::kRestart,
         "010000000300000002000000040000000100000000000000030000000700000000000000020000000000000001000000"
         "010000000300000002000000");
-  c::Control done;
-  done.round = 5;
-  done.tasks = 10;
-  done.messages = 3;
-  done.restored = true;
-  check(done, c::kDone, "05000000000000000a00000000000000030000000000000001");
-  c::Control cont;
-  cont.round = 1;
-  cont.checkpoint = 3;
-  check(cont, c::kCont, "010000000000000003000000");
+  check(c::Control{.round = 5, .messages = 3, .tasks = 10, .restored = true}, c::kDone,
+        "05000000000000000a00000000000000030000000000000001");
+  check(c::Control{.checkpoint = 3, .round = 1}, c::kCont, "010000000000000003000000");
 
   // GATHER: the blocks are parts, after the body, shared and not copied.
   c::Control gather;
@@ -326,34 +268,16 @@ TEST_CASE("codec: MPI packets keep their layout", "[codec]") {
   bad[16] = static_cast<std::uint8_t>(core::kTrafficKinds);
   CHECK_THROWS_AS(core::decode<mpi::HostMessage>(bad), core::WireError);
 
-  core::NodeMetrics nm;
-  nm.executions = 1;
-  nm.reexecutions = 2;
-  nm.busy_seconds = 3.5;
-  nm.lost_seconds = 0.25;
-  nm.messages_sent[4] = 6;
-  nm.bytes_sent[0] = 7;
-  nm.duplicates_received = 8;
-  nm.orphans_dropped = 9;
-  nm.sends_suppressed = 10;
-  nm.inputs_missing_at_start = 11;
-  nm.peak_memory_bytes = 12;
-  nm.restarts = 13;
-  nm.checkpoint_store_total = 14;
-  nm.checkpoint_store_peak = 15;
-  nm.log_store_total = 16;
-  nm.log_store_peak = 17;
-  nm.log_copies_peak = 18;
-  nm.service_messages = 19;
-  nm.service_bytes = 20;
-  nm.counters.cp_data_normal_count = 21;
-  nm.counters.cp_data_cached_size = 22;
-  nm.counters.named[1] = 23;
-  nm.counters.content.full_images = 24;
-  nm.counters.content.restore_bytes = 25;
-  nm.counters.content.hash_seconds = 0.5;
-  nm.counters.content.decompress_seconds = 2;
-  nm.counters.content.images = {{3, false, 26, 27, 0.125}};
+  core::ContentCounters content{.full_images = 24, .hash_seconds = 0.5, .decompress_seconds = 2, .restore_bytes = 25,
+                                 .images = {{3, false, 26, 27, 0.125}}};
+  const core::NodeMetrics nm{.executions = 1, .reexecutions = 2, .busy_seconds = 3.5, .lost_seconds = 0.25,
+                             .messages_sent = {0, 0, 0, 0, 6}, .bytes_sent = {7}, .duplicates_received = 8,
+                             .orphans_dropped = 9, .sends_suppressed = 10, .inputs_missing_at_start = 11,
+                             .peak_memory_bytes = 12, .restarts = 13, .checkpoint_store_total = 14,
+                             .checkpoint_store_peak = 15, .log_store_total = 16, .log_store_peak = 17,
+                             .log_copies_peak = 18, .service_messages = 19, .service_bytes = 20,
+                             .counters = {.cp_data_normal_count = 21, .cp_data_cached_size = 22, .named = {0, 23},
+                                          .content = content}};
   const std::string zeros(96, '0');  // 48 bytes
   check(nm,
         "010000000000000002000000000000000000000000000c40000000000000d03f00000000000000000000000000000000"
