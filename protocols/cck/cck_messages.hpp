@@ -97,7 +97,7 @@ struct Control {
       case kInit: f(checkpoint, valid); break;
       case kPing:
       case kPong:
-        f(core::bounded(session, 2));
+        f(core::bounded(session, 2));  // checkpoint or restart
         if (session == Session::checkpoint) f(checkpoint);
         break;
       case kCont: f(checkpoint); break;
