@@ -94,7 +94,7 @@ void BuddyKeeper::store(core::ProtocolContext& ctx, NodeId origin, std::uint32_t
     }
     links_[key] = link;
   }
-  ctx.checkpoint_store().put(key, saved.encode(), bytes);
+  ctx.checkpoint_store().put(key, core::encode(saved), bytes);
   stored_[origin_handle(origin, h)].push_back(checkpoint);
   if (copy && options_.copy_cost > 0) {
     copies_waiting_.emplace_back(origin, checkpoint);

@@ -1,18 +1,18 @@
 #pragma once
-// The buddy protocol's control messages, one typed struct per message type: `encode()` writes its
-// fields with sim/node/wire.hpp, `decode(message)` reads them back (a message that does not decode
-// is a protocol bug: WireError). The encoded bytes count in a message's simulated size, so the
-// order and width of the fields are part of the protocol's timing: change them only on purpose.
-// Who sends what, and why, is in buddy_protocol.hpp.
+// The buddy protocol's control messages, one typed struct per message type whose fields() lists
+// its fields once (sim/node/codec.hpp: core::encode writes them, core::decode<T>(message) reads
+// them back; a message that does not decode is a protocol bug: WireError). The encoded bytes count
+// in a message's simulated size, so the order and width of the fields are part of the protocol's
+// timing: change them only on purpose. Who sends what, and why, is in buddy_protocol.hpp.
 #include <cstdint>
 #include <vector>
 
 #include "graphs/ids.hpp"
+#include "sim/node/codec.hpp"
 #include "sim/node/content.hpp"
 #include "sim/node/digest.hpp"
 #include "sim/node/message.hpp"
 #include "sim/node/protocol_context.hpp"
-#include "sim/node/wire.hpp"
 
 namespace ftsim::protocols::buddy_messages {
 
@@ -52,10 +52,7 @@ struct SavedVersion {
   core::Digest digest = 0;
   core::ContentRef content;
 
-  void write(core::WireWriter& out) const;
-  static SavedVersion read(core::WireReader& in);
-  Bytes encode() const;
-  static SavedVersion decode(const Bytes& entry);
+  template <class F> void fields(F& f) { f(version, digest, content); }
 };
 
 // The messages that carry one checkpoint number and nothing else.
@@ -63,8 +60,7 @@ template <MessageType Type> struct CheckpointNumber {
   static constexpr MessageType type = Type;
   std::uint32_t checkpoint = 0;
 
-  Bytes encode() const;
-  static CheckpointNumber decode(const core::Message& m);
+  template <class F> void fields(F& f) { f(checkpoint); }
 };
 // Keeper -> origin: it holds every entry of the origin's checkpoint (each copied, with copy_cost).
 using Ack = CheckpointNumber<MessageType::ack>;
@@ -85,8 +81,7 @@ struct SavedCopy {
   HandleId handle = 0;
   SavedVersion saved;
 
-  Bytes encode() const;
-  static SavedCopy decode(const core::Message& m);
+  template <class F> void fields(F& f) { f(handle, saved); }
 };
 
 // Recovering process -> every other node (or one node's new incarnation, by name): its recovery
@@ -95,8 +90,7 @@ struct InfoRequest {
   static constexpr MessageType type = MessageType::info_request;
   std::uint32_t round = 0;
 
-  Bytes encode() const;
-  static InfoRequest decode(const core::Message& m);
+  template <class F> void fields(F& f) { f(round); }
 };
 
 // The answer to an InfoRequest (Lion 2022 §3.5 step 1), sent at once whatever the answering node
@@ -111,8 +105,7 @@ struct RecoveryInfo {
   bool lost = false;                        // a buddy that lost the requester's data with its predecessor
   bool released = false;                    // it dropped log entries for the requester: no restart from the input
 
-  Bytes encode() const;
-  static RecoveryInfo decode(const core::Message& m);
+  template <class F> void fields(F& f) { f(requester_incarnation, round, bound, newest, older, buddy, lost, released); }
 };
 
 // Recovering process -> every other node: the checkpoint N it restores (0: the job's input) and the
@@ -125,33 +118,42 @@ struct RestartFrom {
   NodeId cause_node = 0;                 // ... and node (another node's, in a cascade)
   bool alive = false;                    // a cascade: the sender rolls back, it did not fail
 
-  Bytes encode() const;
-  static RestartFrom decode(const core::Message& m);
+  template <class F> void fields(F& f) { f(failed_incarnation, checkpoint, source, cause_node, alive); }
 };
 
 // The chosen buddy -> the recovering origin: checkpoint N, of each datum its newest entry at or
 // before N, as the keeper holds it (the message stands for the data's bytes).
 struct RestoreData {
   static constexpr MessageType type = MessageType::restore_data;
+  struct Entry {
+    HandleId handle = 0;
+    Bytes store_entry;  // the keeper's store entry (an encoded SavedVersion), as it holds it
+    template <class F> void fields(F& f) { f(handle, store_entry); }
+  };
   std::uint32_t checkpoint = 0;
   std::uint64_t count = 0;
-  Bytes entries;  // per entry: the handle, then the keeper's store entry (a SavedVersion) as an array
+  Bytes entries;  // `count` Entry, encoded one after the other
+
+  template <class F> void fields(F& f) { f(checkpoint, count, entries); }
 
   // Appends an entry as the keeper's store holds it (no decoding).
-  void add(HandleId handle, const Bytes& store_entry);
+  void add(HandleId handle, const Bytes& store_entry) {
+    core::append(entries, Entry{handle, store_entry});
+    ++count;
+  }
   // visit(handle, SavedVersion) for each entry, in order.
   template <class Visit> void for_each_entry(Visit&& visit) const {
     core::WireReader list(entries);
     for (std::uint64_t i = 0; i < count; ++i) {
-      const HandleId handle = list.u32();
-      visit(handle, SavedVersion::decode(list.bytes()));
+      const Entry entry = core::read<Entry>(list);
+      visit(entry.handle, core::decode<SavedVersion>(entry.store_entry));
     }
     list.expect_done();
   }
-  Bytes encode() const;
-  static RestoreData decode(const core::Message& m);
   // The checkpoint a restore is of, without decoding its entries (0 if the body is too short).
-  static std::uint32_t checkpoint_of(const core::Message& m);
+  static std::uint32_t checkpoint_of(const core::Message& m) {
+    return m.body.size() < sizeof(std::uint32_t) ? 0 : core::WireReader(m.body).u32();
+  }
 };
 
 // A restored process -> the replacement of a node that may have been replaying to it when it
@@ -160,8 +162,7 @@ struct ReplayRequest {
   static constexpr MessageType type = MessageType::replay_request;
   std::vector<std::uint64_t> keys;
 
-  Bytes encode() const;
-  static ReplayRequest decode(const core::Message& m);
+  template <class F> void fields(F& f) { f(keys); }
 };
 
 // Origin -> its replaced buddy: the full state of checkpoint R and the saves of later checkpoints
@@ -173,26 +174,24 @@ struct Reprotect {
     std::uint32_t checkpoint = 0;
     HandleId handle = 0;
     SavedVersion saved;
+    template <class F> void fields(F& f) { f(checkpoint, handle, saved); }
   };
   std::uint32_t checkpoint = 0;  // R
   std::uint64_t count = 0;
-  Bytes entries;  // per entry: its checkpoint, the handle, then the SavedVersion
+  Bytes entries;  // `count` Entry, encoded one after the other
 
-  void add(std::uint32_t entry_checkpoint, HandleId handle, const SavedVersion& saved);
+  template <class F> void fields(F& f) { f(checkpoint, count, entries); }
+
+  void add(std::uint32_t entry_checkpoint, HandleId handle, const SavedVersion& saved) {
+    core::append(entries, Entry{entry_checkpoint, handle, saved});
+    ++count;
+  }
   // visit(Entry) for each entry, in order.
   template <class Visit> void for_each_entry(Visit&& visit) const {
     core::WireReader list(entries);
-    for (std::uint64_t i = 0; i < count; ++i) {
-      Entry entry;
-      entry.checkpoint = list.u32();
-      entry.handle = list.u32();
-      entry.saved = SavedVersion::read(list);
-      visit(std::move(entry));
-    }
+    for (std::uint64_t i = 0; i < count; ++i) visit(core::read<Entry>(list));
     list.expect_done();
   }
-  Bytes encode() const;
-  static Reprotect decode(const core::Message& m);
 };
 
 // Sends a typed message: its encoding is the body (whose size counts), `payload_bytes` the data it
@@ -200,7 +199,7 @@ struct Reprotect {
 template <class TypedMessage>
 void send(core::ProtocolContext& ctx, NodeId to, const TypedMessage& message, core::Traffic traffic = core::Traffic::control,
           std::uint64_t payload_bytes = 0, std::uint32_t destination_incarnation = core::kAnyIncarnation) {
-  ctx.send_control(to, static_cast<std::uint32_t>(TypedMessage::type), message.encode(), traffic, payload_bytes,
+  ctx.send_control(to, static_cast<std::uint32_t>(TypedMessage::type), core::encode(message), traffic, payload_bytes,
                    destination_incarnation);
 }
 

@@ -86,30 +86,30 @@ void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& 
   };
   switch (static_cast<MessageType>(m.control_type)) {
     case MessageType::recovery_info:
-      recovery_.on_recovery_info(ctx, m.source, m.source_incarnation, messages::RecoveryInfo::decode(m));
+      recovery_.on_recovery_info(ctx, m.source, m.source_incarnation, core::decode<messages::RecoveryInfo>(m));
       return;
     case MessageType::info_request:
       if (coordinator_) return;
-      recovery_.on_info_request(ctx, m.source, m.source_incarnation, messages::InfoRequest::decode(m));
+      recovery_.on_info_request(ctx, m.source, m.source_incarnation, core::decode<messages::InfoRequest>(m));
       return;
     case MessageType::replay_request:
-      recovery_.on_replay_request(ctx, m.source, m.source_incarnation, messages::ReplayRequest::decode(m));
+      recovery_.on_replay_request(ctx, m.source, m.source_incarnation, core::decode<messages::ReplayRequest>(m));
       return;
     case MessageType::restart_from:
-      recovery_.on_restart_from(ctx, m.source, m.source_incarnation, messages::RestartFrom::decode(m));
+      recovery_.on_restart_from(ctx, m.source, m.source_incarnation, core::decode<messages::RestartFrom>(m));
       return;
     case MessageType::restore_data: recovery_.on_restore_data(ctx, m); return;
-    case MessageType::reprotect: keeper_.on_reprotect(ctx, m.source, messages::Reprotect::decode(m)); return;
-    case MessageType::saved_copy: keeper_.on_saved_copy(ctx, m.source, messages::SavedCopy::decode(m)); return;
-    case MessageType::ack: origin_.on_ack(ctx, m.source, checked(messages::Ack::decode(m).checkpoint)); return;
+    case MessageType::reprotect: keeper_.on_reprotect(ctx, m.source, core::decode<messages::Reprotect>(m)); return;
+    case MessageType::saved_copy: keeper_.on_saved_copy(ctx, m.source, core::decode<messages::SavedCopy>(m)); return;
+    case MessageType::ack: origin_.on_ack(ctx, m.source, checked(core::decode<messages::Ack>(m).checkpoint)); return;
     case MessageType::log_release:
-      origin_.release_log(ctx, m.source, checked(messages::LogRelease::decode(m).checkpoint));
+      origin_.release_log(ctx, m.source, checked(core::decode<messages::LogRelease>(m).checkpoint));
       return;
     case MessageType::value_entries:
-      keeper_.on_value_entries(ctx, m.source, checked(messages::ValueEntries::decode(m).checkpoint));
+      keeper_.on_value_entries(ctx, m.source, checked(core::decode<messages::ValueEntries>(m).checkpoint));
       return;
     case MessageType::validate:
-      keeper_.on_validate(ctx, m.source, checked(messages::Validate::decode(m).checkpoint));
+      keeper_.on_validate(ctx, m.source, checked(core::decode<messages::Validate>(m).checkpoint));
       return;
   }
   throw core::WireError("buddy: unknown control message type " + std::to_string(m.control_type));

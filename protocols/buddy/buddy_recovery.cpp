@@ -170,7 +170,7 @@ void BuddyRecovery::choose_checkpoint(core::ProtocolContext& ctx) {
   restart.source = source;
   restart.cause_node = recovery_.cause.node;  // the failure it recovers from (another node's, in a cascade)
   restart.alive = rollback;
-  const core::Bytes body = restart.encode();
+  const core::Bytes body = core::encode(restart);
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     if (n != ctx.node()) ctx.send_control(n, static_cast<std::uint32_t>(messages::RestartFrom::type), body);
   }
@@ -186,7 +186,7 @@ void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   }
   std::vector<std::pair<HandleId, messages::SavedVersion>> entries;
   if (choice_.checkpoint > 0) {
-    const messages::RestoreData data = messages::RestoreData::decode(m);
+    const auto data = core::decode<messages::RestoreData>(m);
     if (data.checkpoint != choice_.checkpoint) throw core::WireError("buddy: restore data of another checkpoint");
     data.for_each_entry([&](HandleId h, messages::SavedVersion saved) { entries.emplace_back(h, std::move(saved)); });
   }

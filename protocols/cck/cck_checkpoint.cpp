@@ -223,7 +223,7 @@ void CheckpointSession::maybe_ack(core::ProtocolContext& ctx) {
   ack.messages = current_.messages;
   ack.message_bytes = current_.message_bytes;
   if (!(options_.coordinator_node && *options_.coordinator_node == self_)) {
-    const std::uint64_t size = ack.encode(kAck).encoded_size() + options_.envelope;
+    const std::uint64_t size = core::encode(ack, kAck).encoded_size() + options_.envelope;
     ++ack.messages;
     ack.message_bytes += size;
   }

@@ -128,7 +128,7 @@ void Coordinator::broadcast_init(core::ProtocolContext& ctx) {
   init.round = round_.key;
   init.checkpoint = current_;
   init.valid = valid_;
-  const std::uint64_t size = init.encode(kInit).encoded_size() + options_.envelope;
+  const std::uint64_t size = core::encode(init, kInit).encoded_size() + options_.envelope;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     if (!(options_.coordinator_node && n == *options_.coordinator_node)) {  // its own node: no message
       ++checkpoint_.messages;

@@ -1,5 +1,6 @@
 #pragma once
-// CCK's control messages and their codecs (each type encodes only its own fields). Checkpoint
+// CCK's control messages: one struct for all of them, whose fields() lists each type's own fields
+// once (sim/node/codec.hpp: core::encode(control, type), core::decode<Control>(message)). Checkpoint
 // (Besseron 2006 §3.4, Figs. 3 and 4): INIT, PING, PONG, CONT, ACK. Restart (§3.5.5): RESTART,
 // PING and PONG again (the flush of step 1), GATHER (the all-gather of the communication-
 // restricted graphs, step 3), DONE.
@@ -7,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/node/codec.hpp"
 #include "sim/node/message.hpp"
 #include "sim/node/protocol.hpp"
 
@@ -33,6 +35,45 @@ inline std::uint64_t round_key(std::uint32_t sequence, std::uint32_t coordinator
 }
 inline std::uint32_t round_sequence(std::uint64_t key) { return static_cast<std::uint32_t>(key >> 32); }
 
+// GATHER's blocks, (node, Ḡ of that node encoded), on the wire as if written inline as one array:
+// its length, the count, then per block its node and the block (length-prefixed). The blocks
+// themselves travel as the message's parts (shared immutable buffers, not copies): the body holds
+// the length, the count and the nodes, and each part counts 8 + its size, so the simulated size is
+// that of the inline array, 8 + 4 + Σ(4 + 8 + |block|).
+struct GatherBlocks {
+  std::vector<std::pair<core::NodeId, core::SharedBytes>>& blocks;
+
+  static std::uint64_t length_of(std::uint64_t length, const core::SharedBytes& block) {
+    return length + 4 + 16 + block->size();
+  }
+  void write_to(core::Encoder& out) const {
+    std::uint64_t length = 4;
+    for (const auto& [node, block] : blocks) length = length_of(length, block);
+    out(length, static_cast<std::uint32_t>(blocks.size()));
+    for (const auto& [node, block] : blocks) {
+      out(node);
+      out.part(block);
+    }
+  }
+  void read_from(core::Decoder& in) {
+    std::uint64_t length = 0;
+    std::uint32_t count = 0;
+    in(length, count);
+    if (count != in.parts_left()) {
+      throw core::WireError("cck: GATHER names " + std::to_string(count) + " blocks, carries " +
+                            std::to_string(in.parts_left()));
+    }
+    std::uint64_t expected = 4;
+    blocks.resize(count);
+    for (auto& [node, block] : blocks) {
+      in(node);
+      block = in.part();
+      expected = length_of(expected, block);
+    }
+    if (length != expected) throw core::WireError("cck: GATHER's blocks do not have the length it states");
+  }
+};
+
 struct Control {
   std::uint32_t checkpoint = 0;   // INIT, PING/PONG (checkpoint), CONT, ACK; RESTART: K
   std::uint64_t round = 0;        // every type: the restart round it belongs to
@@ -45,17 +86,28 @@ struct Control {
   bool restored = false;          // DONE: it restarted from K
   std::uint32_t step = 0;         // GATHER
   std::uint64_t completed = 0;    // RESTART: the last restart round the coordinator completed
-  std::vector<std::pair<core::NodeId, std::uint32_t>> incarnations;  // RESTART: nodes past incarnation 0
+  std::vector<std::pair<core::NodeId, std::uint32_t>> incarnations{};  // RESTART: nodes past incarnation 0
   core::FailureNotice cause{};    // RESTART
-  // GATHER: the all-gather blocks it carries, (node, Ḡ of that node encoded). The blocks travel
-  // as shared immutable buffers (Message::parts), not copies: the encoding and the simulated size
-  // are those of the blocks written inline (see encode()).
-  std::vector<std::pair<core::NodeId, core::SharedBytes>> blocks;
+  // GATHER: the all-gather blocks it carries, (node, Ḡ of that node encoded), as the message's parts.
+  std::vector<std::pair<core::NodeId, core::SharedBytes>> blocks{};
 
-  // The body; GATHER's blocks are the message's parts (`parts()`), after it.
-  core::Bytes encode(std::uint32_t type) const;
-  std::vector<core::SharedBytes> parts(std::uint32_t type) const;
-  static Control decode(const core::Message& message);
+  template <class F> void fields(F& f, std::uint32_t type) {
+    f(round);
+    switch (type) {
+      case kInit: f(checkpoint, valid); break;
+      case kPing:
+      case kPong:
+        f(core::bounded(session, 2));  // checkpoint or restart
+        if (session == Session::checkpoint) f(checkpoint);
+        break;
+      case kCont: f(checkpoint); break;
+      case kAck: f(checkpoint, bytes, messages, message_bytes); break;
+      case kRestart: f(checkpoint, valid, cause, completed, incarnations); break;
+      case kGather: f(step, GatherBlocks{blocks}); break;
+      case kDone: f(tasks, messages, restored); break;
+      default: throw core::WireError("cck: unknown control message type " + std::to_string(type));
+    }
+  }
 };
 
 // Sends a control message to `to`'s incarnation `incarnation` (kAnyIncarnation: whichever holds

@@ -67,7 +67,7 @@ void CckProtocol::learn_incarnation(NodeId node, std::uint32_t incarnation) {
 }
 
 void CckProtocol::on_control(ProtocolContext& ctx, const Message& m) {
-  const Control c = Control::decode(m);
+  const Control c = core::decode<Control>(m);
   learn_incarnation(m.source, m.source_incarnation);
   for (auto [node, incarnation] : c.incarnations) learn_incarnation(node, incarnation);
   const auto type = static_cast<MessageType>(m.control_type);

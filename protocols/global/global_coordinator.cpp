@@ -120,7 +120,7 @@ void GlobalCoordinator::maybe_resume(ProtocolContext& ctx) {
 }
 
 void GlobalCoordinator::on_message(ProtocolContext& ctx, const Message& m) {
-  const Control c = Control::decode(m);
+  const Control c = core::decode<Control>(m);
   switch (m.control_type) {
     case kReady: on_ready(ctx, c); break;
     case kSaved: on_saved(ctx, c); break;

@@ -1,16 +1,16 @@
 #pragma once
 // The global protocol's control messages: one type number each and one struct for their content,
-// of which each type encodes only its own fields (sim/node/wire.hpp). The encoded bytes count in a
-// message's simulated size: change the order or width of the fields only on purpose.
+// whose fields() lists each type's own fields once (sim/node/codec.hpp). The encoded bytes count in
+// a message's simulated size: change the order or width of the fields only on purpose.
 // Who sends what, and why, is in global_protocol.hpp.
 #include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "sim/node/codec.hpp"
 #include "sim/node/message.hpp"
 #include "sim/node/protocol_context.hpp"
-#include "sim/node/wire.hpp"
 
 namespace ftsim::protocols::global_messages {
 
@@ -44,51 +44,12 @@ struct Control {
   FailureNotice cause{};                                // kRecover
   Bytes snapshot;                                       // kCheckpointData, kRestoreData
 
-  Bytes encode(std::uint32_t type) const {
-    Bytes out;
-    core::WireWriter w(out);
-    w.reserve(16);  // checkpoint, epoch, count: one allocation (and no false -Warray-bounds of GCC 12)
-    w.u32(checkpoint);
-    w.u32(epoch);
-    if (type == kSave || type == kSaved || type == kCheckpointData) w.u64(count);
-    if (type == kReady) {
-      w.u64(sent.size());
-      for (auto [node, n] : sent) {
-        w.u32(node);
-        w.u64(n);
-      }
-    }
-    if (type == kRecover) {
-      w.u32(cause.node);
-      w.u32(cause.incarnation);
-      w.u32(cause.sequence);
-    }
-    if (type == kCheckpointData || type == kRestoreData) w.bytes(snapshot);
-    return out;
-  }
-
-  // core::WireError if it does not decode: a protocol bug.
-  static Control decode(const Message& m) {
-    Control c;
-    core::WireReader r(m.body);
-    c.checkpoint = r.u32();
-    c.epoch = r.u32();
-    if (m.control_type == kSave || m.control_type == kSaved || m.control_type == kCheckpointData) c.count = r.u64();
-    if (m.control_type == kReady) {
-      c.sent.resize(r.count(12));
-      for (auto& [node, n] : c.sent) {
-        node = r.u32();
-        n = r.u64();
-      }
-    }
-    if (m.control_type == kRecover) {
-      c.cause.node = r.u32();
-      c.cause.incarnation = r.u32();
-      c.cause.sequence = r.u32();
-    }
-    if (m.control_type == kCheckpointData || m.control_type == kRestoreData) c.snapshot = r.bytes();
-    r.expect_done();
-    return c;
+  template <class F> void fields(F& f, std::uint32_t type) {
+    f(checkpoint, epoch);
+    if (type == kSave || type == kSaved || type == kCheckpointData) f(count);
+    if (type == kReady) f(sent);
+    if (type == kRecover) f(cause);
+    if (type == kCheckpointData || type == kRestoreData) f(snapshot);
   }
 };
 
@@ -101,7 +62,7 @@ inline Control with(std::uint32_t checkpoint, std::uint32_t epoch) {
 
 inline void send(core::ProtocolContext& ctx, NodeId to, std::uint32_t type, const Control& c,
                  core::Traffic traffic = core::Traffic::control, std::uint64_t payload_bytes = 0) {
-  ctx.send_control(to, type, c.encode(type), traffic, payload_bytes);
+  ctx.send_control(to, type, core::encode(c, type), traffic, payload_bytes);
 }
 
 // Where a checkpoint lives: in a buddy's store or on stable storage, by origin and id.

@@ -46,7 +46,7 @@ void GlobalProtocol::on_control(ProtocolContext& ctx, const Message& m) {
     coordinator_->on_message(ctx, m);
     return;
   }
-  const Control c = Control::decode(m);
+  const Control c = core::decode<Control>(m);
   switch (m.control_type) {
     case kRequest:
       if (c.epoch == ctx.epoch() && recovery_.holds_state()) checkpointer_.on_request(ctx, c.checkpoint);

@@ -5,94 +5,35 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "protocols/lineage/lineage_messages.hpp"
+
 namespace ftsim::protocols {
 
-using core::Bytes;
 using core::Message;
 using core::NodeId;
 using core::TaskId;
 using core::TaskStatus;
-using core::WireReader;
-using core::WireWriter;
 using graphs::Access;
 using graphs::HandleId;
 using graphs::Version;
 
+namespace messages = lineage_messages;
+using messages::kApplied;
+using messages::kGo;
+using messages::kInventory;
+using messages::kInventoryRequest;
+using messages::kPlan;
+using messages::kNeverRan;
+using messages::kRecomputed;
+using messages::kTaskDone;
+using messages::kToRunAgain;
+using messages::Plan;
+using messages::Send;
+
 namespace {
 
-enum MessageType : std::uint32_t {
-  kInventoryRequest = 1,  // coordinator -> node: report your state for round r
-  kInventory,             // node -> coordinator: task states and versions held
-  kPlan,                  // coordinator -> node: what to re-execute, re-send, reload
-  kApplied,               // node -> coordinator: plan r applied (its re-executions counted)
-  kGo,                    // coordinator -> nodes: every node applied plan r: re-send
-  kRecomputed,            // node -> coordinator: the re-executions of round r have run
-};
-
-enum TaskState : std::uint8_t { kNeverRan = 0, kTaskDone = 1, kToRunAgain = 2 };
-
-// A recovery re-send: version (handle, version) to node `to`.
-struct Send {
-  HandleId handle;
-  Version version;
-  NodeId to;
-};
-
-// A node's part of a recovery plan.
-struct Plan {
-  std::uint32_t round = 0;
-  bool replacement = false;            // the node is a replacement: tasks not listed count as done
-  std::vector<TaskId> run;             // tasks to (re-)execute
-  std::vector<Send> sends;             // versions to send once held
-  std::vector<HandleId> reloads;       // initial values to read again
-
-  Bytes encode() const {
-    Bytes out;
-    WireWriter w(out);
-    w.u32(round);
-    w.u8(replacement ? 1 : 0);
-    w.u64(run.size());
-    for (TaskId t : run) w.u32(t);
-    w.u64(sends.size());
-    for (const Send& s : sends) {
-      w.u32(s.handle);
-      w.u32(s.version);
-      w.u32(s.to);
-    }
-    w.u64(reloads.size());
-    for (HandleId h : reloads) w.u32(h);
-    return out;
-  }
-  static Plan decode(const Bytes& body) {
-    Plan p;
-    WireReader r(body);
-    p.round = r.u32();
-    p.replacement = r.u8() != 0;
-    p.run.resize(r.count(4));
-    for (TaskId& t : p.run) t = r.u32();
-    p.sends.resize(r.count(12));
-    for (Send& s : p.sends) {
-      s.handle = r.u32();
-      s.version = r.u32();
-      s.to = r.u32();
-    }
-    p.reloads.resize(r.count(4));
-    for (HandleId& h : p.reloads) h = r.u32();
-    r.expect_done();
-    return p;
-  }
-};
-
-Bytes round_message(std::uint32_t round) {
-  Bytes out;
-  WireWriter(out).u32(round);
-  return out;
-}
-std::uint32_t round_of(const Message& m) {
-  WireReader r(m.body);
-  return r.u32();
-}
-
+core::Bytes round_message(std::uint32_t round) { return core::encode(messages::Round{round}); }
+std::uint32_t round_of(const Message& m) { return core::decode<messages::Round>(m).round; }
 
 }  // namespace
 
@@ -123,16 +64,14 @@ void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t
   release_inventory_pins(ctx);
   inventory_round_ = std::max(inventory_round_, round);
   core::ProtocolRuntime runtime = ctx.runtime();
-  Bytes out;
-  WireWriter w(out);
-  w.u32(round);
-  w.u8(fresh_ ? 1 : 0);
+  messages::Inventory report;
+  report.round = round;
+  report.fresh = fresh_;
   if (!fresh_) {
     const auto local = ctx.index().tasks_of(ctx.node());
-    w.u64(local.size());
     for (TaskId t : local) {
       const bool done = runtime.status(t) == TaskStatus::done;
-      w.u8(done ? kTaskDone : runtime.executed_once(t) ? kToRunAgain : kNeverRan);
+      report.state.push_back(done ? kTaskDone : runtime.executed_once(t) ? kToRunAgain : kNeverRan);
     }
     // Versions that re-executions still to run will produce: the planner counts on them too, and a
     // later re-execution could overwrite one before the plan arrives. Kept when produced.
@@ -142,16 +81,14 @@ void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t
         if (graphs::writes(a.mode)) keep_outputs_.insert(core::VersionStore::key(a.handle, a.version));
       }
     }
-    const core::NodeInventory inventory = runtime.inventory();
-    w.u64(inventory.held.size());
-    for (std::uint64_t key : inventory.held) {
-      w.u64(key);
+    report.held = runtime.inventory().held;
+    for (std::uint64_t key : report.held) {
       // Kept until the plan arrives: the planner counts on it.
       runtime.pin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
       inventory_pins_.push_back(key);
     }
   }
-  ctx.send_control(ctx.coordinator(), kInventory, std::move(out));
+  ctx.send_control(ctx.coordinator(), kInventory, core::encode(report));
 }
 
 void LineageProtocol::release_inventory_pins(core::ProtocolContext& ctx) {
@@ -163,7 +100,7 @@ void LineageProtocol::release_inventory_pins(core::ProtocolContext& ctx) {
 }
 
 void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
-  const Plan plan = Plan::decode(m.body);
+  const Plan plan = core::decode<Plan>(m);
   if (plan.round < plan_round_) return;  // superseded
   if (fresh_ && !plan.replacement) return;  // a plan made before the planner knew this node failed
   plan_round_ = plan.round;
@@ -279,21 +216,17 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
   }
   switch (m.control_type) {
     case kInventory: {
-      WireReader r(m.body);
-      const std::uint32_t round = r.u32();
-      if (!gathering_ || round != round_ || inventories_[m.source].received) return;
+      auto report = core::decode<messages::Inventory>(m);
+      if (!gathering_ || report.round != round_ || inventories_[m.source].received) return;
       Inventory& inventory = inventories_[m.source];
       inventory.received = true;
-      inventory.fresh = r.u8() != 0;
+      inventory.fresh = report.fresh;
       if (inventory.fresh) {
         failed_[m.source] = 1;  // a replacement the planner has not heard of yet
       } else {
-        inventory.state.resize(r.count(1));
-        for (auto& s : inventory.state) s = r.u8();
-        inventory.held.resize(r.count(8));
-        for (auto& key : inventory.held) key = r.u64();
+        inventory.state = std::move(report.state);
+        inventory.held = std::move(report.held);
       }
-      r.expect_done();
       if (--waiting_ == 0) plan(ctx);
       break;
     }
@@ -476,7 +409,7 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     plans[d].round = round_;
     plans[d].replacement = failed_[d] != 0;
     std::sort(plans[d].run.begin(), plans[d].run.end());
-    ctx.send_control(d, kPlan, plans[d].encode());
+    ctx.send_control(d, kPlan, core::encode(plans[d]));
   }
   std::fill(failed_.begin(), failed_.end(), 0);
 }

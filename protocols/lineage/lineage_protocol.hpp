@@ -14,7 +14,7 @@
 //     have, GO: only then are versions re-sent (one arriving before its receiver marked its
 //     readers again would be dropped). A node answers DONE once the re-executions it was given
 //     have run. The failure is recovered when every node is DONE.
-// Survivors keep computing throughout.
+// Survivors keep computing throughout. The messages and their fields: lineage_messages.hpp.
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sim/node/codec.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
@@ -45,7 +46,7 @@ public:
   }
 
   void on_control(core::ProtocolContext& ctx, const core::Message& m) override {
-    const core::FailureNotice notice = decode(m);
+    const auto notice = core::decode<core::FailureNotice>(m);
     if (notice.sequence < ctx.epoch()) return;  // from a recovery that a newer one replaced
     switch (m.control_type) {
       case kRecover: {  // node: back to the input
@@ -85,23 +86,10 @@ public:
 private:
   enum Type : std::uint32_t { kRecover = 1, kRestored, kResume };
 
-  // Every message of this protocol carries the notice of the failure it is about.
+  // Every message of this protocol carries the notice of the failure it is about (its fields:
+  // sim/node/codec.hpp).
   static void send(core::ProtocolContext& ctx, core::NodeId to, Type type, const core::FailureNotice& n) {
-    core::Bytes body;
-    core::WireWriter out(body);
-    out.u32(n.node);
-    out.u32(n.incarnation);
-    out.u32(n.sequence);
-    ctx.send_control(to, type, std::move(body));
-  }
-  static core::FailureNotice decode(const core::Message& m) {
-    core::WireReader in(m.body);
-    core::FailureNotice n;
-    n.node = in.u32();
-    n.incarnation = in.u32();
-    n.sequence = in.u32();
-    in.expect_done();
-    return n;
+    ctx.send_control(to, type, core::encode(n));
   }
 
   bool coordinator_;

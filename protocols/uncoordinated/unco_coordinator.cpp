@@ -55,19 +55,19 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
   using namespace messages;
   switch (m.control_type) {
     case kCheckpointed: {
-      const Checkpointed c = Checkpointed::decode(m.body);
+      const Checkpointed c = core::decode<Checkpointed>(m);
       latest_[m.source] = c.checkpoint;
       set_epoch(m.source, c.epoch);
       maybe_raise_floor(ctx);
       break;
     }
     case kReport: {
-      const Report report = Report::decode(m.body);
+      const Report report = core::decode<Report>(m);
       if (report.round == round_ && stage_ == Stage::gathering) on_report(ctx, m.source, report);
       break;
     }
     case kNotification: {
-      const Notification n = Notification::decode(m.body);
+      const Notification n = core::decode<Notification>(m);
       if (n.round != round_ || stage_ != Stage::notifying) break;
       notified_[m.source] = 1;
       set_epoch(m.source, n.epoch);
@@ -79,7 +79,7 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
       break;
     }
     case kNoOrphanPhase: {
-      const NoOrphanPhase n = NoOrphanPhase::decode(m.body);
+      const NoOrphanPhase n = core::decode<NoOrphanPhase>(m);
       if (n.round != round_) break;
       auto it = orphan_phases_.find(n.phase);
       if (it != orphan_phases_.end() && --it->second == 0) orphan_phases_.erase(it);
@@ -91,7 +91,7 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
 }
 
 void Coordinator::on_report(core::ProtocolContext& ctx, core::NodeId from, const messages::Report& report) {
-  ctx.counters().add(kReportBytes, report.encode().size());
+  ctx.counters().add(kReportBytes, core::encode(report).size());
   reports_[from] = report;
   for (const auto& r : reports_) {
     if (!r) return;  // Fig. 4 l. 9: wait until the dependency table is complete

@@ -1,6 +1,7 @@
 #pragma once
 // The control messages of the uncoordinated protocol (Guermouche 2011, Figs. 3 and 4), one typed
-// struct each with encode() and decode(); the field order and widths are the simulated sizes.
+// struct each whose fields() lists its fields once (sim/node/codec.hpp: core::encode,
+// core::decode<T>); the field order and widths are the simulated sizes. Lists have u32 counts.
 //   application process -> application process: ACK (Fig. 3 l. 27), LISTS and LISTS_ACK (the
 //     orphans a process keeps from a rolled-back one, so that it does not send them again, and
 //     the versions it lacks after a rollback), ORPHAN_SENT (an orphan the sender did not send
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/node/codec.hpp"
 #include "sim/node/protocol_context.hpp"
 
 namespace ftsim::protocols::uncoordinated::messages {
@@ -46,29 +48,25 @@ struct Ack {  // the receiver got (h, v) sent at `date` in its epoch `epoch` (`d
   std::uint64_t version = 0;
   std::uint32_t date = 0, epoch = 0;
   bool duplicate = false;
-  Bytes encode() const;
-  static Ack decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(version, date, epoch, duplicate); }
 };
 
 struct Checkpointed {
   static constexpr Type type = kCheckpointed;
   std::uint32_t checkpoint = 0, epoch = 0;
-  Bytes encode() const;
-  static Checkpointed decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(checkpoint, epoch); }
 };
 
 struct Floor {
   static constexpr Type type = kFloor;
   std::uint32_t epoch = 0;
-  Bytes encode() const;
-  static Floor decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(epoch); }
 };
 
 struct Round {  // round `round` of recovery: stop and report; `latest`: the addressee's last checkpoint known
   static constexpr Type type = kRound;
   std::uint32_t round = 0, latest = 0;
-  Bytes encode() const;
-  static Round decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(round, latest); }
 };
 
 // One rollback dependency, reported by the process it would roll back (the target): if process
@@ -79,6 +77,7 @@ struct Round {  // round `round` of recovery: stop and report; `latest`: the add
 struct Dependency {
   NodeId trigger = 0;
   std::uint32_t threshold = 0, epoch = 0;
+  template <class F> void fields(F& f) { f(trigger, threshold, epoch); }
 };
 
 struct Report {
@@ -88,16 +87,16 @@ struct Report {
   std::uint32_t epoch = 0, first_epoch = 1;
   std::vector<std::uint32_t> epoch_dates;  // its date at the beginning of each epoch from first_epoch
   std::vector<Dependency> dependencies;
-  Bytes encode() const;
-  static Report decode(const Bytes& body);
+  template <class F> void fields(F& f) {
+    f(round, incarnation, restart_epoch, epoch, first_epoch, core::count32(epoch_dates), core::count32(dependencies));
+  }
 };
 
 struct Line {  // RL: per process its restart epoch (kNoEpoch: keeps its state) and the date then
   static constexpr Type type = kLine;
   std::uint32_t round = 0;
   std::vector<std::uint32_t> epochs, dates;
-  Bytes encode() const;
-  static Line decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(round, core::count32(epochs), core::count32(dates)); }
 };
 
 struct Lists {
@@ -106,19 +105,18 @@ struct Lists {
     std::uint64_t version;
     std::uint32_t epoch;  // the epoch the sender of LISTS received it in
     std::uint32_t phase;  // the phase it was sent in
+    template <class F> void fields(F& f) { f(version, epoch, phase); }
   };
   std::uint32_t round = 0;
   std::vector<Orphan> orphans;         // received from the addressee, sent after its restart point, kept
   std::vector<std::uint64_t> needed;   // versions the sender of LISTS lacks and the addressee sends it
-  Bytes encode() const;
-  static Lists decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(round, core::count32(orphans), core::count32(needed)); }
 };
 
 struct ListsAck {
   static constexpr Type type = kListsAck;
   std::uint32_t round = 0;
-  Bytes encode() const;
-  static ListsAck decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(round); }
 };
 
 struct Notification {  // Fig. 3 l. 68: (Orphan, Status, Phase, OrphPhases); LogPhases: see READY
@@ -127,34 +125,30 @@ struct Notification {  // Fig. 3 l. 68: (Orphan, Status, Phase, OrphPhases); Log
   bool rolled_back = false;
   std::uint32_t phase = 0, epoch = 0;
   std::vector<std::uint32_t> orphan_phases;
-  Bytes encode() const;
-  static Notification decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(round, rolled_back, phase, epoch, core::count32(orphan_phases)); }
 };
 
 struct OrphanSent {
   static constexpr Type type = kOrphanSent;
   std::uint64_t version = 0;
-  Bytes encode() const;
-  static OrphanSent decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(version); }
 };
 
 struct NoOrphanPhase {
   static constexpr Type type = kNoOrphanPhase;
   std::uint32_t round = 0, phase = 0;
-  Bytes encode() const;
-  static NoOrphanPhase decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(round, phase); }
 };
 
 struct Ready {  // ReadyPhase for every phase <= `phase` (kNoEpoch: every phase, the recovery is over)
   static constexpr Type type = kReady;
   std::uint32_t round = 0, phase = 0;
-  Bytes encode() const;
-  static Ready decode(const Bytes& body);
+  template <class F> void fields(F& f) { f(round, phase); }
 };
 
 template <class M>
 void send(core::ProtocolContext& ctx, NodeId to, const M& message, std::uint32_t incarnation = core::kAnyIncarnation) {
-  ctx.send_control(to, M::type, message.encode(), core::Traffic::control, 0, incarnation);
+  ctx.send_control(to, M::type, core::encode(message), core::Traffic::control, 0, incarnation);
 }
 
 }  // namespace ftsim::protocols::uncoordinated::messages

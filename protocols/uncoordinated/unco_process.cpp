@@ -32,18 +32,18 @@ void Process::on_control(core::ProtocolContext& ctx, const core::Message& m) {
   switch (m.control_type) {
     case kAck:
       if (recovery_.under_way()) {
-        log_.hold_ack(m.source, Ack::decode(m.body));
-      } else if (log_.on_ack(ctx, m.source, Ack::decode(m.body))) {
+        log_.hold_ack(m.source, core::decode<Ack>(m));
+      } else if (log_.on_ack(ctx, m.source, core::decode<Ack>(m))) {
         checkpointer_.acknowledged(ctx);
       }
       break;
-    case kFloor: on_floor(ctx, Floor::decode(m.body).epoch); break;
-    case kRound: recovery_.on_round(ctx, Round::decode(m.body)); break;
-    case kLine: recovery_.on_line(ctx, Line::decode(m.body)); break;
-    case kLists: recovery_.on_lists(ctx, m.source, Lists::decode(m.body)); break;
-    case kListsAck: replays_.on_lists_ack(ctx, ListsAck::decode(m.body), recovery_.round()); break;
-    case kReady: recovery_.on_ready(ctx, Ready::decode(m.body)); break;
-    case kOrphanSent: replays_.orphan_replayed(ctx, m.source, OrphanSent::decode(m.body).version, recovery_.round()); break;
+    case kFloor: on_floor(ctx, core::decode<Floor>(m).epoch); break;
+    case kRound: recovery_.on_round(ctx, core::decode<Round>(m)); break;
+    case kLine: recovery_.on_line(ctx, core::decode<Line>(m)); break;
+    case kLists: recovery_.on_lists(ctx, m.source, core::decode<Lists>(m)); break;
+    case kListsAck: replays_.on_lists_ack(ctx, core::decode<ListsAck>(m), recovery_.round()); break;
+    case kReady: recovery_.on_ready(ctx, core::decode<Ready>(m)); break;
+    case kOrphanSent: replays_.orphan_replayed(ctx, m.source, core::decode<OrphanSent>(m).version, recovery_.round()); break;
     default: break;
   }
 }

@@ -65,15 +65,11 @@ double time_kernel(const graphs::TaskGraph& graph, const kernels::KernelSet& set
 // content inline, sent by the transport, polled for as a rank's main loop polls (backing off from
 // 20 to 200 us while nothing arrives, rank_process.cpp), decoded.
 void send_message(Transport& transport, int to, const core::ContentRef& content) {
-  core::Message m;
-  m.is_data = true;
-  m.content = content;
-  m.bytes = content->size();
-  core::Bytes packet = packet_of(PacketKind::host_message);
-  packet.reserve(128 + content->size());
-  core::WireWriter out(packet);
-  encode_message(out, m);
-  transport.send(to, std::move(packet));
+  HostMessage outgoing;
+  outgoing.message.is_data = true;
+  outgoing.message.content = content;
+  outgoing.message.bytes = content->size();
+  transport.send(to, encode_packet(outgoing, 128 + content->size()));
 }
 
 core::Message receive_message(Transport& transport) {
@@ -85,9 +81,8 @@ core::Message receive_message(Transport& transport) {
     if (transport.receive(from, packet)) break;
     std::this_thread::sleep_for(std::chrono::microseconds(std::min<std::uint32_t>(20u << std::min(idle, 4u), 200)));
   }
-  core::WireReader in(packet);
-  in.u8();  // the packet kind
-  return decode_message(in);
+  core::WireReader in(packet.data() + 1, packet.size() - 1);  // after the packet kind
+  return read_packet<HostMessage>(in).message;
 }
 
 // Half the median round trip of a `bytes` data message between ranks 0 and 1 (the others wait),

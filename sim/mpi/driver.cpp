@@ -7,9 +7,7 @@
 
 namespace ftsim::mpi {
 
-using core::Bytes;
 using core::WireReader;
-using core::WireWriter;
 
 namespace {
 
@@ -58,12 +56,9 @@ void Driver::inject(NodeId node, double downtime) {
   record.node = node;
   up_[node] = false;
   const std::uint32_t failed = incarnation_[node]++;
-  Bytes packet = packet_of(PacketKind::fail);
-  WireWriter out(packet);
-  out.u32(failed);
-  out.u64(ledger_.next_index());
+  const Fail fail{failed, ledger_.next_index()};
   ledger_.add(node, failed, record);
-  local_.send_packet(static_cast<int>(node), std::move(packet));
+  local_.send_packet(static_cast<int>(node), encode_packet(fail));
   timers_.add(now + spec_.config.failures.detection, {Action::Kind::detect, node, failed});
   ++pending_actions_;
   replacement_scheduled_[node] = spares_.take();
@@ -84,12 +79,7 @@ void Driver::notify(NodeId node, std::uint32_t incarnation) {
   ++detections_;
   for (NodeId n = 0; n <= nodes(); ++n) {
     if (n < nodes() && !up_[n]) continue;
-    Bytes packet = packet_of(PacketKind::notice);
-    WireWriter out(packet);
-    out.u32(node);
-    out.u32(incarnation);
-    out.u32(detections_);
-    local_.send_packet(static_cast<int>(n), std::move(packet));
+    local_.send_packet(static_cast<int>(n), encode_packet(Notice{{node, incarnation, detections_}}));
   }
 }
 
@@ -98,11 +88,7 @@ void Driver::replace(NodeId node) {
   up_[node] = true;
   replacement_scheduled_[node] = false;
   if (core::FailureRecord* r = ledger_.find(node, incarnation_[node] - 1)) r->replaced_at = local_.clock();
-  Bytes packet = packet_of(PacketKind::replace);
-  WireWriter out(packet);
-  out.u32(incarnation_[node]);
-  out.u32(detections_);
-  local_.send_packet(static_cast<int>(node), std::move(packet));
+  local_.send_packet(static_cast<int>(node), encode_packet(Replace{incarnation_[node], detections_}));
   if (spec_.inject_failures) {
     if (auto next = schedule_.next_after(node, local_.clock())) timers_.add(*next, {Action::Kind::inject, node, 0});
   }
@@ -112,83 +98,47 @@ void Driver::replace(NodeId node) {
 
 void Driver::handle(int from, PacketKind kind, WireReader& in) {
   switch (kind) {
-    case PacketKind::storage_write:
+    case PacketKind::storage_write: {
+      StorageWrite write = read_packet<StorageWrite>(in);
+      storage_.put(write.server, write.key, {std::move(write.content), write.bytes});
+      local_.send_packet(from, encode_packet(StorageDone{write.incarnation, write.token, false, true, write.bytes, {}}));
+      return;
+    }
     case PacketKind::storage_read: {
-      const std::uint32_t incarnation = in.u32();
-      const std::uint32_t server = in.u32();
-      const std::uint64_t key = in.u64();
-      const bool write = kind == PacketKind::storage_write;
-      std::uint64_t bytes = 0;
-      Bytes content;
-      if (write) bytes = in.u64();
-      const std::uint64_t token = in.u64();
-      bool found = true;
-      if (write) {
-        storage_.put(server, key, {in.bytes(), bytes});
-      } else {
-        const core::StableStorage::Object* object = storage_.find(server, key);
-        found = object != nullptr;
-        bytes = storage_.answer_bytes(server, key);  // a "not found" answer is a tiny message
-        if (found) content = object->content;
-      }
-      Bytes answer = packet_of(PacketKind::storage_done);
-      WireWriter out(answer);
-      out.u32(incarnation);
-      out.u64(token);
-      out.u8(write ? 0 : 1);
-      out.u8(found ? 1 : 0);
-      out.u64(bytes);
-      out.bytes(content);
-      local_.send_packet(from, std::move(answer));
+      const StorageRead read = read_packet<StorageRead>(in);
+      const core::StableStorage::Object* object = storage_.find(read.server, read.key);
+      StorageDone answer{read.incarnation, read.token, true, object != nullptr, 0, {}};
+      answer.bytes = storage_.answer_bytes(read.server, read.key);  // a "not found" answer is a tiny message
+      if (object) answer.content = object->content;
+      local_.send_packet(from, encode_packet(answer));
       return;
     }
     case PacketKind::storage_erase: {
-      const std::uint32_t server = in.u32();
-      storage_.erase(server, in.u64());
+      const StorageErase erase = read_packet<StorageErase>(in);
+      storage_.erase(erase.server, erase.key);
       return;
     }
     case PacketKind::status: {
-      const std::uint64_t round = in.u64();
-      RankStatus s;
-      s.finished = in.u8() != 0;
-      s.sent = in.u64();
-      s.received = in.u64();
-      s.busy = in.u64();
-      s.remaining = in.u64();
-      s.last_completion = in.f64();
-      if (round != round_ || !round_open_ || from < 0 || NodeId(from) >= nodes()) return;
-      statuses_[static_cast<std::size_t>(from)] = s;
+      const Status s = read_packet<Status>(in);
+      if (s.round != round_ || !round_open_ || from < 0 || NodeId(from) >= nodes()) return;
+      statuses_[static_cast<std::size_t>(from)] = s.status;
       if (++replies_ == nodes()) close_round();
       return;
     }
     case PacketKind::failure_effect: {
-      const NodeId node = in.u32();
-      const std::uint32_t incarnation = in.u32();
-      const core::FailureEffect e = decode_effect(in);
-      if (core::FailureRecord* r = ledger_.find(node, incarnation)) core::add_effect(*r, e);
+      const FailureEffectReport e = read_packet<FailureEffectReport>(in);
+      if (core::FailureRecord* r = ledger_.find(e.failure.node, e.failure.incarnation)) core::add_effect(*r, e.effect);
       return;
     }
     case PacketKind::recovered: {
-      const NodeId node = in.u32();
-      ledger_.recovered(node, in.u32(), local_.clock());
+      const Recovered r = read_packet<Recovered>(in);
+      ledger_.recovered(r.failure.node, r.failure.incarnation, local_.clock());
       return;
     }
-    case PacketKind::checkpoint: {
-      core::CheckpointRecord c;
-      c.id = in.u32();
-      c.process = static_cast<std::int64_t>(in.u64());
-      c.started = in.f64();
-      c.saved = in.f64();
-      c.committed = in.f64();
-      c.bytes = in.u64();
-      c.aborted = in.u8() != 0;
-      c.partial = in.u8() != 0;
-      core::update_checkpoints(metrics_, c);
-      return;
-    }
-    case PacketKind::fail_run: finish(false, decode_string(in)); return;
-    case PacketKind::task_count: inject(in.u32(), spec_.config.failures.downtime); return;
-    case PacketKind::results: add_results(static_cast<NodeId>(from), in); return;
+    case PacketKind::checkpoint: core::update_checkpoints(metrics_, read_packet<Checkpoint>(in).record); return;
+    case PacketKind::fail_run: finish(false, read_packet<FailRun>(in).reason); return;
+    case PacketKind::task_count: inject(read_packet<TaskCount>(in).node, spec_.config.failures.downtime); return;
+    case PacketKind::results: add_results(static_cast<NodeId>(from), read_packet<Results>(in)); return;
     default: throw std::runtime_error("driver: unexpected packet kind " + std::to_string(int(kind)));
   }
 }
@@ -226,12 +176,7 @@ void Driver::open_round() {
   round_open_ = true;
   replies_ = 0;
   round_opened_at_ = local_.clock();
-  for (NodeId n = 0; n < nodes(); ++n) {
-    Bytes packet = packet_of(PacketKind::status_query);
-    WireWriter out(packet);
-    out.u64(round_);
-    local_.send_packet(static_cast<int>(n), std::move(packet));
-  }
+  for (NodeId n = 0; n < nodes(); ++n) local_.send_packet(static_cast<int>(n), encode_packet(StatusQuery{round_}));
 }
 
 void Driver::close_round() {
@@ -286,37 +231,26 @@ void Driver::finish(bool complete, const std::string& reason) {
   if (!complete) end_time_ = local_.clock();
   metrics_.makespan = end_time_;
   gather_started_ = local_.clock();
-  for (NodeId n = 0; n < nodes(); ++n) local_.send_packet(static_cast<int>(n), packet_of(PacketKind::finish));
-  Bytes own = local_.results();
-  WireReader in(own.data() + 1, own.size() - 1);
-  add_results(nodes(), in);
+  for (NodeId n = 0; n < nodes(); ++n) local_.send_packet(static_cast<int>(n), encode_packet(Finish{}));
+  add_results(nodes(), local_.results());
 }
 
-void Driver::add_results(NodeId process, WireReader& in) {
-  const NodeId reported = in.u32();
-  if (reported != process || process > nodes()) throw std::runtime_error("driver: results from an unexpected rank");
-  process_metrics_[process] = decode_metrics(in);
-  in.f64();  // last completion (already in the statuses)
-  const std::uint64_t effects = in.u64();
-  for (std::uint64_t i = 0; i < effects; ++i) {
-    const std::uint64_t failure = in.u64();
-    const core::FailureEffect e = decode_effect(in);
-    if (failure < metrics_.failures.size()) core::add_effect(metrics_.failures[failure], e);
+void Driver::add_results(NodeId process, Results results) {
+  if (results.process != process || process > nodes()) throw std::runtime_error("driver: results from an unexpected rank");
+  process_metrics_[process] = std::move(results.metrics);
+  // (its last completion is already in the statuses)
+  for (const auto& [failure, effect] : results.effects) {
+    if (failure < metrics_.failures.size()) core::add_effect(metrics_.failures[failure], effect);
   }
-  const std::string stall = decode_string(in);
-  if (!stall.empty() && !metrics_.complete) metrics_.stall_report.push_back(stall);
-  for (std::uint64_t i = 0, n = in.u64(); i < n; ++i) {
-    std::string line = decode_string(in);
+  if (!results.stall.empty() && !metrics_.complete) metrics_.stall_report.push_back(std::move(results.stall));
+  for (std::string& line : results.missing) {
     if (missing_count_++ < 20) missing_.push_back(std::move(line));
   }
-  for (std::uint64_t i = 0, n = in.u64(); i < n; ++i) {
-    std::string line = decode_string(in);
+  for (std::string& line : results.wrong) {
     if (wrong_count_++ < 20) wrong_.push_back(std::move(line));
   }
   result_.finals.resize(spec_.graph.handle_count());
-  for (std::uint64_t i = 0, n = in.u64(); i < n; ++i) {
-    const graphs::HandleId h = in.u32();
-    core::ContentRef content = in.content();
+  for (const auto& [h, content] : results.finals) {
     if (h < result_.finals.size() && content) result_.finals[h] = *content;
   }
   if (--results_missing_ > 0) return;

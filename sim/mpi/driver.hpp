@@ -50,7 +50,7 @@ private:
   void open_round();
   void close_round();
   void finish(bool complete, const std::string& reason);
-  void add_results(NodeId process, core::WireReader& in);
+  void add_results(NodeId process, Results results);
   void report_progress();
 
   const MpiRunSpec& spec_;

@@ -13,7 +13,6 @@ namespace ftsim::mpi {
 
 using core::Bytes;
 using core::WireReader;
-using core::WireWriter;
 
 RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
     : spec_(spec),
@@ -168,59 +167,40 @@ void RankProcess::handle(int from, const Bytes& packet) {
   if (counted(kind)) ++received_;
   WireReader in(packet.data() + 1, packet.size() - 1);
   switch (kind) {
-    case PacketKind::host_message: on_host_message(decode_message(in)); return;
+    case PacketKind::host_message: on_host_message(std::move(read_packet<HostMessage>(in).message)); return;
     case PacketKind::fail: {
-      const std::uint32_t incarnation = in.u32();
-      fail(incarnation, in.u64());
+      const Fail f = read_packet<Fail>(in);
+      fail(f.incarnation, f.failure);
       return;
     }
     case PacketKind::notice: {
-      core::FailureNotice notice;
-      notice.node = in.u32();
-      notice.incarnation = in.u32();
-      notice.sequence = in.u32();
-      if (host()) host()->on_failure_notice(notice);
+      const Notice n = read_packet<Notice>(in);
+      if (host()) host()->on_failure_notice(n.notice);
       return;
     }
     case PacketKind::replace: {
-      const std::uint32_t incarnation = in.u32();
-      replace(incarnation, in.u32());
+      const Replace r = read_packet<Replace>(in);
+      replace(r.incarnation, r.sequence);
       return;
     }
     case PacketKind::storage_done: {
-      const std::uint32_t requester = in.u32();  // its incarnation
-      const std::uint64_t token = in.u64();
-      const bool read = in.u8() != 0;
-      const bool found = in.u8() != 0;
-      const std::uint64_t bytes = in.u64();
-      const Bytes content = in.bytes();
-      if (!host() || requester != incarnation()) return;  // the requester died meanwhile
-      if (read && is_node()) {
+      const StorageDone done = read_packet<StorageDone>(in);
+      if (!host() || done.incarnation != incarnation()) return;  // the requester died meanwhile
+      if (done.read && is_node()) {
         // The server's answer, on the reader's account (as the simulation counts it).
         ++metrics_.messages_sent[static_cast<std::size_t>(core::Traffic::restore)];
-        metrics_.bytes_sent[static_cast<std::size_t>(core::Traffic::restore)] += bytes;
+        metrics_.bytes_sent[static_cast<std::size_t>(core::Traffic::restore)] += done.bytes;
       }
-      host()->on_storage_done(token, read && found ? &content : nullptr);
+      host()->on_storage_done(done.token, done.read && done.found ? &done.content : nullptr);
       return;
     }
-    case PacketKind::status_query: {
-      const std::uint64_t round = in.u64();
-      const RankStatus s = status();
-      Bytes reply = packet_of(PacketKind::status);
-      WireWriter out(reply);
-      out.u64(round);
-      out.u8(s.finished ? 1 : 0);
-      out.u64(s.sent);
-      out.u64(s.received);
-      out.u64(s.busy);
-      out.u64(s.remaining);
-      out.f64(s.last_completion);
-      to_driver(std::move(reply));
+    case PacketKind::status_query:
+      to_driver(encode_packet(Status{read_packet<StatusQuery>(in).round, status()}));
       return;
-    }
     case PacketKind::finish:
+      read_packet<Finish>(in);
       finishing_ = true;
-      to_driver(results());
+      to_driver(encode_packet(results()));
       return;
     default:
       if (!driver_) throw std::runtime_error("rank " + std::to_string(transport_.rank()) + ": a driver packet from rank " +
@@ -246,13 +226,12 @@ RankStatus RankProcess::status() const {
 void RankProcess::send(core::Message m) {
   const std::uint64_t token = next_token_++;
   const int to = static_cast<int>(m.destination);
-  Bytes packet = packet_of(PacketKind::host_message);
-  std::size_t parts = 0;
-  for (const core::SharedBytes& part : m.parts) parts += 16 + part->size();
-  packet.reserve(128 + m.body.size() + parts + (m.content ? m.content->size() : 0));
-  WireWriter out(packet);
-  encode_message(out, m);
+  std::size_t size = 128 + m.body.size() + (m.content ? m.content->size() : 0);
+  for (const core::SharedBytes& part : m.parts) size += 16 + part->size();
+  HostMessage outgoing{std::move(m)};
+  Bytes packet = encode_packet(outgoing, size);
   // What released() needs: not the body nor the content.
+  m = std::move(outgoing.message);
   m.body = Bytes{};
   m.parts.clear();
   m.content.reset();
@@ -388,10 +367,7 @@ bool RankProcess::observe_execution(TaskId task) {
     for (const config::FailureEvent& failure : spec_.config.failures.events) {
       if (failure.node != process_ || failure.after_tasks != observer_->executions()) continue;
       // The observer's part of the rank tells the driver, which injects the failure as any other.
-      Bytes packet = packet_of(PacketKind::task_count);
-      WireWriter out(packet);
-      out.u32(process_);
-      to_driver(std::move(packet));
+      to_driver(encode_packet(TaskCount{process_}));
     }
   }
   return execution.again;
@@ -410,35 +386,17 @@ bool RankProcess::storage_missing() {
 void RankProcess::storage_write(NodeId, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                                 std::uint64_t token) {
   if (storage_missing()) return;
-  Bytes packet = packet_of(PacketKind::storage_write);
-  WireWriter out(packet);
-  out.u32(incarnation());
-  out.u32(server % storage_servers());
-  out.u64(key);
-  out.u64(bytes);
-  out.u64(token);
-  out.bytes(content);
-  to_driver(std::move(packet));
+  to_driver(encode_packet(StorageWrite{incarnation(), server % storage_servers(), key, bytes, token, std::move(content)}));
 }
 
 void RankProcess::storage_read(NodeId, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
   if (storage_missing()) return;
-  Bytes packet = packet_of(PacketKind::storage_read);
-  WireWriter out(packet);
-  out.u32(incarnation());
-  out.u32(server % storage_servers());
-  out.u64(key);
-  out.u64(token);
-  to_driver(std::move(packet));
+  to_driver(encode_packet(StorageRead{incarnation(), server % storage_servers(), key, token}));
 }
 
 void RankProcess::storage_erase(std::uint32_t server, std::uint64_t key) {
   if (storage_servers() == 0) return;
-  Bytes packet = packet_of(PacketKind::storage_erase);
-  WireWriter out(packet);
-  out.u32(server % storage_servers());
-  out.u64(key);
-  to_driver(std::move(packet));
+  to_driver(encode_packet(StorageErase{server % storage_servers(), key}));
 }
 
 std::uint64_t RankProcess::set_timer(NodeId, double delay, std::uint64_t token) {
@@ -448,61 +406,33 @@ std::uint64_t RankProcess::set_timer(NodeId, double delay, std::uint64_t token) 
 void RankProcess::cancel_timer(std::uint64_t id) { timers_.cancel(id); }
 
 void RankProcess::record_failure_effect(const core::FailureNotice& failure, const core::FailureEffect& effect) {
-  Bytes packet = packet_of(PacketKind::failure_effect);
-  WireWriter out(packet);
-  out.u32(failure.node);
-  out.u32(failure.incarnation);
-  encode_effect(out, effect);
-  to_driver(std::move(packet));
+  to_driver(encode_packet(FailureEffectReport{{failure.node, failure.incarnation}, effect}));
 }
 
 void RankProcess::record_recovered(const core::FailureNotice& failure) {
-  Bytes packet = packet_of(PacketKind::recovered);
-  WireWriter out(packet);
-  out.u32(failure.node);
-  out.u32(failure.incarnation);
-  to_driver(std::move(packet));
+  to_driver(encode_packet(Recovered{{failure.node, failure.incarnation}}));
 }
 
 void RankProcess::record_checkpoint(const core::CheckpointRecord& record) {
-  Bytes packet = packet_of(PacketKind::checkpoint);
-  WireWriter out(packet);
-  out.u32(record.id);
-  out.u64(static_cast<std::uint64_t>(record.process));
-  out.f64(record.started);
-  out.f64(record.saved);
-  out.f64(record.committed);
-  out.u64(record.bytes);
-  out.u8(record.aborted ? 1 : 0);
-  out.u8(record.partial ? 1 : 0);
-  to_driver(std::move(packet));
+  to_driver(encode_packet(Checkpoint{record}));
 }
 
 void RankProcess::fail_run(const std::string& reason) {
-  Bytes packet = packet_of(PacketKind::fail_run);
-  WireWriter out(packet);
-  encode_string(out, reason);
-  to_driver(std::move(packet));
+  to_driver(encode_packet(FailRun{reason}));
 }
 
 // ----------------------------------------------------------------------------- results
 
-Bytes RankProcess::results() {
+Results RankProcess::results() {
   if (host()) host()->account_peaks();
-  Bytes packet = packet_of(PacketKind::results);
-  WireWriter out(packet);
-  out.u32(process_);
-  encode_metrics(out, metrics_);
-  out.f64(last_completion_);
-  out.u64(lost_effects_.size());
-  for (const auto& [failure, effect] : lost_effects_) {
-    out.u64(failure);
-    encode_effect(out, effect);
-  }
+  Results results;
+  results.process = process_;
+  results.metrics = metrics_;
+  results.last_completion = last_completion_;
+  results.effects.assign(lost_effects_.begin(), lost_effects_.end());
   // The oracle on this rank's share: the final versions it must hold, and its tasks; and the
   // final buffers, for the bit-exact check against the failure-free run.
   core::OracleFindings findings;
-  std::vector<std::pair<HandleId, core::ContentRef>> finals;
   if (is_node()) {
     std::vector<HandleId> final_handles;
     for (HandleId h = 0; h < graph_.handle_count(); ++h) {
@@ -513,12 +443,10 @@ Bytes RankProcess::results() {
     for (HandleId h : final_handles) {
       if (!runtime) break;
       auto it = runtime->store().entries().find(core::VersionStore::key(h, graph_.final_version(h)));
-      if (it != runtime->store().entries().end()) finals.emplace_back(h, it->second.content);
+      if (it != runtime->store().entries().end()) results.finals.emplace_back(h, it->second.content);
     }
   }
-  const std::vector<std::string>& missing = findings.missing_lines;
-  const std::vector<std::string>& wrong = findings.wrong_lines;
-  std::string stall;
+  std::string& stall = results.stall;
   const std::string phase = host() ? host()->protocol_phase() : std::string();
   if (is_node() && host() && (host()->node_runtime().remaining_tasks() > 0 || !phase.empty())) {
     const core::NodeRuntime& runtime = host()->node_runtime();
@@ -531,17 +459,9 @@ Bytes RankProcess::results() {
   } else if (is_node() && !host()) {
     stall = "node " + std::to_string(process_) + ": dead, never replaced";
   }
-  encode_string(out, stall);
-  out.u64(missing.size());
-  for (const auto& line : missing) encode_string(out, line);
-  out.u64(wrong.size());
-  for (const auto& line : wrong) encode_string(out, line);
-  out.u64(finals.size());
-  for (const auto& [h, content] : finals) {
-    out.u32(h);
-    out.content(content.get());
-  }
-  return packet;
+  results.missing = std::move(findings.missing_lines);
+  results.wrong = std::move(findings.wrong_lines);
+  return results;
 }
 
 }  // namespace ftsim::mpi

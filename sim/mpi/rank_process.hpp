@@ -46,8 +46,8 @@ public:
   void send_packet(int to, core::Bytes packet);
   RankStatus status() const;
   double clock() const { return now(); }
-  // This rank's results packet (metrics, oracle, final buffers).
-  core::Bytes results();
+  // This rank's share of the results (metrics, oracle, final buffers).
+  Results results();
   // The driver rank's timers (the coordinator's) wait while held: once every host is finished
   // the run is over, as a simulation halts there, and a periodic protocol timer must not start
   // new work (e.g. a checkpoint) that keeps the termination rounds from ever seeing quiet.

@@ -42,6 +42,7 @@ struct FailureNotice {
   NodeId node = 0;
   std::uint32_t incarnation = 0;
   std::uint32_t sequence = 0;
+  template <class F> void fields(F& f) { f(node, incarnation, sequence); }  // in messages (codec.hpp)
 };
 
 // What a replacement process is told when it starts: its incarnation and the last failure

@@ -35,6 +35,7 @@ struct ContentImageRecord {
   bool full = true;
   std::uint64_t logical_bytes = 0, stored_bytes = 0;
   double seconds = 0;  // hashing and compressing it (modelled in a simulation, measured on MPI)
+  template <class F> void fields(F& f) { f(checkpoint, full, logical_bytes, stored_bytes, seconds); }
 };
 
 // What /checkpoint_data did on one process (results.json "checkpoint_data", docs/results.md).
@@ -47,6 +48,12 @@ struct ContentCounters {
   double hash_seconds = 0, compress_seconds = 0, decompress_seconds = 0;
   std::uint64_t restores = 0, restore_images = 0, restore_bytes = 0;  // images read back to restore
   std::vector<ContentImageRecord> images;
+  // What an MPI rank sends the driver of it (sim/mpi/packet.hpp), in this order (sim/node/codec.hpp).
+  template <class F> void fields(F& f) {
+    f(full_images, incremental_images, full_logical_bytes, full_stored_bytes, incremental_logical_bytes,
+      incremental_stored_bytes, uncompressed_bytes, blocks, zero_blocks, unchanged_blocks, stored_blocks, restores,
+      restore_images, restore_bytes, hash_seconds, compress_seconds, decompress_seconds, images);
+  }
 };
 
 // What a protocol counts on its own process.
@@ -59,6 +66,9 @@ struct ProtocolCounters {
   // /checkpoint_data: counted by the shared content code of protocols/checkpoint_content.hpp.
   ContentCounters content;
 
+  template <class F> void fields(F& f) {
+    f(cp_data_normal_count, cp_data_normal_total_size, cp_data_cached_count, cp_data_cached_size, named, content);
+  }
   void add(std::size_t metric, std::uint64_t amount = 1) { named[metric] += amount; }
   void raise_to(std::size_t metric, std::uint64_t value) {
     if (value > named[metric]) named[metric] = value;

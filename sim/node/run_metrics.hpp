@@ -34,6 +34,13 @@ struct NodeMetrics {
   std::uint64_t log_copies_peak = 0;  // peak bytes of logged versions overwritten since (copy-on-write)
   std::uint64_t service_messages = 0, service_bytes = 0;  // control traffic it sent
   ProtocolCounters counters;
+
+  // What an MPI rank sends the driver of it (sim/mpi/packet.hpp), in this order (sim/node/codec.hpp).
+  template <class F> void fields(F& f) {
+    f(executions, reexecutions, busy_seconds, lost_seconds, messages_sent, bytes_sent, duplicates_received,
+      orphans_dropped, sends_suppressed, inputs_missing_at_start, peak_memory_bytes, restarts, checkpoint_store_total,
+      checkpoint_store_peak, log_store_total, log_store_peak, log_copies_peak, service_messages, service_bytes, counters);
+  }
 };
 
 // What a protocol reports of a failure's cost (added to the failure's record).
@@ -44,6 +51,9 @@ struct FailureEffect {
   std::uint32_t processes_rolled_back = 0;
   std::uint64_t messages_replayed = 0;
   std::uint64_t bytes_replayed = 0;
+  template <class F> void fields(F& f) {  // sent to the MPI driver (sim/node/codec.hpp)
+    f(restart_point, tasks_reexecuted, work_lost_seconds, processes_rolled_back, messages_replayed, bytes_replayed);
+  }
 };
 
 struct FailureRecord {
@@ -74,6 +84,7 @@ struct CheckpointRecord {
   // One node's share of a checkpoint without a coordinator (buddy): the world merges the shares
   // (first start, last save, last validation, bytes summed).
   bool partial = false;
+  template <class F> void fields(F& f) { f(id, process, started, saved, committed, bytes, aborted, partial); }  // to the MPI driver
 };
 
 // A shrink (/platform/on_no_spare: "shrink"): a failed rank restarted on a surviving machine.

@@ -1,9 +1,9 @@
 #pragma once
 // Wire encoding of control messages: what a protocol sends to another process is bytes, as it
-// would be on MPI. A protocol's typed messages write themselves with WireWriter and read
-// themselves back with WireReader; a message that does not decode is a protocol bug, reported
-// as such (WireError), never read as garbage. Little-endian fixed-width integers, length-prefixed
-// arrays.
+// would be on MPI. These are the primitives; a protocol's typed messages list their fields once
+// and are written and read through them by sim/node/codec.hpp. A message that does not decode is
+// a protocol bug, reported as such (WireError), never read as garbage. Little-endian fixed-width
+// integers, length-prefixed arrays.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -118,6 +118,7 @@ public:
     if (item_bytes > 0 && n > (size_ - offset_) / item_bytes) throw WireError("control message truncated: a count of " + std::to_string(n));
     return n;
   }
+  std::size_t left() const { return size_ - offset_; }
   bool done() const { return offset_ == size_; }
   void expect_done() const {
     if (!done()) throw WireError("control message has " + std::to_string(size_ - offset_) + " bytes left over");

@@ -81,12 +81,12 @@ public:
     if (coordinator_) return inner_->on_control(ctx, m);
     switch (m.control_type) {
       case messages::kAck: {
-        const messages::Ack ack = messages::Ack::decode(m.body);
+        const messages::Ack ack = core::decode<messages::Ack>(m);
         ledger_->acks.try_emplace({ctx.node(), m.source, ack.version, ack.date}, PhaseLedger::AckSeen{ack.epoch, in_recovery_});
         break;
       }
       case messages::kRound: {
-        const messages::Round round = messages::Round::decode(m.body);
+        const messages::Round round = core::decode<messages::Round>(m);
         if (round.round > round_) {
           round_ = round.round;
           ready_ = 0;
@@ -95,7 +95,7 @@ public:
         break;
       }
       case messages::kReady: {
-        const messages::Ready ready = messages::Ready::decode(m.body);
+        const messages::Ready ready = core::decode<messages::Ready>(m);
         if (ready.round != round_) break;
         ready_ = ready.phase;
         on_ready_ = true;

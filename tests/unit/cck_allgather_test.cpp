@@ -74,12 +74,11 @@ TEST_CASE("cck GATHER: the simulated size of its blocks inline, the same blocks 
   core::Message m;
   m.is_data = false;
   m.control_type = protocols::cck::kGather;
-  m.body = c.encode(protocols::cck::kGather);
-  m.parts = c.parts(protocols::cck::kGather);
+  m.body = core::encode(c, protocols::cck::kGather, &m.parts);
   std::uint64_t size = m.body.encoded_size();
   for (const core::SharedBytes& part : m.parts) size += core::inline_size(*part);
   CHECK(size == 8 + 4 + 8 + 4 + inline_blocks);
-  const Control d = Control::decode(m);
+  const Control d = core::decode<Control>(m);
   CHECK(d.round == c.round);
   CHECK(d.step == c.step);
   REQUIRE(d.blocks.size() == c.blocks.size());
@@ -89,5 +88,5 @@ TEST_CASE("cck GATHER: the simulated size of its blocks inline, the same blocks 
   }
   // A message whose parts disagree with its body is refused.
   m.parts.pop_back();
-  CHECK_THROWS_AS(Control::decode(m), core::WireError);
+  CHECK_THROWS_AS(core::decode<Control>(m), core::WireError);
 }
