@@ -46,15 +46,21 @@ def variants() -> list[tuple[str, dict]]:
     return out
 
 
-def rebase(config: dict, folder: Path) -> dict:
-    config["__config_dir"] = str(folder)
+def rebase(config, folder: Path):
+    """The config with every string naming a file beside it (a platform file, a failure log, a
+    workflow) made absolute: it runs from a temporary folder, never from the source tree."""
+    if isinstance(config, dict):
+        return {k: rebase(v, folder) for k, v in config.items()}
+    if isinstance(config, list):
+        return [rebase(v, folder) for v in config]
+    if isinstance(config, str) and 0 < len(config) < 256 and "\n" not in config and not config.startswith("/") \
+            and (folder / config).is_file():
+        return str((folder / config).resolve())
     return config
 
 
 def write_config(config: dict, work: Path, tag: str) -> Path:
-    """The config beside its original (so that its relative paths resolve), under a fresh name."""
-    folder = Path(config.pop("__config_dir"))
-    path = folder / f".same-results-{tag}.json"
+    path = work / f"config-{tag}.json"
     path.write_text(json.dumps(config))
     return path
 
@@ -101,12 +107,9 @@ def main() -> int:
         for i, (name, config) in enumerate(cases):
             tag = f"{i:03d}"
             path = write_config(config, work, tag)
-            try:
-                extra = ["--trace", "--log", "all"] if args.logs else []
-                outcomes = [run_ftsim(path, work, f"{tag}-{side}", timeout=args.timeout, binary=binary, args=extra)
-                            for side, binary in (("before", args.before), ("after", args.after))]
-            finally:
-                path.unlink(missing_ok=True)
+            extra = ["--trace", "--log", "all"] if args.logs else []
+            outcomes = [run_ftsim(path, work, f"{tag}-{side}", timeout=args.timeout, binary=binary, args=extra)
+                        for side, binary in (("before", args.before), ("after", args.after))]
             kinds = [o.kind for o in outcomes]
             if kinds == [BAD_INPUT, BAD_INPUT] and outcomes[0].stderr_tail == outcomes[1].stderr_tail:
                 skipped += 1  # not a run (e.g. an untimed example): both refuse it alike
