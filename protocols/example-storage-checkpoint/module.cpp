@@ -7,6 +7,7 @@
 //  coordinator: all RESTORED -> GO (if c = 0, the nodes send their initial values again)
 // Messages and storage answers of an older epoch (a recovery ended them) are ignored.
 #include "protocols/protocol_module.hpp"
+#include "sim/node/codec.hpp"
 #include "sim/node/protocol_context.hpp"
 
 namespace ftsim::protocols {
@@ -41,7 +42,7 @@ public:
     if (coordinator_) return answered(ctx);  // SAVED or RESTORED, of this epoch
     if (phase_ == Phase::replacement && m.control_type != kRestore) return;
     ProtocolRuntime runtime = ctx.runtime();
-    round_ = WireReader(m.body).u32();  // every message names the checkpoint it is about
+    round_ = decode<Round>(m).round;  // every message names the checkpoint it is about
     if (m.control_type == kStop) {
       runtime.pause();
       phase_ = Phase::flushing;
@@ -71,6 +72,7 @@ public:
 
 private:
   enum Type : std::uint32_t { kStop = 1, kMarker, kSaved, kRestore, kRestored, kGo };
+  struct Round { std::uint32_t round = 0; template <class F> void fields(F& f) { f(round); } };  // every body
   enum class Phase { running, flushing, marked, saving, restoring, replacement };
   void checkpoint(ProtocolContext& ctx) {  // node: markers once quiescent; with all in, write
     if (phase_ == Phase::flushing && ctx.runtime().quiescent()) {
@@ -108,9 +110,7 @@ private:
   }
   static std::uint64_t key(ProtocolContext& ctx, std::uint32_t round) { return std::uint64_t{ctx.node()} << 32 | round; }
   static void send(ProtocolContext& ctx, NodeId to, Type type, std::uint32_t round) {
-    Bytes body;
-    WireWriter(body).u32(round);
-    ctx.send_control(to, type, std::move(body));
+    ctx.send_control(to, type, encode(Round{round}));  // (its fields: sim/node/codec.hpp)
   }
   double period_;
   bool coordinator_;
