@@ -65,9 +65,9 @@ def write_config(config: dict, work: Path, tag: str) -> Path:
     return path
 
 
-def strip(value, key=""):
+def strip(value):
     if isinstance(value, dict):
-        return {k: strip(v, k) for k, v in value.items() if k not in WALL_KEYS}
+        return {k: strip(v) for k, v in value.items() if k not in WALL_KEYS}
     if isinstance(value, list):
         return [strip(v) for v in value]
     return value
