@@ -19,6 +19,7 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
   const auto& saves = options_.saves;
   checkpoints_.assign(saves.checkpoints(), OwnCheckpoint{});
   own_saves_.clear();
+  saving_tasks_.assign((ctx.index().tasks_of(me).size() + 63) / 64, 0);
   if (options_.content) writer_.emplace(options_.content);
   for (std::uint32_t c = 1; c <= saves.checkpoints(); ++c) {
     auto& waiting = checkpoints_[c - 1].waiting;
@@ -27,6 +28,10 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
       // Free when the buddy receives the version for its computation, whenever (Lion 2020 §IV-A:
       // "only one transfer is required"; the runtime sends it as soon as it is produced).
       own_saves_.add(version_key(s.handle, s.version), {c, s.buddy, s.transferred});
+      if (s.version > 0) {  // written by a task of this node (save_outputs asks about no other)
+        const std::uint32_t slot = ctx.index().local_slot(ctx.graph().writer(s.handle, s.version));
+        saving_tasks_[slot / 64] |= std::uint64_t(1) << (slot % 64);
+      }
       if (std::find(waiting.begin(), waiting.end(), s.buddy) == waiting.end()) waiting.push_back(s.buddy);
     }
     if (options_.value_bytes > 0) {
@@ -71,6 +76,8 @@ void BuddyOrigin::send_values(core::ProtocolContext& ctx, std::uint32_t from_che
 // ----------------------------------------------------------------------------- saves
 
 void BuddyOrigin::save_outputs(core::ProtocolContext& ctx, core::TaskId task) {
+  const std::uint32_t slot = ctx.index().local_slot(task);
+  if (!(saving_tasks_[slot / 64] >> (slot % 64) & 1)) return;
   for (const graphs::Access& a : ctx.graph().accesses(task)) {
     if (graphs::writes(a.mode)) save_version(ctx, a.handle, a.version);
   }

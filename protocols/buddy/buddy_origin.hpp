@@ -105,7 +105,11 @@ private:
   void save_version(core::ProtocolContext& ctx, graphs::HandleId h, graphs::Version v);
 
   const BuddyOptions& options_;
-  core::FlatMultimap64<OwnSave> own_saves_;  // by version key, planned once (looked up at every task)
+  core::FlatMultimap64<OwnSave> own_saves_;  // by version key, planned once
+  // A bit per task of the node (by local slot): it writes a version that own_saves_ holds. Tasks
+  // end in about slot order, so this is read from a few cache lines, where a lookup of each version
+  // written in own_saves_ missed the cache at most tasks (3% of a 64-node stencil run).
+  std::vector<std::uint64_t> saving_tasks_;
   std::vector<OwnCheckpoint> checkpoints_;                             // by checkpoint - 1
   std::uint32_t next_to_validate_ = 1;
   std::unordered_map<core::NodeId, std::uint32_t> reprotecting_;  // the checkpoint R, per replaced buddy

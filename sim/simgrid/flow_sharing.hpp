@@ -77,6 +77,7 @@ private:
   struct Member {
     RouteId route;
     double usage;
+    double load;  // usage x the route's active flows, kept as they come and go (a solve sums it)
   };
   struct Link {
     double capacity = 0;
@@ -87,6 +88,7 @@ private:
     double remaining = 0, usage = 0;
     double level = 0;    // remaining / usage
     bool light = false;  // still to saturate
+    std::uint32_t light_slot = kNone;  // its position in light_ and light_levels_ (this solve)
   };
   struct RouteUse {  // a link of a route, as the solve reads it
     LinkId link;
@@ -135,6 +137,7 @@ private:
   void join(FlowId flow, double now);
   void set_active(RouteId id, bool active);
   void join_links(RouteId id);
+  void update_loads(RouteId id);  // its active flows changed
   void leave_links(RouteId id);
   void drop_dead_marks(Route& route);
   void solve(double now);
@@ -142,6 +145,7 @@ private:
   void saturate_by_heap();
   void saturate_round(double min_usage);  // the links of saturated_, at that level
   void fix(Route& route, double value);
+  void saturated(Link& link);  // no longer light
 
   std::vector<Link> links_;
   std::vector<RouteUse> uses_;
@@ -182,7 +186,11 @@ private:
     }
   };
   std::vector<Level> levels_;
-  std::vector<LinkId> light_;  // links still to saturate
+  std::vector<LinkId> light_;  // links still to saturate (and, while scanning, some saturated since)
+  // The level of each link of light_, kNever once saturated: the scans read this dense array, not
+  // the links (the solver's least-level scan was 11% of a 64-node buddy run's instructions).
+  std::vector<double> light_levels_;
+  std::size_t light_alive_ = 0;  // entries of light_levels_ below kNever
   static constexpr std::size_t kScannedLinks = 512;  // scanned at each round up to this many
   std::vector<LinkId> saturated_;
   std::vector<RouteId> round_;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 
 #include "graphs/startup_threads.hpp"
 #include "sim/world/checkpoint_trace_writer.hpp"
@@ -12,12 +13,6 @@
 #include "sim/world/trace_writer.hpp"
 
 namespace ftsim::core {
-
-namespace {
-struct LaterSequence {  // a channel's early messages: the next in sequence on top
-  bool operator()(const Message& a, const Message& b) const { return a.sequence > b.sequence; }
-};
-}  // namespace
 
 Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
                        ProtocolFactory factory, Backend& backend, SimulationOptions options)
@@ -355,22 +350,35 @@ void Simulation::on_message_delivered(const Message& m) {
   auto it = channels.find(m.destination);
   if (it == channels.end()) return;
   Channel& channel = it->second;
+  if (m.sequence < channel.next_delivery) throw std::logic_error("a message delivered twice on its channel");
   if (m.sequence != channel.next_delivery) {
-    channel.early.push_back(m);  // overtook an earlier message: wait for it
-    std::push_heap(channel.early.begin(), channel.early.end(), LaterSequence{});
+    // Overtook an earlier message: wait for it.
+    const std::size_t at = channel.head + static_cast<std::size_t>(m.sequence - channel.next_delivery);
+    if (at >= channel.early.size()) channel.early.resize(at + 1);
+    channel.early[at] = m;
     return;
   }
   ++channel.next_delivery;
+  if (channel.head < channel.early.size()) ++channel.head;  // the slot of m (empty)
   deliver(m);
   // Deliveries may fail a node and reset its channels: look the channel up again each time.
   while (!halted_) {
     auto again = channels_[m.source].find(m.destination);
-    if (again == channels_[m.source].end() || again->second.early.empty()) break;
+    if (again == channels_[m.source].end()) break;
     Channel& c = again->second;
-    if (c.early.front().sequence != c.next_delivery) break;
-    std::pop_heap(c.early.begin(), c.early.end(), LaterSequence{});
-    Message next = std::move(c.early.back());
-    c.early.pop_back();
+    if (c.head == c.early.size() || !c.early[c.head]) {
+      if (c.head == c.early.size()) {  // none waiting: start again at the front
+        c.early.clear();
+        c.head = 0;
+      } else if (c.head >= 64 && 2 * c.head >= c.early.size()) {  // drop the delivered front
+        c.early.erase(c.early.begin(), c.early.begin() + static_cast<std::ptrdiff_t>(c.head));
+        c.head = 0;
+      }
+      break;
+    }
+    Message next = std::move(*c.early[c.head]);
+    c.early[c.head].reset();
+    ++c.head;
     ++c.next_delivery;
     deliver(next);
   }

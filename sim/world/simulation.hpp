@@ -129,9 +129,12 @@ private:
   struct Channel {
     std::uint64_t next_send = 0;
     std::uint64_t next_delivery = 0;
-    // Arrived before an earlier message of the channel: a min-heap by sequence (its storage is
-    // reused from one overtaking to the next: no allocation per message).
-    std::vector<Message> early;
+    // Arrived before an earlier message of the channel: early[head + i] holds the message of
+    // sequence next_delivery + i once it came. Each is moved in and out once (a heap of messages
+    // moved them at every step: 2% of a 64-node buddy run); the storage is reused from one
+    // overtaking to the next, no allocation per message.
+    std::vector<std::optional<Message>> early;
+    std::size_t head = 0;
   };
 
   NodeId node_count() const { return graph_.node_count(); }
