@@ -9,7 +9,8 @@
 // checkpoint when there are at most 14 of them (else: S = T must work and T minus any one task
 // must not). The node states come from a model of the runtime's memory written here, not from
 // the protocol. On the same scenarios, C_total as each node reads it from the encoded blocks of
-// the all-gather (gathered_round) equals Definition 5 computed here on the graphs.
+// the all-gather (gathered_round) equals Definition 5 computed here on the graphs (following their
+// shared-task vertices).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -59,26 +60,38 @@ graphs::TaskGraph random_graph(std::mt19937_64& random, NodeId nodes, std::size_
 // that lost its receives, the receives pending re-executions need, and every send executed since K
 // that a send of C_total depends on.
 std::set<std::uint32_t> total_communications(const graphs::TaskGraph& graph, const std::vector<RestrictedGraph>& graphs) {
-  std::map<std::uint32_t, std::pair<NodeId, std::size_t>> described;
+  std::map<std::uint32_t, std::pair<NodeId, std::size_t>> described;  // send -> (node, vertex)
   for (NodeId q = 0; q < graphs.size(); ++q) {
     for (std::size_t i = 0; i < graphs[q].sends.size(); ++i) described.emplace(graphs[q].sends[i], std::pair(q, i));
   }
   std::set<std::uint32_t> total;
-  std::vector<std::uint32_t> queue;
-  auto add = [&](std::uint32_t id) {
-    if (described.count(id) != 0 && total.insert(id).second) queue.push_back(id);
+  std::set<std::pair<NodeId, std::size_t>> followed;
+  std::vector<std::pair<NodeId, std::size_t>> queue;
+  auto follow = [&](NodeId q, std::size_t v) {
+    if (followed.insert({q, v}).second) queue.emplace_back(q, v);
   };
-  for (const RestrictedGraph& g : graphs) {
-    for (std::uint32_t id : g.sends) {
+  auto add = [&](std::uint32_t id) {
+    if (described.count(id) != 0 && total.insert(id).second) follow(described.at(id).first, described.at(id).second);
+  };
+  // A dependency of node q's graph: a receive, or one of q's shared tasks (followed, not a send).
+  auto dependency = [&](NodeId q, std::uint32_t d) {
+    if ((d & RestrictedGraph::kLocal) != 0) {
+      follow(q, d & ~RestrictedGraph::kLocal);
+    } else {
+      add(d);
+    }
+  };
+  for (NodeId q = 0; q < graphs.size(); ++q) {
+    for (std::uint32_t id : graphs[q].sends) {
       if (graphs[graph.transfers()[id].destination].lost_receives) add(id);
     }
-    for (std::uint32_t id : g.required) add(id);
+    for (std::uint32_t d : graphs[q].required) dependency(q, d);
   }
   while (!queue.empty()) {
-    const auto [q, i] = described.at(queue.back());
+    const auto [q, v] = queue.back();
     queue.pop_back();
     const RestrictedGraph& g = graphs[q];
-    for (std::uint32_t k = g.dep_offsets[i]; k < g.dep_offsets[i + 1]; ++k) add(g.deps[k]);
+    for (std::uint32_t k = g.dep_offsets[v]; k < g.dep_offsets[v + 1]; ++k) dependency(q, g.deps[k]);
   }
   return total;
 }
