@@ -58,18 +58,20 @@ private:
 };
 
 // Where things are in one block, built the first time C_total reaches it: each vertex's offset
-// (of its dependency count), the sends by id, and which vertices C_total has already followed.
+// (of its dependency count) and which vertices C_total has already followed.
 struct BlockIndex {
   std::vector<std::size_t> vertex_at;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> sends;  // (transfer id, vertex), by id then first listed
   std::vector<std::uint8_t> followed;
 };
 
-// The N gathered blocks: a send's dependencies are found in its sender's block.
+// The N gathered blocks: a send's dependencies are found in its sender's block. Every node reads
+// every block C_total reaches (N blocks on N nodes: O(N²) in one simulation), so a send is found
+// by its transfer id in a table over the transfer plan (filled when its sender's block is first
+// read), not by a search.
 class GatheredBlocks {
 public:
   GatheredBlocks(const std::vector<core::SharedBytes>& blocks, const graphs::TaskGraph& graph)
-      : blocks_(blocks), transfers_(graph.transfers()), indexes_(blocks.size()) {
+      : blocks_(blocks), transfers_(graph.transfers()), indexes_(blocks.size()), vertex_of_send_(transfers_.size(), kNoVertex) {
     for (const core::SharedBytes& block : blocks_) {
       if (!block) throw core::WireError("cck: a gathered block is missing");
     }
@@ -77,15 +79,14 @@ public:
 
   const core::Bytes& block(NodeId q) const { return *blocks_[q]; }
   // The vertex of send `id` in its sender's block, if that block lists it among its sends
-  // executed since K.
+  // executed since K (the first time it lists it).
   std::optional<std::pair<NodeId, std::uint32_t>> find(std::uint32_t id) {
     if (id >= transfers_.size()) return std::nullopt;
     const NodeId q = transfers_[id].source;
     if (q >= blocks_.size()) return std::nullopt;
-    const auto& sends = index_of(q).sends;
-    const auto it = std::lower_bound(sends.begin(), sends.end(), std::pair<std::uint32_t, std::uint32_t>(id, 0));
-    if (it == sends.end() || it->first != id) return std::nullopt;
-    return std::pair(q, it->second);
+    index_of(q);
+    if (vertex_of_send_[id] == kNoVertex) return std::nullopt;
+    return std::pair(q, vertex_of_send_[id]);
   }
   // Marks vertex v of block q followed; false if it already was. A reference to a vertex the block
   // does not have is a WireError.
@@ -99,6 +100,8 @@ public:
   std::size_t vertex_at(NodeId q, std::uint32_t v) { return index_of(q).vertex_at[v]; }
 
 private:
+  static constexpr std::uint32_t kNoVertex = 0xFFFFFFFFu;
+
   BlockIndex& index_of(NodeId q) {
     std::optional<BlockIndex>& index = indexes_[q];
     if (index) return *index;
@@ -109,11 +112,13 @@ private:
     index->vertex_at.reserve(vertices);
     for (std::uint64_t v = 0; v < vertices; ++v) {
       const std::uint32_t id = in.u32();
-      if (id != RestrictedGraph::kSharedTask) index->sends.emplace_back(id, static_cast<std::uint32_t>(v));
+      // A send of q's block is a transfer from q (another id is not q's to describe).
+      if (id < transfers_.size() && transfers_[id].source == q && vertex_of_send_[id] == kNoVertex) {
+        vertex_of_send_[id] = static_cast<std::uint32_t>(v);
+      }
       index->vertex_at.push_back(in.at());
       in.skip_u32s(in.u32());
     }
-    std::sort(index->sends.begin(), index->sends.end());
     index->followed.assign(vertices, 0);
     return *index;
   }
@@ -121,6 +126,7 @@ private:
   const std::vector<core::SharedBytes>& blocks_;
   const graphs::TransferPlan& transfers_;
   std::vector<std::optional<BlockIndex>> indexes_;
+  std::vector<std::uint32_t> vertex_of_send_;  // per transfer: its vertex in its sender's block
 };
 
 }  // namespace
@@ -140,15 +146,21 @@ GatheredRound gathered_round(const PlanningContext& context, const std::vector<c
   // depends on. A receive whose send is not among the sends executed since K (its sender restarts
   // from K, or has not run it yet) is sent again the usual way: nothing to replay. A shared task's
   // vertex is followed (once) for what it depends on, but is not a send: it never enters C_total.
-  std::unordered_set<std::uint32_t>& total = round.total;
-  std::vector<std::pair<NodeId, std::uint32_t>> queue;  // vertices whose dependencies are still to follow
+  round.in_total.assign(plan.size(), 0);
+  // Per block, its vertices whose dependencies are still to follow: one block is read at a time,
+  // as far as its own references lead (a node's history is mostly one chain of its own tasks), so
+  // that reading N blocks on each of N nodes stays within one block's worth of cache at a time.
+  std::vector<std::vector<std::uint32_t>> pending(nodes);
   auto follow = [&](NodeId q, std::uint32_t v) {
-    if (gathered.follow(q, v)) queue.emplace_back(q, v);
+    if (gathered.follow(q, v)) pending[q].push_back(v);
   };
   auto add = [&](std::uint32_t id) {
-    if (total.count(id) != 0) return;
+    if (round.contains(id)) return;
     const auto at = gathered.find(id);
-    if (at && total.insert(id).second) follow(at->first, at->second);
+    if (!at) return;
+    round.in_total[id] = 1;
+    round.total.push_back(id);
+    follow(at->first, at->second);
   };
   auto dependency = [&](NodeId q, std::uint32_t d) {
     if ((d & RestrictedGraph::kLocal) != 0) {
@@ -173,12 +185,18 @@ GatheredRound gathered_round(const PlanningContext& context, const std::vector<c
     for (std::uint64_t i = 0; i < required; ++i) dependency(q, in.u32());
     in.expect_done();
   }
-  while (!queue.empty()) {
-    const auto [q, v] = queue.back();
-    queue.pop_back();
-    BlockReader in(gathered.block(q), gathered.vertex_at(q, v));
-    const std::uint32_t deps = in.u32();
-    for (std::uint32_t k = 0; k < deps; ++k) dependency(q, in.u32());
+  for (bool more = true; more;) {
+    more = false;
+    for (NodeId q = 0; q < nodes; ++q) {
+      more = more || !pending[q].empty();
+      while (!pending[q].empty()) {
+        const std::uint32_t v = pending[q].back();
+        pending[q].pop_back();
+        BlockReader in(gathered.block(q), gathered.vertex_at(q, v));
+        const std::uint32_t deps = in.u32();
+        for (std::uint32_t k = 0; k < deps; ++k) dependency(q, in.u32());
+      }
+    }
   }
   return round;
 }

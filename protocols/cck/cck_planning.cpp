@@ -90,14 +90,13 @@ NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState
   plan.restoring = round.restoring;
   if (state.restoring) return plan;
   const auto& transfers = context.graph.transfers();
-  const std::unordered_set<std::uint32_t>& total = round.total;
   for (std::size_t i = 0; i < state.executed.size(); ++i) {
     if (state.executed[i] && !state.at_checkpoint[i]) ++plan.executed_since_checkpoint;
   }
   Closure closure(context, node, state);
   for (std::uint32_t id : own.sends) {
     if (round.lost_receives[transfers[id].destination]) ++plan.lost_sends;
-    if (total.count(id) == 0) continue;
+    if (!round.contains(id)) continue;
     plan.resends.push_back(id);
     closure.need(transfers[id].handle, transfers[id].version);
   }

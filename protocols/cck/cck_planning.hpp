@@ -105,7 +105,10 @@ RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId no
 struct GatheredRound {
   std::vector<std::uint8_t> lost_receives;  // per node: the sends to it since K are lost
   std::vector<NodeId> restoring;            // the processes that restart from K in this round
-  std::unordered_set<std::uint32_t> total;  // C_total
+  std::vector<std::uint32_t> total;         // C_total, in the order it was reached
+  std::vector<std::uint8_t> in_total;       // per transfer of the plan: it is in C_total
+
+  bool contains(std::uint32_t id) const { return id < in_total.size() && in_total[id] != 0; }
 };
 // From the gathered blocks (node q's Ḡ^q encoded, at q), read where they are: every block's flags,
 // sends and required dependencies once, and the dependencies of only the vertices C_total reaches

@@ -171,7 +171,10 @@ Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
     for (const RestrictedGraph& g : restricted) blocks.push_back(std::make_shared<const core::Bytes>(g.encode()));
     const protocols::cck::GatheredRound round = protocols::cck::gathered_round(context, blocks);
     INFO("seed " << seed);
-    CHECK(std::set<std::uint32_t>(round.total.begin(), round.total.end()) == total_communications(graph, restricted));
+    const std::set<std::uint32_t> total(round.total.begin(), round.total.end());
+    CHECK(total == total_communications(graph, restricted));
+    CHECK(total.size() == round.total.size());
+    for (std::uint32_t id = 0; id < graph.transfers().size(); ++id) CHECK(round.contains(id) == (total.count(id) != 0));
     for (NodeId n = 0; n < nodes; ++n) CHECK(round.lost_receives[n] == (restricted[n].lost_receives ? 1 : 0));
   }
   std::set<TaskId> planned;
