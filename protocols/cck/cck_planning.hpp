@@ -11,11 +11,11 @@
 // task is a task of the graph. A task is *executed since the checkpoint* when it has run in this
 // process and is not done in checkpoint K.
 //
-//  Ḡ^p (build_restricted_graph): for every send executed since K, the receives executed since K it
-//      depends on through the node's own tasks executed since K (the local transitive closure,
-//      cut at versions that checkpoint K holds and, with §3.7.1, at versions still in memory);
-//      plus the receives that re-executions already pending (from an earlier round of the same
-//      recovery) still need.
+//  Ḡ^p (build_restricted_graph): for every send executed since K, what it depends on through the
+//      node's own tasks executed since K (cut at versions that checkpoint K holds and, with §3.7.1,
+//      at versions still in memory): the paper lists the receives of the local transitive closure;
+//      ftsim lists the same reachability in linear size (see RestrictedGraph); plus what the
+//      re-executions already pending (from an earlier round of the same recovery) still need.
 //  C_perdues: the sends of the survivors executed since K to a restarting process (or to one that
 //      restarted in an earlier round of the same recovery, which did not complete).
 //  C_total:   C_perdues and every send executed since K that a send of C_total depends on
@@ -47,17 +47,34 @@ struct LocalState {
   std::unordered_set<std::uint64_t> held;                 // VersionStore keys in memory now
 };
 
-// Ḡ^p, what node p contributes to the all-gather.
+// Ḡ^p, what node p contributes to the all-gather: a graph whose vertices are p's sends executed
+// since K (vertices 0 to |sends| - 1), then some of p's tasks executed since K (`shared`), each
+// vertex with its direct dependencies: receives (transfers to p executed since K, by transfer id)
+// and shared tasks (kLocal | the task's vertex). The receives a send depends on (§3.5.2: those
+// of its local transitive closure) are exactly those reachable from its vertex. A task is a vertex
+// when more than one place (a send, a task, the pending re-executions) reaches it directly and it
+// has at least two dependencies: its inputs are then listed once, however many later sends depend
+// on it; a task reached from one place only is listed in that place, and a task with one
+// dependency (or none) is replaced by it. The paper's closure lists, for a send at sweep i of an
+// iterative code, every receive of the i sweeps before it (O(i²) in all); this graph has at most
+// a vertex per task and a dependency per input (linear in the work since K), and gives the same
+// C_total and T^p (tests/unit/cck_reference_plan_test.cpp). A shared task's vertex never enters
+// C_total: only sends are sent again.
 struct RestrictedGraph {
+  static constexpr std::uint32_t kLocal = 0x80000000u;        // a dependency on vertex (d & ~kLocal)
+  static constexpr std::uint32_t kSharedTask = 0xFFFFFFFFu;  // the wire id of a vertex that is no send
+
   bool restoring = false;
   bool lost_receives = false;              // the sends to it since K are lost (C_perdues)
-  std::vector<std::uint32_t> sends;        // transfers from p executed since K
-  std::vector<std::uint32_t> dep_offsets;  // sends.size() + 1 offsets into deps
-  std::vector<std::uint32_t> deps;         // receives (transfers to p) each send depends on
-  std::vector<std::uint32_t> required;     // receives that pending re-executions need
+  std::vector<std::uint32_t> sends;        // transfers from p executed since K: the first vertices
+  std::vector<TaskId> shared;              // the tasks of the next vertices (not on the wire)
+  std::vector<std::uint32_t> dep_offsets;  // vertex_count() + 1 offsets into deps
+  std::vector<std::uint32_t> deps;         // per vertex: receive ids and kLocal | vertex, ascending
+  std::vector<std::uint32_t> required;     // what pending re-executions need, in the same terms
 
   // The all-gather's block; the nodes read it where it is (gathered_round).
   core::Bytes encode() const;
+  std::size_t vertex_count() const { return dep_offsets.size() - 1; }
   std::uint64_t edge_count() const { return deps.size(); }
 };
 
@@ -88,11 +105,15 @@ RestrictedGraph build_restricted_graph(const PlanningContext& context, NodeId no
 struct GatheredRound {
   std::vector<std::uint8_t> lost_receives;  // per node: the sends to it since K are lost
   std::vector<NodeId> restoring;            // the processes that restart from K in this round
-  std::unordered_set<std::uint32_t> total;  // C_total
+  std::vector<std::uint32_t> total;         // C_total, in the order it was reached
+  std::vector<std::uint8_t> in_total;       // per transfer of the plan: it is in C_total
+
+  bool contains(std::uint32_t id) const { return id < in_total.size() && in_total[id] != 0; }
 };
 // From the gathered blocks (node q's Ḡ^q encoded, at q), read where they are: every block's flags,
-// sends and required receives once, and the dependencies of only the sends C_total reaches. Throws
-// core::WireError if a block is malformed.
+// sends and required dependencies once, and the dependencies of only the vertices C_total reaches
+// (a shared task's vertex is followed without entering C_total). Throws core::WireError if a block
+// is malformed.
 GatheredRound gathered_round(const PlanningContext& context, const std::vector<core::SharedBytes>& blocks);
 
 // T^p and C_total^p of node p from its own Ḡ^p and the round's C_total (step 6).

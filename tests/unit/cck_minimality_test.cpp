@@ -7,9 +7,10 @@
 // its memory holds, what re-executed tasks produce, what senders can send again; the failed nodes
 // re-run everything after the checkpoint), over every subset S of the tasks executed since the
 // checkpoint when there are at most 14 of them (else: S = T must work and T minus any one task
-// must not). The node states come from a model of the runtime's memory written here, not from
-// the protocol. On the same scenarios, C_total as each node reads it from the encoded blocks of
-// the all-gather (gathered_round) equals Definition 5 computed here on the graphs.
+// must not). The node states come from a model of the runtime's memory
+// (tests/support/cck_random_states.hpp), not from the protocol. On the same scenarios, C_total as
+// each node reads it from the encoded blocks of the all-gather (gathered_round) equals Definition 5
+// computed here on the graphs (following their shared-task vertices).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include "protocols/cck/cck_planning.hpp"
 #include "sim/node/runtime_index.hpp"
 #include "sim/node/version_store.hpp"
+#include "tests/support/cck_random_states.hpp"
 
 using namespace ftsim;
 using graphs::NodeId;
@@ -32,127 +34,48 @@ using protocols::cck::RestrictedGraph;
 
 namespace {
 
-std::uint64_t key(graphs::HandleId h, graphs::Version v) { return core::VersionStore::key(h, v); }
-
-graphs::TaskGraph random_graph(std::mt19937_64& random, NodeId nodes, std::size_t tasks) {
-  graphs::StfBuilder builder(nodes);
-  const graphs::KernelId kernel = builder.kernel("f", 1e3);
-  const std::size_t handles = nodes + random() % (3 * nodes);
-  std::vector<graphs::HandleId> data;
-  for (std::size_t h = 0; h < handles; ++h) data.push_back(builder.data(8, NodeId(random() % nodes)));
-  for (std::size_t t = 0; t < tasks; ++t) {
-    std::vector<graphs::AccessSpec> accesses;
-    std::set<graphs::HandleId> used;
-    const std::size_t count = 1 + random() % 3;
-    for (std::size_t a = 0; a < count; ++a) {
-      const graphs::HandleId h = data[random() % data.size()];
-      if (!used.insert(h).second) continue;
-      const int mode = int(random() % 4);
-      accesses.push_back(mode < 2 ? graphs::R(h) : mode == 2 ? graphs::RW(h) : graphs::W(h));
-    }
-    builder.task(kernel, accesses, NodeId(random() % nodes), 0);
-  }
-  return builder.finish();
-}
+using testing::cck_states::key;
+using testing::cck_states::Scenario;
 
 // C_total (Besseron 2006 Definition 5) by its definition: the sends executed since K to a node
 // that lost its receives, the receives pending re-executions need, and every send executed since K
 // that a send of C_total depends on.
 std::set<std::uint32_t> total_communications(const graphs::TaskGraph& graph, const std::vector<RestrictedGraph>& graphs) {
-  std::map<std::uint32_t, std::pair<NodeId, std::size_t>> described;
+  std::map<std::uint32_t, std::pair<NodeId, std::size_t>> described;  // send -> (node, vertex)
   for (NodeId q = 0; q < graphs.size(); ++q) {
     for (std::size_t i = 0; i < graphs[q].sends.size(); ++i) described.emplace(graphs[q].sends[i], std::pair(q, i));
   }
   std::set<std::uint32_t> total;
-  std::vector<std::uint32_t> queue;
-  auto add = [&](std::uint32_t id) {
-    if (described.count(id) != 0 && total.insert(id).second) queue.push_back(id);
+  std::set<std::pair<NodeId, std::size_t>> followed;
+  std::vector<std::pair<NodeId, std::size_t>> queue;
+  auto follow = [&](NodeId q, std::size_t v) {
+    if (followed.insert({q, v}).second) queue.emplace_back(q, v);
   };
-  for (const RestrictedGraph& g : graphs) {
-    for (std::uint32_t id : g.sends) {
+  auto add = [&](std::uint32_t id) {
+    if (described.count(id) != 0 && total.insert(id).second) follow(described.at(id).first, described.at(id).second);
+  };
+  // A dependency of node q's graph: a receive, or one of q's shared tasks (followed, not a send).
+  auto dependency = [&](NodeId q, std::uint32_t d) {
+    if ((d & RestrictedGraph::kLocal) != 0) {
+      follow(q, d & ~RestrictedGraph::kLocal);
+    } else {
+      add(d);
+    }
+  };
+  for (NodeId q = 0; q < graphs.size(); ++q) {
+    for (std::uint32_t id : graphs[q].sends) {
       if (graphs[graph.transfers()[id].destination].lost_receives) add(id);
     }
-    for (std::uint32_t id : g.required) add(id);
+    for (std::uint32_t d : graphs[q].required) dependency(q, d);
   }
   while (!queue.empty()) {
-    const auto [q, i] = described.at(queue.back());
+    const auto [q, v] = queue.back();
     queue.pop_back();
     const RestrictedGraph& g = graphs[q];
-    for (std::uint32_t k = g.dep_offsets[i]; k < g.dep_offsets[i + 1]; ++k) add(g.deps[k]);
+    for (std::uint32_t k = g.dep_offsets[v]; k < g.dep_offsets[v + 1]; ++k) dependency(q, g.deps[k]);
   }
   return total;
 }
-
-// A model of each node's memory under the runtime's rules (sim/node/version_store.cpp): own
-// versions live until the next version of the handle is produced there; a copy lives while local
-// readers still need it; a node receives a version once.
-struct Memory {
-  const graphs::TaskGraph& graph;
-  const core::RuntimeIndex& index;
-  std::vector<std::map<std::uint64_t, std::uint32_t>> held;  // per node: key -> readers left (own: none)
-  std::vector<std::vector<std::uint8_t>> done;              // per node, per local task
-
-  Memory(const graphs::TaskGraph& g, const core::RuntimeIndex& i) : graph(g), index(i), held(g.node_count()) {
-    for (NodeId n = 0; n < g.node_count(); ++n) done.emplace_back(i.tasks_of(n).size(), 0);
-    for (graphs::HandleId h = 0; h < g.handle_count(); ++h) held[g.owner(h)][key(h, 0)] = 0;
-    for (NodeId n = 0; n < g.node_count(); ++n) {
-      for (std::uint32_t id : i.initial_sends(n)) deliver(g.transfers()[id]);
-    }
-  }
-  std::uint32_t readers_left(NodeId n, graphs::HandleId h, graphs::Version v) const {
-    std::uint32_t count = 0;
-    for (TaskId r : index.readers(h, v)) count += graph.node(r) == n && !done[n][index.local_slot(r)];
-    return count;
-  }
-  void deliver(const graphs::Transfer& x) {
-    const std::uint64_t k = key(x.handle, x.version);
-    if (held[x.destination].count(k)) return;
-    const bool own = graph.version_node(x.handle, x.version) == x.destination;
-    const std::uint32_t readers = readers_left(x.destination, x.handle, x.version);
-    if (own || readers > 0) held[x.destination][k] = own ? 0 : readers;
-  }
-  void run(TaskId t) {
-    const NodeId n = graph.node(t);
-    done[n][index.local_slot(t)] = 1;
-    for (const graphs::Access& a : graph.accesses(t)) {
-      if (!graphs::reads(a.mode)) continue;
-      auto it = held[n].find(key(a.handle, graphs::version_read(a)));
-      const bool copy = graph.version_node(a.handle, graphs::version_read(a)) != n;
-      if (it != held[n].end() && copy && --it->second == 0) held[n].erase(it);
-    }
-    for (const graphs::Access& a : graph.accesses(t)) {
-      if (!graphs::writes(a.mode)) continue;
-      held[n].erase(key(a.handle, a.version - 1));
-      held[n][key(a.handle, a.version)] = 0;
-    }
-    for (std::uint32_t id : index.sends_after(t)) deliver(graph.transfers()[id]);
-  }
-};
-
-// A random topological order of the whole graph: an execution with instant deliveries.
-std::vector<TaskId> random_execution(std::mt19937_64& random, const graphs::TaskGraph& graph) {
-  std::vector<std::size_t> waiting(graph.task_count());
-  std::vector<TaskId> ready, order;
-  for (TaskId t = 0; t < graph.task_count(); ++t) {
-    waiting[t] = graph.predecessor_count(t);
-    if (waiting[t] == 0) ready.push_back(t);
-  }
-  while (!ready.empty()) {
-    std::swap(ready[random() % ready.size()], ready.back());
-    const TaskId t = ready.back();
-    ready.pop_back();
-    order.push_back(t);
-    for (TaskId s : graph.successors(t)) {
-      if (--waiting[s] == 0) ready.push_back(s);
-    }
-  }
-  return order;
-}
-
-struct Scenario {
-  std::vector<LocalState> states;
-  std::vector<std::uint8_t> failed;
-};
 
 // The independent search: may the re-executions S make every lost send possible again?
 struct BruteForce {
@@ -232,43 +155,11 @@ struct Outcome {
 Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
   std::mt19937_64 random(seed);
   const NodeId nodes = 2 + NodeId(random() % 7);
-  const graphs::TaskGraph graph = random_graph(random, nodes, 30 + random() % 171);
+  const graphs::TaskGraph graph = testing::cck_states::random_graph(random, nodes, 30 + random() % 171);
   const core::RuntimeIndex index(graph);
   const protocols::cck::TransferLookup transfers(graph);
-  const std::vector<TaskId> order = random_execution(random, graph);
-  // Checkpoint date and failure date (the checkpoint 0 is the job's input).
-  const std::size_t at_checkpoint = random() % 4 == 0 ? 0 : random() % (order.size() + 1);
-  const std::size_t at_failure = at_checkpoint + random() % (order.size() - at_checkpoint + 1);
-  Memory memory(graph, index);
-  Scenario scenario;
-  scenario.states.resize(nodes);
-  scenario.failed.assign(nodes, 0);
-  scenario.failed[random() % nodes] = 1;
-  if (nodes > 2 && random() % 3 == 0) scenario.failed[random() % nodes] = 1;
-  for (std::size_t k = 0; k <= order.size(); ++k) {
-    if (k == at_checkpoint) {
-      for (NodeId n = 0; n < nodes; ++n) {
-        LocalState& s = scenario.states[n];
-        s.checkpoint = at_checkpoint == 0 ? 0 : 1;
-        s.at_checkpoint = memory.done[n];
-        for (const auto& [v, readers] : memory.held[n]) s.checkpoint_versions.insert(v);
-      }
-      if (at_checkpoint == 0) {  // checkpoint 0 is the input: the owned initial values only
-        for (NodeId n = 0; n < nodes; ++n) scenario.states[n].checkpoint_versions.clear();
-        for (graphs::HandleId h = 0; h < graph.handle_count(); ++h) scenario.states[graph.owner(h)].checkpoint_versions.insert(key(h, 0));
-      }
-    }
-    if (k == at_failure) {
-      for (NodeId n = 0; n < nodes; ++n) {
-        LocalState& s = scenario.states[n];
-        s.restoring = scenario.failed[n] != 0;
-        s.executed = s.done = memory.done[n];
-        for (const auto& [v, readers] : memory.held[n]) s.held.insert(v);
-      }
-      break;
-    }
-    memory.run(order[k]);
-  }
+  const Scenario scenario = testing::cck_states::random_scenario(random, graph, index);
+  const std::size_t at_checkpoint = scenario.at_checkpoint, at_failure = scenario.at_failure;
   // The planner, as every process runs it: Ḡ^p of each, then each survivor's T^p.
   const PlanningContext context{graph, index, transfers, keep_in_memory};
   std::vector<RestrictedGraph> restricted;
@@ -280,7 +171,10 @@ Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
     for (const RestrictedGraph& g : restricted) blocks.push_back(std::make_shared<const core::Bytes>(g.encode()));
     const protocols::cck::GatheredRound round = protocols::cck::gathered_round(context, blocks);
     INFO("seed " << seed);
-    CHECK(std::set<std::uint32_t>(round.total.begin(), round.total.end()) == total_communications(graph, restricted));
+    const std::set<std::uint32_t> total(round.total.begin(), round.total.end());
+    CHECK(total == total_communications(graph, restricted));
+    CHECK(total.size() == round.total.size());
+    for (std::uint32_t id = 0; id < graph.transfers().size(); ++id) CHECK(round.contains(id) == (total.count(id) != 0));
     for (NodeId n = 0; n < nodes; ++n) CHECK(round.lost_receives[n] == (restricted[n].lost_receives ? 1 : 0));
   }
   std::set<TaskId> planned;
@@ -302,7 +196,7 @@ Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
   }
   Outcome outcome{search.lost.size(), planned.size(), search.candidates.size(), false};
   INFO("seed " << seed << ": " << nodes << " nodes, " << graph.task_count() << " tasks, checkpoint after "
-                << at_checkpoint << ", failure after " << at_failure << " of " << order.size() << ", "
+                << at_checkpoint << ", failure after " << at_failure << " of " << scenario.executed << ", "
                 << search.candidates.size() << " candidates, " << search.lost.size() << " lost sends, T = "
                 << planned.size() << (keep_in_memory ? " (keep in memory)" : ""));
   for (TaskId t : planned) REQUIRE(std::count(search.candidates.begin(), search.candidates.end(), t) == 1);
