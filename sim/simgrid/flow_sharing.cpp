@@ -200,15 +200,20 @@ void FlowSharing::leave_links(RouteId id) {
     const LinkId l = uses_[u].link;
     Link& link = links_[l];
     const std::uint32_t slot = uses_[u].member;
+    const auto last = static_cast<std::uint32_t>(link.members.size() - 1);
     const Member moved = link.members.back();
     link.members[slot] = moved;
     link.members.pop_back();
     uses_[u].member = kNone;
     if (slot < link.members.size()) {
-      // The route moved into the slot: its use of this link says where it is now.
+      // The member moved into the slot: the use it stands for says where it is now (only that
+      // one: a route of a platform file may cross a link twice, with a member for each).
       const Route& other = routes_[moved.route];
       for (std::uint32_t v = other.uses_begin; v < other.uses_end; ++v) {
-        if (uses_[v].link == l) uses_[v].member = slot;
+        if (uses_[v].link == l && uses_[v].member == last) {
+          uses_[v].member = slot;
+          break;
+        }
       }
     }
     if (link.members.empty()) {
