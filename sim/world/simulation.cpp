@@ -352,35 +352,21 @@ void Simulation::on_message_delivered(const Message& m) {
   Channel& channel = it->second;
   if (m.sequence < channel.next_delivery) throw std::logic_error("a message delivered twice on its channel");
   if (m.sequence != channel.next_delivery) {
-    // Overtook an earlier message: wait for it.
-    const std::size_t at = channel.head + static_cast<std::size_t>(m.sequence - channel.next_delivery);
-    if (at >= channel.early.size()) channel.early.resize(at + 1);
-    channel.early[at] = m;
+    channel.early.hold(m.sequence - channel.next_delivery, m);  // overtook an earlier message: wait for it
     return;
   }
   ++channel.next_delivery;
-  if (channel.head < channel.early.size()) ++channel.head;  // the slot of m (empty)
+  channel.early.pass();
   deliver(m);
   // Deliveries may fail a node and reset its channels: look the channel up again each time.
   while (!halted_) {
     auto again = channels_[m.source].find(m.destination);
     if (again == channels_[m.source].end()) break;
     Channel& c = again->second;
-    if (c.head == c.early.size() || !c.early[c.head]) {
-      if (c.head == c.early.size()) {  // none waiting: start again at the front
-        c.early.clear();
-        c.head = 0;
-      } else if (c.head >= 64 && 2 * c.head >= c.early.size()) {  // drop the delivered front
-        c.early.erase(c.early.begin(), c.early.begin() + static_cast<std::ptrdiff_t>(c.head));
-        c.head = 0;
-      }
-      break;
-    }
-    Message next = std::move(*c.early[c.head]);
-    c.early[c.head].reset();
-    ++c.head;
+    std::optional<Message> next = c.early.take();
+    if (!next) break;
     ++c.next_delivery;
-    deliver(next);
+    deliver(*next);
   }
   count_event();
 }

@@ -23,6 +23,7 @@
 #include "sim/config/config.hpp"
 #include "sim/config/stop_request.hpp"
 #include "sim/world/backend.hpp"
+#include "sim/world/early_messages.hpp"
 #include "sim/world/failure_ledger.hpp"
 #include "sim/world/failure_schedule.hpp"
 #include "sim/world/machines.hpp"
@@ -129,12 +130,7 @@ private:
   struct Channel {
     std::uint64_t next_send = 0;
     std::uint64_t next_delivery = 0;
-    // Arrived before an earlier message of the channel: early[head + i] holds the message of
-    // sequence next_delivery + i once it came. Each is moved in and out once (a heap of messages
-    // moved them at every step: 2% of a 64-node buddy run); the storage is reused from one
-    // overtaking to the next, no allocation per message.
-    std::vector<std::optional<Message>> early;
-    std::size_t head = 0;
+    EarlyMessages early;  // arrived before an earlier message of the channel
   };
 
   NodeId node_count() const { return graph_.node_count(); }
