@@ -9,6 +9,7 @@ difference or failure. With --logs, each run also writes events.log (every categ
 which must be byte-identical too.
 
   bench/same_results.py --before /tmp/ftsim-old [--after build/ftsim] [--timeout 300] [--only stencil]
+                        [--logs] [--new-keys failure_events,class]
 """
 from __future__ import annotations
 
@@ -73,19 +74,22 @@ def strip(value):
     return value
 
 
-def differences(a, b, path="", found=None):
+def differences(a, b, path="", found=None, new_keys=frozenset()):
+    """Up to 5 differing JSON paths; `new_keys`: keys a change added, ignored where only `b` has them."""
     found = [] if found is None else found
     if len(found) >= 5:
         return found
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(set(a) | set(b)):
+            if k in b and k not in a and k in new_keys:
+                continue
             if k not in a or k not in b:
                 found.append(f"{path}/{k} only in {'after' if k in b else 'before'}")
             else:
-                differences(a[k], b[k], f"{path}/{k}", found)
+                differences(a[k], b[k], f"{path}/{k}", found, new_keys)
     elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b)):
-            differences(x, y, f"{path}/{i}", found)
+            differences(x, y, f"{path}/{i}", found, new_keys)
     elif a != b:
         found.append(f"{path}: {str(a)[:60]} -> {str(b)[:60]}")
     return found
@@ -98,6 +102,8 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--only", default="", help="variants whose name contains this")
     parser.add_argument("--logs", action="store_true", help="also compare events.log and trace.json byte for byte")
+    parser.add_argument("--new-keys", default="", help="comma-separated results.json keys the change added: ignored "
+                        "where only the after run has them (e.g. failure_events,class,origin,burst)")
     args = parser.parse_args()
     cases = [(name, config) for name, config in variants() if args.only in name]
     print(f"{len(cases)} config variants, {args.before} against {args.after}", flush=True)
@@ -119,7 +125,8 @@ def main() -> int:
                 bad += 1
                 print(f"{name:45s} FAILED: before {outcomes[0].describe()} / after {outcomes[1].describe()}", flush=True)
                 continue
-            diff = differences(strip(outcomes[0].results), strip(outcomes[1].results))
+            new_keys = frozenset(k for k in args.new_keys.split(",") if k)
+            diff = differences(strip(outcomes[0].results), strip(outcomes[1].results), new_keys=new_keys)
             if kinds[0] != kinds[1]:
                 diff.insert(0, f"outcome {kinds[0]} -> {kinds[1]}")
             if args.logs:

@@ -12,6 +12,7 @@
 
 #include "analysis/analysis_json.hpp"
 #include "analysis/failure_analysis.hpp"
+#include "analysis/multilevel_period.hpp"
 #include "analysis/optimal_period.hpp"
 #include "analysis/trace_error.hpp"
 #include "analysis/trace_input.hpp"
@@ -205,6 +206,21 @@ PYBIND11_MODULE(_ftsim, m) {
   m.def("young_period", &analysis::young_period, py::arg("checkpoint"), py::arg("mtbf"));
   m.def("daly_period", &analysis::daly_period, py::arg("checkpoint"), py::arg("mtbf"));
   m.def("optimal_period", &analysis::optimal_period, py::arg("checkpoint"), py::arg("mtbf"));
+  m.def(
+      "multilevel_pattern",
+      [](const std::vector<std::tuple<double, double, double>>& levels) {
+        std::vector<analysis::CheckpointLevel> in;
+        for (const auto& [checkpoint, rate, recovery] : levels) in.push_back({checkpoint, rate, recovery});
+        const analysis::MultilevelPattern p = analysis::optimal_multilevel_pattern(in);
+        py::dict out;
+        out["levels"] = p.levels;
+        out["counts"] = p.counts;
+        out["work"] = p.work;
+        out["overhead"] = p.overhead;
+        out["bound"] = analysis::multilevel_bound(in);
+        return out;
+      },
+      py::arg("levels"), "The first-order multi-level optimum of (checkpoint, failure_rate, recovery) levels.");
   m.def("daly_wall_time", &analysis::daly_wall_time, py::arg("period"), py::arg("checkpoint"), py::arg("mtbf"),
         py::arg("restart"), py::arg("work"));
 }

@@ -40,6 +40,7 @@ CoordinatorState GlobalCoordinator::between_checkpoints() const {
 void GlobalCoordinator::on_start(ProtocolContext& ctx) {
   expected_.assign(ctx.node_count(), 0);
   restored_epoch_.assign(ctx.node_count(), 0);
+  restored_checkpoint_.assign(ctx.node_count(), 0);
   arm_period_timer(ctx);
   if (options_.at_cuts && !options_.cut_positions.empty()) enter(CoordinatorState::gathering_ready);
 }
@@ -73,7 +74,8 @@ void GlobalCoordinator::on_failure_notice(ProtocolContext& ctx, const FailureNot
   ctx.set_epoch(notice.sequence);
   recovery_epoch_ = notice.sequence;
   // Counted here once per failure, then kept up to date per answer (not a scan per answer).
-  restored_count_ = static_cast<std::uint32_t>(std::count(restored_epoch_.begin(), restored_epoch_.end(), recovery_epoch_));
+  restored_count_ = 0;
+  for (NodeId n = 0; n < restored_epoch_.size(); ++n) restored_count_ += restored_now(n) ? 1 : 0;
   const bool gathering_ready = state_ == CoordinatorState::gathering_ready;
   if ((gathering_ready && answers_ > 0) || state_ == CoordinatorState::gathering_saved ||
       (gathering_ready && !options_.at_cuts)) {
@@ -88,15 +90,34 @@ void GlobalCoordinator::on_failure_notice(ProtocolContext& ctx, const FailureNot
     period_timer_.reset();
   }
   unrecovered_.push_back(notice);
+  send_recover(ctx, notice);
+}
+
+void GlobalCoordinator::send_recover(ProtocolContext& ctx, const FailureNotice& cause) {
   // Every rank restores the last committed checkpoint; a rank being replaced gets this when
   // its replacement is up.
   Control recover = with(committed_, recovery_epoch_);
-  recover.cause = notice;
+  recover.cause = cause;
   if (ctx.recording()) {
     ctx.note("epoch " + std::to_string(recovery_epoch_) + ": every node restores " +
             (recover.checkpoint > 0 ? "checkpoint " + std::to_string(recover.checkpoint) : std::string("the initial state")));
   }
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRecover, recover);
+}
+
+void GlobalCoordinator::on_lost(ProtocolContext& ctx, const Control& c) {
+  if (state_ != CoordinatorState::recovering || c.epoch != recovery_epoch_ || c.checkpoint != committed_) return;
+  // The buddy level failed this recovery: back to the latest checkpoint on stable storage, which
+  // every node can restore (its local copy, or stable storage). The checkpoints after it are void.
+  const std::uint32_t fallback = options_.last_stable(committed_);
+  if (ctx.recording()) {
+    ctx.note("checkpoint " + std::to_string(committed_) + " is lost: every node falls back to " +
+             (fallback > 0 ? "checkpoint " + std::to_string(fallback) + " on stable storage" : std::string("the initial state")));
+  }
+  committed_ = fallback;
+  restored_count_ = 0;
+  for (NodeId n = 0; n < restored_epoch_.size(); ++n) restored_count_ += restored_now(n) ? 1 : 0;
+  send_recover(ctx, unrecovered_.back());
 }
 
 void GlobalCoordinator::maybe_resume(ProtocolContext& ctx) {
@@ -125,6 +146,7 @@ void GlobalCoordinator::on_message(ProtocolContext& ctx, const Message& m) {
     case kReady: on_ready(ctx, c); break;
     case kSaved: on_saved(ctx, c); break;
     case kRestored: on_restored(ctx, m.source, c); break;
+    case kLost: on_lost(ctx, c); break;
     default: break;
   }
 }
@@ -171,10 +193,12 @@ void GlobalCoordinator::on_saved(ProtocolContext& ctx, const Control& c) {
 
 void GlobalCoordinator::on_restored(ProtocolContext& ctx, NodeId from, const Control& c) {
   // Messages of two recoveries may cross: keep the latest epoch a node restored for.
-  if (c.epoch > restored_epoch_[from]) {
-    if (restored_epoch_[from] == recovery_epoch_) --restored_count_;
+  // (With levels a node may restore twice in one epoch: the second time, the fallback.)
+  if (c.epoch > restored_epoch_[from] || (c.epoch == restored_epoch_[from] && c.checkpoint != restored_checkpoint_[from])) {
+    if (restored_now(from)) --restored_count_;
     restored_epoch_[from] = c.epoch;
-    if (c.epoch == recovery_epoch_) ++restored_count_;
+    restored_checkpoint_[from] = c.checkpoint;
+    if (restored_now(from)) ++restored_count_;
   }
   maybe_resume(ctx);
 }

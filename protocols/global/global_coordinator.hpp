@@ -43,6 +43,14 @@ private:
   void on_ready(ProtocolContext& ctx, const global_messages::Control& ready);
   void on_saved(ProtocolContext& ctx, const global_messages::Control& saved);
   void on_restored(ProtocolContext& ctx, NodeId from, const global_messages::Control& restored);
+  // Levels: a replacement lost the checkpoint of this recovery at its buddies: every node goes
+  // back to the latest checkpoint on stable storage instead.
+  void on_lost(ProtocolContext& ctx, const global_messages::Control& lost);
+  void send_recover(ProtocolContext& ctx, const FailureNotice& cause);
+  // Whether `node`'s latest RESTORED is for this recovery's epoch and restart point.
+  bool restored_now(NodeId node) const {
+    return restored_epoch_[node] == recovery_epoch_ && restored_checkpoint_[node] == committed_;
+  }
   void arm_period_timer(ProtocolContext& ctx);
   void maybe_resume(ProtocolContext& ctx);
 
@@ -55,7 +63,8 @@ private:
   core::CheckpointRecord record_;
   std::uint32_t recovery_epoch_ = 0;
   std::vector<std::uint32_t> restored_epoch_;  // per node: the latest epoch it restored for
-  std::uint32_t restored_count_ = 0;           // nodes whose restored_epoch_ is recovery_epoch_
+  std::vector<std::uint32_t> restored_checkpoint_;  // per node: and the checkpoint it restored then
+  std::uint32_t restored_count_ = 0;           // nodes for which restored_now() holds
   std::vector<FailureNotice> unrecovered_;     // notices whose recovery is under way
   std::optional<std::uint64_t> period_timer_;
 };

@@ -54,7 +54,9 @@ void GlobalCopies::save(ProtocolContext& ctx, std::uint32_t checkpoint, core::No
   saved_bytes_ = bytes;
   if (ctx.recording()) {
     ctx.note("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
-             (options_.stable_storage ? std::string("stable storage") : buddy_list(options_, ctx.node())));
+             (options_.stable_storage ? std::string("stable storage")
+                                      : buddy_list(options_, ctx.node()) +
+                                            (options_.on_stable(checkpoint) ? " and stable storage" : "")));
   }
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
@@ -81,16 +83,23 @@ void GlobalCopies::send(ProtocolContext& ctx) {
   Pending save = std::move(*pending_);
   pending_.reset();
   if (options_.stable_storage) {
+    acks_missing_ = 1;
     ctx.storage_write(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint_), std::move(save.content), save.bytes,
                       write_token(checkpoint_, ctx.epoch()));
     return;
   }
-  // Every buddy keeps a copy (several buddies replicate it); saved once all acknowledged.
+  // Every buddy keeps a copy (several buddies replicate it); with levels, every stable_every-th
+  // goes to stable storage too. Saved once all acknowledged.
+  const auto buddies = options_.buddies->buddies(ctx.node());
+  const bool stable = options_.on_stable(checkpoint_);
+  acks_missing_ = static_cast<std::uint32_t>(buddies.size()) + (stable ? 1 : 0);
+  if (stable) {
+    ctx.storage_write(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint_), save.content, save.bytes,
+                      write_token(checkpoint_, ctx.epoch()));
+  }
   Control data = with(checkpoint_, ctx.epoch());
   data.count = save.bytes;
   data.snapshot = std::move(save.content);
-  const auto buddies = options_.buddies->buddies(ctx.node());
-  acks_missing_ = static_cast<std::uint32_t>(buddies.size());
   for (NodeId buddy : buddies) global_messages::send(ctx, buddy, kCheckpointData, data, core::Traffic::checkpoint, save.bytes);
 }
 
@@ -103,7 +112,7 @@ bool GlobalCopies::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::u
 bool GlobalCopies::on_written(ProtocolContext& ctx, std::uint64_t token) {
   // A write of the same checkpoint number from before a rollback (storage may still be writing it)
   // is not this one: its epoch is older.
-  if (state_ == CopyState::idle || write_token(checkpoint_, ctx.epoch()) != token) return false;
+  if (state_ == CopyState::idle || write_token(checkpoint_, ctx.epoch()) != token || --acks_missing_ != 0) return false;
   step(CopyState::idle);
   return true;
 }
@@ -111,7 +120,14 @@ bool GlobalCopies::on_written(ProtocolContext& ctx, std::uint64_t token) {
 void GlobalCopies::cancel() { step(CopyState::idle); }
 
 void GlobalCopies::collect(ProtocolContext& ctx, std::uint32_t committed) {
-  for (auto it = local_.begin(); it != local_.end();) it = it->first < committed ? local_.erase(it) : std::next(it);
+  drop_local_before(committed);
+  if (options_.stable_every > 0) {
+    // Levels: the stable copy before the one just committed, if this one is on stable storage.
+    if (options_.on_stable(committed) && committed > options_.stable_every) {
+      ctx.storage_erase(storage_server(ctx), checkpoint_key(ctx.node(), committed - options_.stable_every));
+    }
+    return;
+  }
   if (!options_.stable_storage) return;
   if (writer_) {
     // /checkpoint_data: its images before the committed checkpoint's chain.
@@ -133,7 +149,16 @@ void GlobalCopies::adopt_chain(std::span<const Bytes* const> chain) { writer_->a
 void GlobalCopies::restored(std::uint32_t checkpoint) {
   // Its next image is a full one: the hashes it kept describe a state it has left.
   if (writer_) writer_->restart_chain();
-  for (auto it = local_.begin(); it != local_.end();) it = it->first < checkpoint ? local_.erase(it) : std::next(it);
+  drop_local_before(checkpoint);
+}
+
+void GlobalCopies::drop_local_before(std::uint32_t checkpoint) {
+  // With levels the latest copy on stable storage stays too: a failure the buddies cannot repair
+  // rolls every node back to it.
+  const std::uint32_t keep = options_.stable_every > 0 ? options_.last_stable(checkpoint) : checkpoint;
+  for (auto it = local_.begin(); it != local_.end();) {
+    it = it->first < checkpoint && it->first != keep ? local_.erase(it) : std::next(it);
+  }
 }
 
 }  // namespace ftsim::protocols

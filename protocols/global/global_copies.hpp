@@ -48,13 +48,15 @@ private:
   // The one place the state changes; throws std::logic_error on a transition not listed.
   void step(CopyState to);
   void send(ProtocolContext& ctx);
+  // Local copies older than `checkpoint` go (with levels, but the latest one on stable storage).
+  void drop_local_before(std::uint32_t checkpoint);
 
   const GlobalOptions& options_;
   std::map<std::uint32_t, core::NodeSnapshot> local_;  // pending and committed
   CopyState state_ = CopyState::idle;
   std::uint32_t checkpoint_ = 0;  // in flight (0 when idle)
   std::uint64_t saved_bytes_ = 0;
-  std::uint32_t acks_missing_ = 0;  // buddy acknowledgements still to come
+  std::uint32_t acks_missing_ = 0;  // buddy acknowledgements and storage writes still to come
   // /checkpoint_data: its images, and the content waiting for the CPU time of its encoding (tokens
   // carry a sequence number: a stale one is ignored).
   std::optional<content::ImageWriter> writer_;

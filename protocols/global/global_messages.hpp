@@ -33,6 +33,7 @@ enum MessageType : std::uint32_t {
   kRestoreRequest,  // replacement -> buddy: send my checkpoint k back
   kRestoreData,     // buddy -> replacement: the content of checkpoint k
   kNotHeld,         // buddy -> replacement: I do not hold checkpoint k of yours
+  kLost,            // replacement -> coordinator (levels): checkpoint k is lost at every level I can reach
 };
 
 // The content of every message type (each type encodes only its own fields).

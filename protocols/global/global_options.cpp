@@ -13,7 +13,28 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
   options.at_cuts = schedule.at_cuts;
   options.period = schedule.period;
   const std::uint32_t servers = config.platform.storage.hosts;
-  if (auto storage = block.find("storage")) {
+  if (auto levels = block.find("levels")) {
+    // Two levels (Moody et al. 2010's partner and PFS levels): buddies' memory, then stable storage.
+    if (block.find("storage")) levels->fail("gives each level's storage: not with /protocol/storage");
+    const std::string shape = R"([{"storage": "buddy"}, {"storage": "stable", "every": K}])";
+    if (!levels->is_array() || levels->size() != 2) levels->fail_expected("two levels, " + shape);
+    auto first = (*levels)[0];
+    first.expect_object();
+    if (first.at("storage").as_choice({"buddy"}) != "buddy") first.fail_expected(shape);
+    if (auto every = first.find("every"); every && every->as_int(1, 1) != 1) every->fail_expected("1");
+    first.finish();
+    auto second = (*levels)[1];
+    second.expect_object();
+    second.at("storage").as_choice({"stable"});
+    options.stable_every = static_cast<std::uint32_t>(second.at("every").as_int(1, 1 << 30));
+    second.finish();
+    if (servers == 0) levels->fail("the \"stable\" level needs servers: set /platform/storage/hosts to 1 or more");
+    if (config.platform.nodes < 2) levels->fail("the \"buddy\" level needs at least 2 nodes (a node cannot be its own buddy)");
+    if (config.checkpoint_data.enabled) {
+      levels->fail("is not built with /checkpoint_data yet (an image chain across two levels): remove one of them");
+    }
+    options.stable_storage = false;
+  } else if (auto storage = block.find("storage")) {
     options.stable_storage = storage->as_choice({"stable", "buddy"}) == "stable";
     if (options.stable_storage && servers == 0) {
       storage->fail("\"stable\" storage needs servers: set /platform/storage/hosts to 1 or more");

@@ -3,6 +3,8 @@
 // what every process of a run derives from it once (the cut positions, the buddies), read-only.
 //   {"type": "global", "period": DURATION | "at": "cuts", "storage": "stable" | "buddy",
 //            "restart_cost": DURATION}
+// or, with two levels instead of "storage" (docs/multilevel.md):
+//   "levels": [{"storage": "buddy"}, {"storage": "stable", "every": K}]
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +30,16 @@ struct GlobalConfig {
   double period = 0;
   bool stable_storage = true;
   double restart_cost = 0;   // seconds a restarted process needs before it can restore
+  // /protocol/levels: every checkpoint at the buddies, and every stable_every-th (ids K, 2K, ...)
+  // on stable storage too. 0: one level (stable_storage says which).
+  std::uint32_t stable_every = 0;
+
+  // Whether checkpoint `id` is saved on stable storage (as well as at the buddies with levels).
+  bool on_stable(std::uint32_t id) const { return stable_storage || (stable_every > 0 && id % stable_every == 0); }
+  // The latest checkpoint up to `id` that is on stable storage (0: the initial state).
+  std::uint32_t last_stable(std::uint32_t id) const {
+    return stable_storage ? id : stable_every > 0 ? id - id % stable_every : 0;
+  }
 };
 GlobalConfig read_global_options(const config::Config& config, config::JsonReader block);
 

@@ -182,6 +182,21 @@ void GlobalRecovery::on_not_held(ProtocolContext& ctx, const Control& c) {
     send(ctx, buddies[asked_buddy_], kRestoreRequest, with(c.checkpoint, c.epoch));
     return;
   }
+  if (options_.stable_every > 0) {
+    // Levels: the buddies lost it with this node (a node and its buddy failed together). Stable
+    // storage holds it if it is one of the stable_every-th; otherwise the whole job must go back
+    // to the latest that is, which only the coordinator can decide.
+    if (options_.on_stable(c.checkpoint)) {
+      if (ctx.recording()) ctx.note("checkpoint " + std::to_string(c.checkpoint) + " lost at the buddies: read from stable storage");
+      ctx.storage_read(storage_server(ctx), checkpoint_key(ctx.node(), c.checkpoint), kReadTokenBit | c.epoch);
+      return;
+    }
+    if (ctx.recording()) {
+      ctx.note("checkpoint " + std::to_string(c.checkpoint) + " lost at the buddies and not on stable storage: tell the coordinator");
+    }
+    send(ctx, ctx.coordinator(), kLost, with(c.checkpoint, c.epoch));
+    return;
+  }
   ctx.fail_run("unrecoverable: node " + std::to_string(ctx.node()) + " and its " + buddy_list(options_, ctx.node()) +
                (buddies.size() > 1 ? " all" : " both") + " lost checkpoint " + std::to_string(c.checkpoint) +
                " (more failures than buddy checkpointing can survive)");

@@ -10,7 +10,7 @@ import warnings
 
 from ftsim import _ftsim
 
-__all__ = ["young", "daly", "optimal_period", "daly_wall_time"]
+__all__ = ["young", "daly", "optimal_period", "daly_wall_time", "multilevel"]
 
 
 def young(checkpoint: float, mtbf: float) -> float:
@@ -38,3 +38,15 @@ def daly_wall_time(period: float, checkpoint: float, mtbf: float, restart: float
                       "before its first checkpoint, and Daly's model (work/period segments of period + C) does "
                       "not describe it", stacklevel=2)
     return _ftsim.daly_wall_time(period, checkpoint, mtbf, restart, work)
+
+
+def multilevel(levels: list[tuple[float, float, float]]) -> dict:
+    """The first-order optimum of multi-level checkpointing (Benoit et al., IEEE TC 2017).
+
+    ``levels``: (checkpoint, failure_rate, recovery) of each level, cheapest first: C_l, the time
+    of level l's part of a checkpoint; lambda_l, failures per second that need level l or above;
+    R_l, a recovery from it. Returns ``levels`` (0-based, the ones worth using; always the last),
+    ``counts`` (checkpoints of each in one pattern; the last 1), ``work`` (W, work between two
+    checkpoints of the last level), ``overhead`` (H, wasted time per unit of work at W) and
+    ``bound`` (sum of sqrt(2 lambda_l C_l) + lambda_l R_l: real counts). docs/theory.md says more."""
+    return _ftsim.multilevel_pattern([tuple(map(float, level)) for level in levels])

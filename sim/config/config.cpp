@@ -356,6 +356,13 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
                         "node): remove /platform/xml or set ranks_per_machine to 1");
     }
   }
+  if (auto group = reader.find("group_size")) {
+    p.group_size = static_cast<std::uint32_t>(group->as_int(1, p.nodes));
+    if (p.group_size % p.ranks_per_machine != 0) {
+      group->fail_expected("a multiple of /platform/ranks_per_machine (" + std::to_string(p.ranks_per_machine) +
+                           ": a group holds whole machines), got " + std::to_string(p.group_size));
+    }
+  }
   if (auto xml = reader.find("xml")) {
     p.xml = xml->as_string();
     std::filesystem::path path(p.xml);
@@ -687,7 +694,7 @@ Config load_config_json(const Json& document, const std::string& origin) {
     }
   }
   if (auto reference = root.find("reference")) config.reference = read_reference(*reference);
-  if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, config.seed, origin);
+  if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, config.platform.group_size, config.seed, origin);
   // Proactive migration moves a rank to a spare host: with unlimited spares the platform has none.
   if (config.failures.prediction && config.platform.unlimited_spares) {
     root.at("failures").at("prediction").fail(

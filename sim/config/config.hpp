@@ -139,6 +139,10 @@ struct PlatformConfig {
   // cores_per_node is a machine's cores, shared by its ranks; spares are machines.
   std::uint32_t ranks_per_machine = 1;
   std::uint32_t machines() const { return nodes / ranks_per_machine; }
+  // /platform/group_size: nodes per failure group (a rack, a switch, a power domain): group g is
+  // nodes g*size .. g*size+size-1 (the last may be smaller). 0: no groups. What /failures'
+  // "group" class takes down, and where its bursts strike.
+  std::uint32_t group_size = 0;
 };
 
 // --- Checkpoint placement and buddies ---------------------------------------------------

@@ -1,5 +1,6 @@
 #include "run_config.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <regex>
 #include <sstream>
@@ -287,8 +288,31 @@ void read_failure_log(JsonReader& reader, std::uint32_t nodes, std::uint64_t see
 
 }  // namespace
 
-FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_t seed, const std::string& config_file) {
+const char* failure_class_name(FailureClass kind) {
+  switch (kind) {
+    case FailureClass::node: return "node";
+    case FailureClass::group: return "group";
+    case FailureClass::job: return "job";
+  }
+  return "?";
+}
+
+namespace {
+
+FailureClass read_failure_class(JsonReader reader, std::uint32_t group_size) {
+  const std::string name = reader.as_choice({"node", "group", "job"});
+  if (name == "group" && group_size == 0) {
+    reader.fail("a group failure takes down the nodes of a group: set /platform/group_size");
+  }
+  return name == "node" ? FailureClass::node : name == "group" ? FailureClass::group : FailureClass::job;
+}
+
+}  // namespace
+
+FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint32_t group_size, std::uint64_t seed,
+                            const std::string& config_file) {
   FailureConfig f;
+  f.group_size = group_size;
   reader.expect_object();
   const std::string model = reader.at("model").as_choice({"none", "list", "exponential", "weibull", "trace", "log"});
   if (model == "none") {
@@ -306,6 +330,7 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_
         e.after_tasks = static_cast<std::uint64_t>(event.at("after_tasks").as_int(1, std::int64_t(1) << 53));
       }
       e.node = static_cast<std::uint32_t>(event.at("node").as_int(0, nodes - 1));
+      if (auto kind = event.find("class")) e.kind = read_failure_class(*kind, group_size);
       event.finish();
       f.events.push_back(e);
     }
@@ -353,6 +378,40 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_
     if (f.stationary && f.model == FailureModel::weibull) {
       first->fail("conditions nodes that are new at time 0: not with /failures/age \"stationary\" and Weibull failures");
     }
+  }
+  if (auto classes = reader.find("classes")) {
+    if (f.model != FailureModel::exponential && f.model != FailureModel::weibull) {
+      classes->fail("splits failures drawn at random between classes: only with /failures/model exponential or "
+                    "weibull (a list gives each event its \"class\")");
+    }
+    classes->expect_object();
+    f.class_shares = {0, 0, 0};
+    double total = 0;
+    for (const FailureClass kind : {FailureClass::node, FailureClass::group, FailureClass::job}) {
+      auto share = classes->find(failure_class_name(kind));
+      if (!share) continue;
+      f.class_shares[std::size_t(kind)] = share->as_number(0, 1);
+      if (kind == FailureClass::group && group_size == 0 && f.class_shares[std::size_t(kind)] > 0) {
+        share->fail("a group failure takes down the nodes of a group: set /platform/group_size");
+      }
+      total += f.class_shares[std::size_t(kind)];
+    }
+    classes->finish();
+    if (std::abs(total - 1) > 1e-9) {
+      classes->fail_expected("shares of the failures that sum to 1, got a sum of " + format_number(total));
+    }
+  }
+  if (auto burst = reader.find("burst")) {
+    if (f.model != FailureModel::exponential) {
+      burst->fail("raises the rate of memoryless failures for a while: only with /failures/model exponential");
+    }
+    if (group_size == 0) burst->fail("strikes the other nodes of the failed node's group: set /platform/group_size");
+    burst->expect_object();
+    FailureBurst b;
+    b.factor = burst->at("factor").as_number(1, 1e9);
+    b.window = burst->at("window").as_positive_seconds();
+    burst->finish();
+    f.burst = b;
   }
   reader.finish();
   return f;

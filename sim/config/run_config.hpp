@@ -1,6 +1,7 @@
 #pragma once
 // Config of a timed run (ftsim run): network and storage of the platform, failures, protocol
 // and run options. Loaded by load_config() with the rest of the config.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -73,6 +74,19 @@ enum class FailureModel { none, list, exponential, weibull, trace, log };
 inline constexpr double kMinWeibullShape = 0.1;
 inline constexpr double kMaxWeibullShape = 100;
 
+// What a failure destroys (/failures/classes): one node (its processes, its memory), every node of
+// its group (/platform/group_size: a rack, a switch, a power domain), or the whole job.
+enum class FailureClass : std::uint8_t { node, group, job };
+inline constexpr std::size_t kFailureClasses = 3;
+const char* failure_class_name(FailureClass kind);
+
+// /failures/burst: a failure raises the failure rate of the other nodes of its group by `factor`
+// for `window` seconds (failures that strike together, as in LANL and Titan logs).
+struct FailureBurst {
+  double factor = 1;
+  double window = 0;
+};
+
 struct FailureEvent {
   double time = 0;
   std::uint32_t node = 0;
@@ -81,6 +95,7 @@ struct FailureEvent {
   std::uint64_t after_tasks = 0;
   // Seconds until a spare takes the rank, from a failure log's repair time; < 0: /failures/downtime.
   double downtime = -1;
+  FailureClass kind = FailureClass::node;
 };
 
 struct FailureConfig {
@@ -102,6 +117,10 @@ struct FailureConfig {
   // process's equilibrium law (the same as new for exponential failures).
   bool stationary = false;
   std::optional<PredictionConfig> prediction;  // a failure predictor and proactive migration
+  // Renewal models: the share of failures of each class (indexed by FailureClass; sums to 1).
+  std::array<double, kFailureClasses> class_shares{1, 0, 0};
+  std::optional<FailureBurst> burst;  // exponential model only
+  std::uint32_t group_size = 0;       // /platform/group_size, copied for the failure schedule
 };
 
 // /protocol: its id and its block as written. Each protocol owns its block: it reads, validates
@@ -126,7 +145,9 @@ namespace ftsim::config {
 // Readers of the run sections (used by load_config_json).
 NetworkConfig read_network(JsonReader reader);
 StorageConfig read_storage(JsonReader reader);
-FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint64_t seed, const std::string& config_file);
+// `group_size`: /platform/group_size (0: none), which the "group" class and bursts need.
+FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint32_t group_size, std::uint64_t seed,
+                            const std::string& config_file);
 struct CheckpointConfig;
 ProtocolConfig read_protocol(JsonReader reader);
 RunConfig read_run(JsonReader reader);

@@ -65,6 +65,20 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
                               "several ranks per machine are not supported by the MPI backend (each rank is its own "
                               "MPI process and fails alone; use the simgrid backend)");
   }
+  {
+    // Group and job failures and bursts: the MPI driver injects one rank's failure at a time.
+    const config::FailureConfig& f = config.failures;
+    std::string where;
+    if (f.class_shares[0] < 1) where = "/failures/classes";
+    if (f.burst) where = "/failures/burst";
+    for (std::size_t i = 0; i < f.events.size() && where.empty(); ++i)
+      if (f.events[i].kind != config::FailureClass::node) where = "/failures/events/" + std::to_string(i) + "/class";
+    if (!where.empty()) {
+      throw config::ConfigError(config.file, where,
+                                "failures of a group or of the job and bursts are not supported by the MPI backend "
+                                "yet (its driver fails one rank at a time; use the simgrid backend)");
+    }
+  }
   std::unique_ptr<kernels::KernelSet> kernel_set;
   try {
     kernel_set = kernels::KernelSet::make(config, graph);

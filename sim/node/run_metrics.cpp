@@ -27,7 +27,10 @@ void update_checkpoints(RunMetrics& metrics, const CheckpointRecord& record) {
     existing->bytes += record.bytes;
     return;
   }
-  if (!record.partial && existing && !existing->aborted && !existing->partial) {
+  // A committed checkpoint taken again under its number (global with levels: a fallback to an
+  // older checkpoint voids the ones after it, and their numbers are taken again) is a new record.
+  const bool taken_again = existing && existing->committed >= 0 && record.committed < 0;
+  if (!record.partial && existing && !existing->aborted && !existing->partial && !taken_again) {
     *existing = record;  // the latest state of the checkpoint in progress
     return;
   }

@@ -59,6 +59,11 @@ struct FailureEffect {
 struct FailureRecord {
   double time = 0;
   NodeId node = 0;
+  // /failures/classes: "node", "group" or "job"; the node whose failure took this one down (itself
+  // for a node failure); whether a burst (/failures/burst) raised its rate.
+  std::string failure_class = "node";
+  NodeId origin = 0;
+  bool burst = false;
   double detected_at = -1;
   double replaced_at = -1;
   double recovered_at = -1;            // the protocol's notion: resumed / lost work recomputed
@@ -104,6 +109,10 @@ struct RunMetrics {
   double makespan = 0;
   std::vector<NodeMetrics> nodes;
   std::vector<FailureRecord> failures;
+  // Failures injected, by class (node, group, job: one each, however many processes it takes
+  // down), and how many of them a burst brought.
+  std::uint64_t failure_events[3] = {0, 0, 0};
+  std::uint64_t burst_failures = 0;
   std::vector<CheckpointRecord> checkpoints;
   // The latest record of each (process, id), by update_checkpoints (not written out).
   std::unordered_map<std::uint64_t, std::size_t> checkpoint_latest;

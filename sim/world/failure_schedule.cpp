@@ -1,5 +1,6 @@
 #include "sim/world/failure_schedule.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/config/random_stream.hpp"
@@ -10,12 +11,20 @@ using config::splitmix64;
 
 FailureSchedule::FailureSchedule(const config::FailureConfig& config, graphs::NodeId nodes, std::uint64_t seed,
                                  std::uint32_t ranks_per_machine)
-    : config_(config), ranks_per_machine_(ranks_per_machine) {
+    : config_(config), ranks_per_machine_(ranks_per_machine), nodes_(nodes) {
   const graphs::NodeId machines = nodes / ranks_per_machine;
   for (graphs::NodeId n = 0; n < machines; ++n) {
     std::uint64_t s = seed * 0x2545f4914f6cdd1dULL + n + 1;
     splitmix64(s);
     state_.push_back(s);
+  }
+  const bool classes = config_.class_shares[0] < 1;
+  for (graphs::NodeId n = 0; n < machines && (classes || config_.burst); ++n) {
+    std::uint64_t s = seed * 0x9e3779b97f4a7c15ULL + 0x5851f42d4c957f2dULL * (n + 1);
+    splitmix64(s);
+    if (classes) class_state_.push_back(s);
+    splitmix64(s);
+    if (config_.burst) burst_state_.push_back(s);
   }
   if (config_.model == config::FailureModel::exponential || config_.model == config::FailureModel::weibull) {
     if (config_.first_before > 0 && machines > 0) {
@@ -123,6 +132,42 @@ std::optional<double> FailureSchedule::next_after(graphs::NodeId node, double fr
   }
   if (node % ranks_per_machine_ != 0) return std::nullopt;  // its machine's first rank draws them
   return from + draw(node / ranks_per_machine_);
+}
+
+config::FailureClass FailureSchedule::draw_class(graphs::NodeId node) {
+  if (class_state_.empty()) return config::FailureClass::node;
+  double u = uniform(class_state_[node / ranks_per_machine_]) * (1 - 1e-12);
+  for (std::size_t k = 0; k + 1 < config::kFailureClasses; ++k) {
+    if (u < config_.class_shares[k]) return config::FailureClass(k);
+    u -= config_.class_shares[k];
+  }
+  // Rounding: the last class with a share.
+  for (std::size_t k = config::kFailureClasses; k-- > 0;)
+    if (config_.class_shares[k] > 0) return config::FailureClass(k);
+  return config::FailureClass::node;
+}
+
+std::vector<graphs::NodeId> FailureSchedule::victims(graphs::NodeId node, config::FailureClass kind) const {
+  std::vector<graphs::NodeId> out{node};
+  graphs::NodeId first = node, end = node + 1;
+  if (kind == config::FailureClass::job) {
+    first = 0;
+    end = nodes_;
+  } else if (kind == config::FailureClass::group && config_.group_size > 0) {
+    first = node - node % config_.group_size;
+    end = std::min<graphs::NodeId>(first + config_.group_size, nodes_);
+  }
+  for (graphs::NodeId n = first; n < end; ++n)
+    if (n != node) out.push_back(n);
+  return out;
+}
+
+std::optional<double> FailureSchedule::burst_delay(graphs::NodeId other) {
+  if (burst_state_.empty() || !(config_.burst->factor > 1)) return std::nullopt;
+  const double rate = (config_.burst->factor - 1) / config_.mtbf;
+  const double delay = -std::log(uniform(burst_state_[other / ranks_per_machine_])) / rate;
+  if (delay >= config_.burst->window) return std::nullopt;
+  return delay;
 }
 
 }  // namespace ftsim::core

@@ -38,6 +38,17 @@ public:
   // its law given later than that. 1 without the condition.
   static double condition_probability(const config::FailureConfig& config, std::uint32_t machines);
 
+  // The class of the next failure drawn for `node` (/failures/classes; "node" without it), from a
+  // stream of its machine's own: adding classes leaves the failure times as they were.
+  config::FailureClass draw_class(graphs::NodeId node);
+  // The nodes a failure of `node` of class `kind` takes down: `node` first, then the others of its
+  // group (/platform/group_size) or of the job, in order.
+  std::vector<graphs::NodeId> victims(graphs::NodeId node, config::FailureClass kind) const;
+  // /failures/burst: after a failure of a node of its group, when `other` fails of the raised
+  // rate (factor - 1) / mtbf if that comes within the window (seconds from the failure), else
+  // nothing. Exponential failures: that extra rate for the window is all a burst adds.
+  std::optional<double> burst_delay(graphs::NodeId other);
+
 private:
   double draw(graphs::NodeId node);
   double draw_stationary(graphs::NodeId node);  // /failures/age "stationary", Weibull
@@ -49,6 +60,9 @@ private:
   config::FailureConfig config_;
   std::uint32_t ranks_per_machine_;
   std::vector<std::uint64_t> state_;  // one random stream per machine (splitmix64)
+  // Streams of their own per machine for classes and bursts (empty when not configured).
+  std::vector<std::uint64_t> class_state_, burst_state_;
+  graphs::NodeId nodes_;
   std::vector<double> first_;
 };
 

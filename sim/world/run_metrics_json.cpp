@@ -204,6 +204,9 @@ json to_json(const RunMetrics& m) {
   for (const FailureRecord& f : m.failures) {
     failures.push_back({{"time", f.time},
                         {"node", f.node},
+                        {"class", f.failure_class},
+                        {"origin", f.origin},
+                        {"burst", f.burst},
                         {"detected_at", optional_time(f.detected_at)},
                         {"replaced_at", optional_time(f.replaced_at)},
                         {"recovered_at", optional_time(f.recovered_at)},
@@ -252,6 +255,11 @@ json to_json(const RunMetrics& m) {
           {"protocol_metrics", protocol_metrics},
           {"protocol_metric_units", protocol_metric_units},
           {"failures", failures},
+          {"failure_events",
+           {{"node", m.failure_events[0]},
+            {"group", m.failure_events[1]},
+            {"job", m.failure_events[2]},
+            {"burst", m.burst_failures}}},
           {"checkpoints", checkpoints},
           {"nodes", nodes},
           {"oracle", oracle},
@@ -287,6 +295,9 @@ RunMetrics run_metrics_from_json(const json& j) {
     FailureRecord r;
     r.time = f.at("time");
     r.node = f.at("node");
+    r.failure_class = f.value("class", std::string("node"));
+    r.origin = f.value("origin", r.node);
+    r.burst = f.value("burst", false);
     r.detected_at = time_from(f.at("detected_at"));
     r.replaced_at = time_from(f.at("replaced_at"));
     r.recovered_at = time_from(f.at("recovered_at"));
@@ -297,6 +308,12 @@ RunMetrics run_metrics_from_json(const json& j) {
     r.messages_replayed = f.at("messages_replayed");
     r.bytes_replayed = f.at("bytes_replayed");
     m.failures.push_back(r);
+  }
+  if (const auto events = j.find("failure_events"); events != j.end()) {
+    m.failure_events[0] = events->value("node", std::uint64_t(0));
+    m.failure_events[1] = events->value("group", std::uint64_t(0));
+    m.failure_events[2] = events->value("job", std::uint64_t(0));
+    m.burst_failures = events->value("burst", std::uint64_t(0));
   }
   for (const json& c : j.at("checkpoints")) {
     CheckpointRecord r;

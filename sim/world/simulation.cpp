@@ -33,6 +33,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   observers_.reserve(graph.node_count());
   for (NodeId n = 0; n < graph.node_count(); ++n) observers_.emplace_back(n, index_);
   replacement_scheduled_.assign(processes, false);
+  drawn_failure_.assign(processes, ~std::uint64_t(0));
   channels_.resize(processes);
   if (config.platform.shrink_on_no_spare || config.platform.ranks_per_machine > 1) {
     machines_ = std::make_unique<Machines>(config, graph.node_count(), backend, metrics_);
@@ -142,8 +143,11 @@ std::uint64_t Simulation::add_timer(double time, Timer::Kind kind, NodeId node, 
   return id;
 }
 
-void Simulation::schedule_failure(double time, NodeId node, std::uint64_t token) {
+void Simulation::schedule_failure(double time, NodeId node, std::uint64_t token, config::FailureClass kind, bool burst) {
   const std::uint64_t id = add_timer(time, Timer::Kind::failure, node, token);
+  timers_[id].failure_class = kind;
+  timers_[id].burst = burst;
+  if (token == 0 && !burst) drawn_failure_[node] = id;
   if (migration_) migration_->failure_scheduled(node, time, id);
 }
 
@@ -157,8 +161,11 @@ void Simulation::start() {
     if (failure.after_tasks > 0) {
       task_count_failures_.push_back(failure);
     } else {
-      // The token of a failure with its own downtime (a log's repair time) is its index + 1.
-      schedule_failure(failure.time, failure.node, failure.downtime >= 0 ? i + 1 : 0);
+      // The token of a failure with its own downtime (a log's repair time) is its index + 1. A
+      // drawn failure's class is drawn (/failures/classes); a listed one has its own.
+      const bool drawn = config_.failures.events.empty();
+      schedule_failure(failure.time, failure.node, failure.downtime >= 0 ? i + 1 : 0,
+                       drawn ? failures_.draw_class(failure.node) : failure.kind);
     }
   }
   if (migration_) migration_->start();
@@ -234,7 +241,10 @@ bool Simulation::observe_execution(TaskId task) {
   for (const auto& failure : task_count_failures_) {
     // A failure at a task count: right after this completion (not inside the host's call), before
     // any other event of the same instant (another task of the node ending then would overshoot).
-    if (failure.node == node && failure.after_tasks == observers_[node].executions()) failure_due_ = true;
+    if (failure.node == node && failure.after_tasks == observers_[node].executions()) {
+      failure_due_ = true;
+      failure_due_class_ = failure.kind;
+    }
   }
   // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
   // reported by their protocols, which know what they undo).
@@ -295,7 +305,7 @@ void Simulation::on_task_finished(NodeId node, TaskId task) {
   if (migration_ && !halted_) migration_->after_task_finished(node);
   if (failure_due_) {
     failure_due_ = false;
-    if (!halted_ && host(node)) inject_failure(node, config_.failures.downtime);
+    if (!halted_ && host(node)) inject_failure(node, config_.failures.downtime, failure_due_class_);
   }
 }
 
@@ -489,10 +499,15 @@ void Simulation::on_timer(std::uint64_t id) {
     case Timer::Kind::failure:
       if (migration_ && migration_->absorbs(id, timer.node)) {
         // It hits the host the rank left: nothing is lost. Renewal models: the rank's next failure.
-        if (auto next = failures_.next_after(timer.node, now())) schedule_failure(*next, timer.node, 0);
+        if (auto next = failures_.next_after(timer.node, now())) {
+          schedule_failure(*next, timer.node, 0, failures_.draw_class(timer.node));
+        }
         break;
       }
-      inject_failure(timer.node, timer.token > 0 ? failures_.initial_downtime(timer.token - 1) : config_.failures.downtime);
+      // A burst strikes the incarnation that ran when it was drawn; one that failed since is gone.
+      if (timer.burst && timer.incarnation != ranks_[timer.node].incarnation()) break;
+      inject_failure(timer.node, timer.token > 0 ? failures_.initial_downtime(timer.token - 1) : config_.failures.downtime,
+                     timer.failure_class, timer.burst);
       break;
     case Timer::Kind::detection: notify_detection(timer.node, static_cast<std::uint32_t>(timer.token)); break;
     case Timer::Kind::replacement: replace(timer.node); break;
@@ -543,9 +558,11 @@ void Simulation::on_end_of_instant() {
 
 // ----------------------------------------------------------------------------- failures
 
-void Simulation::inject_failure(NodeId node, double downtime) {
+void Simulation::inject_failure(NodeId node, double downtime, config::FailureClass kind, bool burst) {
   if (!host(node) || failures_injected_ >= config_.failures.max_failures) return;
   ++failures_injected_;
+  ++metrics_.failure_events[std::size_t(kind)];
+  if (burst) ++metrics_.burst_failures;
   // Failures faster than anything can progress: stop rather than loop for ever.
   if (++failures_since_progress_ > kFailuresWithoutProgress) {
     report_stall();
@@ -554,6 +571,31 @@ void Simulation::inject_failure(NodeId node, double downtime) {
              "protocol can recover: /failures)");
     return;
   }
+  // A group or job failure takes the others down at the same instant; their drawn failures go
+  // with them (each replacement draws its own).
+  for (const NodeId victim : failures_.victims(node, kind)) {
+    if (halted_) return;
+    if (victim != node) {
+      if (!host(victim)) continue;
+      if (drawn_failure_[victim] < timers_.size()) timers_[drawn_failure_[victim]].cancelled = true;
+    }
+    take_down(victim, downtime, kind, node, burst);
+  }
+  if (config_.failures.burst && !halted_) schedule_bursts(node);
+}
+
+void Simulation::schedule_bursts(NodeId failed) {
+  // The first rank of every other machine of the group: its failures are the machine's.
+  const std::uint32_t per_machine = config_.platform.ranks_per_machine;
+  for (const NodeId other : failures_.victims(failed, config::FailureClass::group)) {
+    if (other / per_machine == failed / per_machine || other % per_machine != 0 || !host(other)) continue;
+    if (const auto delay = failures_.burst_delay(other)) schedule_failure(now() + *delay, other, 0, config::FailureClass::node, true);
+  }
+}
+
+void Simulation::take_down(NodeId node, double downtime, config::FailureClass kind, NodeId origin, bool burst) {
+  if (!host(node)) return;  // a co-located rank of an earlier victim's machine
+  failure_cause_ = {kind, origin, burst};
   // With machines tracked a failure takes down a machine, and every rank it runs with it.
   const std::vector<NodeId> co_located = machines_ ? machines_->machine_failed(node) : std::vector<NodeId>{};
   if (machines_ && machines_->shared()) {
@@ -578,6 +620,9 @@ void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> 
   FailureRecord record;
   record.time = now();
   record.node = node;
+  record.failure_class = config::failure_class_name(failure_cause_.kind);
+  record.origin = failure_cause_.origin;
+  record.burst = failure_cause_.burst;
   // Fail-stop (rank_lifecycle.hpp), then the backend forgets the dead incarnation's activities.
   const std::uint32_t failed_incarnation =
       ranks_[node].fail_stop(process_metrics_[node], observers_[node], ledger_.next_index());
@@ -656,7 +701,7 @@ void Simulation::replace(NodeId node) {
   // Renewal failure models: the new incarnation has its own time to failure.
   // (A rank re-hosted by a shrink runs on a machine that has its own failures.)
   if (!(machines_ && machines_->rehosted(node))) {
-    if (auto next = failures_.next_after(node, now())) schedule_failure(*next, node, 0);
+    if (auto next = failures_.next_after(node, now())) schedule_failure(*next, node, 0, failures_.draw_class(node));
   }
   ranks_[node].replace(ranks_[node].incarnation(), detections_, process_metrics_[node]);
   // What was kept for it travels again, unless its sender died since (lost with it).

@@ -125,6 +125,9 @@ private:
     std::uint32_t incarnation;
     std::uint64_t token;
     bool cancelled;
+    // Failure timers: what it destroys; a burst's (dropped if its rank failed meanwhile).
+    config::FailureClass failure_class = config::FailureClass::node;
+    bool burst = false;
   };
   // A channel: messages from one process to another are delivered in the order sent.
   struct Channel {
@@ -139,8 +142,14 @@ private:
   NodeHost* host(NodeId node) const { return ranks_[node].host(); }
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
   // A timed failure (its timer's id is the failure's id for the predictor).
-  void schedule_failure(double time, NodeId node, std::uint64_t token);
-  void inject_failure(NodeId node, double downtime);
+  // `token`: a listed failure's index + 1 (its downtime and class), 0 for a drawn one.
+  void schedule_failure(double time, NodeId node, std::uint64_t token, config::FailureClass kind, bool burst = false);
+  // A failure of `node` of class `kind`: it and, for a group or job failure, the others it takes.
+  void inject_failure(NodeId node, double downtime, config::FailureClass kind, bool burst = false);
+  // One failed machine (or rank): `node` and the ranks its machine runs.
+  void take_down(NodeId node, double downtime, config::FailureClass kind, NodeId origin, bool burst);
+  // /failures/burst: the raised rate of the other machines of the failed node's group.
+  void schedule_bursts(NodeId failed);
   // One process of a failure (fail-stop). `machine_spare`: whether a spare takes it, decided once
   // for the ranks of a failed machine (several ranks per machine); else decided here.
   void fail_process(NodeId node, double downtime, std::optional<bool> machine_spare = std::nullopt);
@@ -184,7 +193,17 @@ private:
   FailureLedger ledger_;  // the failure records by node and incarnation (in metrics_)
   std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
   std::size_t completion_cursor_ = 0;   // check_completion: the hosts before it were finished
-  bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
+  bool failure_due_ = false;
+  config::FailureClass failure_due_class_ = config::FailureClass::node;
+  // The failure being injected, for its records (take_down sets it).
+  struct FailureCause {
+    config::FailureClass kind = config::FailureClass::node;
+    NodeId origin = 0;
+    bool burst = false;
+  } failure_cause_;
+  // Each rank's pending drawn failure (its renewal process): cancelled when a group or job failure
+  // takes the rank down first (the replacement draws its own). Timer ids; -1: none.
+  std::vector<std::uint64_t> drawn_failure_;  // a failure at a task count is due once the host's call returns
   Recorder recorder_;  // the exporters of the run's records (trace, event log)
   std::vector<RankLifecycle> ranks_;  // per process: its host, incarnation and kept messages
   // Nodes whose runtime waits for the end of the instant to start ready tasks (backend.hpp).

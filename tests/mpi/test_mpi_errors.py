@@ -102,3 +102,17 @@ def test_failure_prediction_is_refused_on_mpi(tmp_path):
     assert "/failures/prediction: proactive migration is simulated only" in output
     assert output.count("proactive migration is simulated only") == 1, output
     assert elapsed < LIMIT
+
+
+def test_group_failures_are_refused(tmp_path):
+    # The MPI driver fails one rank at a time: classes other than "node" are refused, naming the key.
+    config = with_protocol(base_config("cholesky"), "global")
+    config["platform"]["group_size"] = 2
+    config["failures"] = {"model": "list", "events": [{"after_tasks": 3, "node": 1, "class": "group"}]}
+    path = tmp_path / "group.json"
+    path.write_text(json.dumps(config))
+    proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 2, output
+    assert "/failures/events/0/class" in output and "not supported by the MPI backend" in output
+    assert elapsed < LIMIT

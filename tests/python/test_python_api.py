@@ -161,6 +161,12 @@ def test_daly_examples():
     assert ftsim.analysis.daly(5 * minute, 15 * minute) / minute == pytest.approx(9.1, abs=0.05)
     assert ftsim.analysis.young(5 * minute, 24 * hour) / minute == pytest.approx(120)
     assert ftsim.analysis.optimal_period(5 * minute, 15 * minute) / minute == pytest.approx(9.17, abs=0.01)
+    # Two levels, a fast one taking 85% of the failures (Moody et al.): about sqrt(0.85 * 100 / 0.15)
+    # level-1 checkpoints per level-2 one, and an overhead close to the sum of sqrt(2 lambda C).
+    day = 24 * hour
+    pattern = ftsim.analysis.multilevel([(1, 0.85 / day, 0), (100, 0.15 / day, 0)])
+    assert pattern["levels"] == [0, 1] and pattern["counts"] == [24, 1]
+    assert pattern["bound"] <= pattern["overhead"] < 1.001 * pattern["bound"]
     with pytest.raises(ValueError):
         ftsim.analysis.young(-1, hour)
 

@@ -25,14 +25,14 @@ TOP_LEVEL = {
     "starpu", "log", "protocol_metrics", "protocol_metric_units", "failures", "checkpoints", "nodes", "oracle",
     "stall_report", "events",
     "ftsim_version", "backend", "network_model", "name", "config_file", "config", "seed", "protocol", "graph",
-    "reference", "wall", "mpi", "checkpoint_data", "failure_condition",
+    "reference", "wall", "mpi", "checkpoint_data", "failure_condition", "failure_events",
 }
 STARPU = {
     "CP_DATA_NORMAL_COUNT", "CP_DATA_NORMAL_TOTAL_SIZE", "CP_DATA_CACHED_COUNT", "CP_DATA_CACHED_SIZE",
     "FT_SERVICE_MSGS_COUNT", "FT_SERVICE_MSGS_TOTAL_SIZE", "IN_MEM_CP_DATA_TOTAL", "IN_MEM_CP_DATA_MAX_AT_T",
 }
 FAILURE = {
-    "time", "node", "detected_at", "replaced_at", "recovered_at", "recovery_time", "restart_point",
+    "time", "node", "class", "origin", "burst", "detected_at", "replaced_at", "recovered_at", "recovery_time", "restart_point",
     "tasks_reexecuted", "work_lost_seconds", "processes_rolled_back", "messages_replayed", "bytes_replayed",
 }
 CHECKPOINT = {"id", "process", "started", "saved", "committed", "bytes", "aborted"}

@@ -89,3 +89,57 @@ TEST_CASE("failure schedule: with several ranks per machine the renewal processe
   CHECK_FALSE(per_machine.next_after(3, 1.0).has_value());
   CHECK(per_machine.next_after(2, 1.0) == per_node.next_after(1, 1.0));
 }
+
+TEST_CASE("failure schedule: classes are drawn in their shares and leave the failure times as they were",
+          "[core][failures][classes]") {
+  config::FailureConfig plain = model(config::FailureModel::exponential, 10.0);
+  config::FailureConfig classed = plain;
+  classed.class_shares = {0.7, 0.25, 0.05};
+  classed.group_size = 4;
+  core::FailureSchedule a(plain, 8, 11), b(classed, 8, 11);
+  CHECK(a.initial()[3].time == b.initial()[3].time);
+  std::size_t counts[3] = {0, 0, 0};
+  double ta = 1, tb = 1;
+  for (int i = 0; i < 40000; ++i) {
+    ++counts[std::size_t(b.draw_class(3))];
+    ta = *a.next_after(3, ta);
+    tb = *b.next_after(3, tb);
+  }
+  CHECK(ta == tb);
+  CHECK(counts[0] / 40000.0 == Approx(0.7).margin(0.01));
+  CHECK(counts[1] / 40000.0 == Approx(0.25).margin(0.01));
+  CHECK(counts[2] / 40000.0 == Approx(0.05).margin(0.005));
+  CHECK(a.draw_class(3) == config::FailureClass::node);  // no classes: every failure a node's
+}
+
+TEST_CASE("failure schedule: what a group or job failure takes down", "[core][failures][classes]") {
+  config::FailureConfig c = model(config::FailureModel::exponential, 10.0);
+  c.group_size = 4;
+  core::FailureSchedule s(c, 10, 1);
+  using V = std::vector<graphs::NodeId>;
+  CHECK(s.victims(5, config::FailureClass::node) == V{5});
+  CHECK(s.victims(5, config::FailureClass::group) == V{5, 4, 6, 7});
+  CHECK(s.victims(9, config::FailureClass::group) == V{9, 8});  // the last group is smaller
+  CHECK(s.victims(2, config::FailureClass::job) == V{2, 0, 1, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST_CASE("failure schedule: a burst fails a neighbour within the window at the raised rate",
+          "[core][failures][classes]") {
+  config::FailureConfig c = model(config::FailureModel::exponential, 100.0);
+  c.group_size = 4;
+  c.burst = config::FailureBurst{21, 2.0};  // extra rate 20 / 100 s for 2 s: P = 1 - e^-0.4
+  core::FailureSchedule s(c, 4, 5);
+  int struck = 0;
+  double sum = 0;
+  for (int i = 0; i < 40000; ++i) {
+    if (auto delay = s.burst_delay(1)) {
+      ++struck;
+      sum += *delay;
+      REQUIRE(*delay < 2.0);
+    }
+  }
+  CHECK(struck / 40000.0 == Approx(1 - std::exp(-0.4)).margin(0.01));
+  // The delay given it comes within the window: a truncated exponential of rate 0.2.
+  const double rate = 0.2, w = 2.0;
+  CHECK(sum / struck == Approx(1 / rate - w * std::exp(-rate * w) / (1 - std::exp(-rate * w))).margin(0.02));
+}

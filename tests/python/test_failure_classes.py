@@ -1,0 +1,125 @@
+"""Failures that differ in what they destroy and failures that strike together (/failures/classes,
+/platform/group_size, /failures/burst), and global's two checkpoint levels, which survive what the
+buddies alone cannot: a node and its buddy lost together."""
+import json
+
+import pytest
+
+# 16 nodes, racks of 4, buddy (n + 1) mod 16: a rack failure takes 3 nodes with their buddies.
+BASE = {
+    "seed": 3,
+    "application": {"type": "stencil", "tiles": [8, 8], "tile_size": 256, "iterations": 40},
+    "platform": {"nodes": 16, "cores_per_node": 2, "core_gflops": 5, "group_size": 4, "storage": {"hosts": 4}},
+    "checkpoints": {"count": 8, "buddy": "next"},
+    "failures": {"model": "list", "events": [{"time": "20ms", "node": 5, "class": "group"}],
+                 "downtime": "100us", "detection": "50us"},
+}
+TWO_LEVELS = {"type": "global", "at": "cuts", "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 3}]}
+
+
+def run(ftsim, tmp_path, config, name, *extra):
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(config))
+    out = tmp_path / name
+    result = ftsim("run", path, "-o", out, *extra)
+    assert result.returncode in (0, 1), result.stderr
+    return result, json.loads((out / "results.json").read_text()), out
+
+
+def with_protocol(protocol, **failures):
+    config = json.loads(json.dumps(BASE))
+    config["protocol"] = protocol
+    config["failures"].update(failures)
+    return config
+
+
+def test_a_rack_failure_defeats_buddy_and_is_recorded_per_node(ftsim, tmp_path):
+    result, r, _ = run(ftsim, tmp_path, with_protocol({"type": "buddy"}), "buddy")
+    assert result.returncode == 1 and "unrecoverable" in r["failure_reason"]
+    assert r["failure_events"] == {"node": 1 - 1, "group": 1, "job": 0, "burst": 0}
+    assert [(f["node"], f["class"], f["origin"]) for f in r["failures"]] == [
+        (5, "group", 5), (4, "group", 5), (6, "group", 5), (7, "group", 5)]
+    assert len({f["time"] for f in r["failures"]}) == 1  # at the same instant
+
+
+def test_two_levels_fall_back_to_stable_storage(ftsim, tmp_path):
+    result, r, out = run(ftsim, tmp_path, with_protocol(TWO_LEVELS), "levels", "--log", "protocol")
+    assert result.returncode == 0, r["failure_reason"]
+    assert r["oracle"]["ok"]
+    log = (out / "events.log").read_text()
+    assert "lost at the buddies and not on stable storage" in log
+    assert "every node falls back to checkpoint 3 on stable storage" in log
+    assert {f["restart_point"] for f in r["failures"]} == {"checkpoint 3"}
+    # The voided checkpoints stay in the records; their numbers are taken again after the fallback.
+    ids = [c["id"] for c in r["checkpoints"] if c["committed"] is not None]
+    assert ids.count(4) == 2 and ids[-1] == 8
+
+
+def test_two_levels_restore_from_the_buddies_when_they_survive(ftsim, tmp_path):
+    config = with_protocol(TWO_LEVELS, events=[{"time": "20ms", "node": 5}])
+    result, r, out = run(ftsim, tmp_path, config, "node", "--log", "protocol")
+    assert result.returncode == 0 and r["oracle"]["ok"]
+    assert "falls back" not in (out / "events.log").read_text()
+    assert r["failures"][0]["restart_point"] == "checkpoint 4"
+
+
+def test_a_job_failure_takes_every_node(ftsim, tmp_path):
+    config = with_protocol(TWO_LEVELS, events=[{"time": "20ms", "node": 9, "class": "job"}])
+    result, r, _ = run(ftsim, tmp_path, config, "job")
+    assert result.returncode == 0 and r["oracle"]["ok"]
+    assert sorted(f["node"] for f in r["failures"]) == list(range(16))
+    assert r["failure_events"]["job"] == 1
+
+
+def test_classes_in_their_shares_keep_the_failure_times(ftsim, tmp_path):
+    drawn = {"model": "exponential", "mtbf": "400ms"}
+    plain = with_protocol(TWO_LEVELS)
+    plain["failures"] = dict(drawn, downtime="100us", detection="50us")
+    classed = json.loads(json.dumps(plain))
+    classed["failures"]["classes"] = {"node": 0.5, "group": 0.5}
+    _, a, _ = run(ftsim, tmp_path, plain, "plain")
+    _, b, _ = run(ftsim, tmp_path, classed, "classed")
+    _, b2, _ = run(ftsim, tmp_path, classed, "classed-again")
+    assert a["oracle"]["ok"] and b["oracle"]["ok"]
+    assert a["failures"][0]["time"] == b["failures"][0]["time"]  # the first failure: same time, maybe another class
+    assert b["failures"] == b2["failures"]  # deterministic
+    events = b["failure_events"]
+    origins = {(f["time"], f["origin"], f["class"]) for f in b["failures"]}
+    assert events["node"] + events["group"] == len(origins)
+
+
+def test_a_burst_strikes_the_group_within_its_window(ftsim, tmp_path):
+    config = with_protocol(TWO_LEVELS)
+    config["failures"] = {"model": "exponential", "mtbf": "300ms", "downtime": "100us", "detection": "50us",
+                          "burst": {"factor": 2000, "window": "2ms"}, "max_failures": 40}
+    result, r, _ = run(ftsim, tmp_path, config, "burst")
+    assert r["failure_events"]["burst"] > 0, r["failures"]
+    failures = r["failures"]
+    for f in failures:
+        if f["burst"]:
+            # Another failure of its rack came at most 2 ms before it.
+            rack = f["node"] // 4
+            assert any(g is not f and g["node"] // 4 == rack and 0 <= f["time"] - g["time"] <= 0.002 + 1e-12
+                       for g in failures), f
+
+
+@pytest.mark.parametrize("failures, message", [
+    ({"model": "list", "events": [{"time": "1ms", "node": 1, "class": "job"}], "burst": {"factor": 2, "window": "1ms"}},
+     "/failures/burst"),
+])
+def test_bad_combinations(ftsim, tmp_path, failures, message):
+    config = with_protocol(TWO_LEVELS)
+    config["failures"] = failures
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(config))
+    result = ftsim("validate", path)
+    assert result.returncode == 2 and message in result.stderr
+
+
+def test_levels_need_stable_storage_servers(ftsim, tmp_path):
+    config = with_protocol(TWO_LEVELS)
+    del config["platform"]["storage"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(config))
+    result = ftsim("validate", path)
+    assert result.returncode == 2 and "/protocol/levels" in result.stderr and "storage/hosts" in result.stderr
