@@ -142,6 +142,21 @@ double multilevel_overhead(const std::vector<CheckpointLevel>& levels, const std
   return s.cost / work + s.loss * work / 2 + merged.recovery_rate;
 }
 
+MultilevelPattern best_multilevel_pattern(const std::vector<CheckpointLevel>& levels,
+                                          const std::vector<std::uint32_t>& used) {
+  check(levels);
+  const Merged merged = merge(levels, used);
+  if (!(merged.rate.back() > 0) && used.size() == 1)
+    throw std::invalid_argument("multi-level checkpointing: no failure needs the levels used");
+  MultilevelPattern p;
+  p.levels = used;
+  p.counts = best_counts(merged);
+  const Sums s = sums(merged, p.counts);
+  p.work = std::sqrt(2 * s.cost / s.loss);
+  p.overhead = best_overhead(merged, p.counts);
+  return p;
+}
+
 MultilevelPattern optimal_multilevel_pattern(const std::vector<CheckpointLevel>& levels) {
   check(levels);
   const std::uint32_t k = static_cast<std::uint32_t>(levels.size());
@@ -153,17 +168,14 @@ MultilevelPattern optimal_multilevel_pattern(const std::vector<CheckpointLevel>&
     for (std::uint32_t i = 0; i + 1 < k; ++i)
       if (subset & (1u << i)) used.push_back(i);
     used.push_back(k - 1);
-    const Merged merged = merge(levels, used);
-    if (merged.rate.back() == 0 && used.size() == 1) continue;  // nothing fails: no finite W
-    const std::vector<std::uint64_t> counts = best_counts(merged);
-    const double h = best_overhead(merged, counts);
-    if (h < best.overhead) {
-      const Sums s = sums(merged, counts);
-      best.levels = used;
-      best.counts = counts;
-      best.work = std::sqrt(2 * s.cost / s.loss);
-      best.overhead = h;
+    if (levels.back().failure_rate == 0 && used.size() == 1) {
+      // Only the last level: nothing fails unless a level below it is left out with its failures.
+      double rate = 0;
+      for (const CheckpointLevel& level : levels) rate += level.failure_rate;
+      if (rate == 0) continue;
     }
+    const MultilevelPattern p = best_multilevel_pattern(levels, used);
+    if (p.overhead < best.overhead) best = p;
   }
   return best;
 }

@@ -46,6 +46,13 @@ double multilevel_bound(const std::vector<CheckpointLevel>& levels);
 double multilevel_overhead(const std::vector<CheckpointLevel>& levels, const std::vector<std::uint32_t>& used,
                            const std::vector<std::uint64_t>& counts, double work);
 
+// The best whole counts for the levels `used` (increasing, ending with the last level) and the W
+// that minimises H for them: a local search from the real optimum's ratios, exact for two levels.
+// For a protocol whose checkpoints cannot leave a level out (a level-2 checkpoint of ftsim's
+// global with levels also writes the buddies' copy), this is the model to compare with.
+MultilevelPattern best_multilevel_pattern(const std::vector<CheckpointLevel>& levels,
+                                          const std::vector<std::uint32_t>& used);
+
 // The best pattern with whole counts: every subset of levels that ends with the last one (k <= 16),
 // for each the best nested whole counts (a local search from the real optimum's ratios, exact for
 // two levels), and the W that minimises H for them.

@@ -2,6 +2,8 @@
 // (from a file, or a dict serialized by Python); results come back as JSON text, which the package
 // turns into objects. Runs release the GIL: a simulation runs in a forked child (SimGrid allows
 // one engine per process), so threads may run several at once.
+#include <optional>
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -208,10 +210,11 @@ PYBIND11_MODULE(_ftsim, m) {
   m.def("optimal_period", &analysis::optimal_period, py::arg("checkpoint"), py::arg("mtbf"));
   m.def(
       "multilevel_pattern",
-      [](const std::vector<std::tuple<double, double, double>>& levels) {
+      [](const std::vector<std::tuple<double, double, double>>& levels, std::optional<std::vector<std::uint32_t>> used) {
         std::vector<analysis::CheckpointLevel> in;
         for (const auto& [checkpoint, rate, recovery] : levels) in.push_back({checkpoint, rate, recovery});
-        const analysis::MultilevelPattern p = analysis::optimal_multilevel_pattern(in);
+        const analysis::MultilevelPattern p =
+            used ? analysis::best_multilevel_pattern(in, *used) : analysis::optimal_multilevel_pattern(in);
         py::dict out;
         out["levels"] = p.levels;
         out["counts"] = p.counts;
@@ -220,7 +223,8 @@ PYBIND11_MODULE(_ftsim, m) {
         out["bound"] = analysis::multilevel_bound(in);
         return out;
       },
-      py::arg("levels"), "The first-order multi-level optimum of (checkpoint, failure_rate, recovery) levels.");
+      py::arg("levels"), py::arg("used") = py::none(),
+      "The first-order multi-level optimum of (checkpoint, failure_rate, recovery) levels (of the levels `used`).");
   m.def("daly_wall_time", &analysis::daly_wall_time, py::arg("period"), py::arg("checkpoint"), py::arg("mtbf"),
         py::arg("restart"), py::arg("work"));
 }

@@ -40,7 +40,7 @@ def daly_wall_time(period: float, checkpoint: float, mtbf: float, restart: float
     return _ftsim.daly_wall_time(period, checkpoint, mtbf, restart, work)
 
 
-def multilevel(levels: list[tuple[float, float, float]]) -> dict:
+def multilevel(levels: list[tuple[float, float, float]], used: list[int] | None = None) -> dict:
     """The first-order optimum of multi-level checkpointing (Benoit et al., IEEE TC 2017).
 
     ``levels``: (checkpoint, failure_rate, recovery) of each level, cheapest first: C_l, the time
@@ -48,5 +48,7 @@ def multilevel(levels: list[tuple[float, float, float]]) -> dict:
     R_l, a recovery from it. Returns ``levels`` (0-based, the ones worth using; always the last),
     ``counts`` (checkpoints of each in one pattern; the last 1), ``work`` (W, work between two
     checkpoints of the last level), ``overhead`` (H, wasted time per unit of work at W) and
-    ``bound`` (sum of sqrt(2 lambda_l C_l) + lambda_l R_l: real counts). docs/theory.md says more."""
-    return _ftsim.multilevel_pattern([tuple(map(float, level)) for level in levels])
+    ``bound`` (sum of sqrt(2 lambda_l C_l) + lambda_l R_l: real counts). With ``used`` (0-based levels,
+    increasing, ending with the last), the best counts for those levels only: for a protocol that cannot
+    leave a level out. docs/multilevel.md says more."""
+    return _ftsim.multilevel_pattern([tuple(map(float, level)) for level in levels], used)
