@@ -4,7 +4,7 @@
 
 #include "sim/config/random_stream.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 using config::splitmix64;
 
@@ -125,4 +125,4 @@ std::optional<double> FailureSchedule::next_after(graphs::NodeId node, double fr
   return from + draw(node / ranks_per_machine_);
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world
