@@ -59,7 +59,7 @@ struct Profiler {
   Speed hash, compress, decompress;
 
   // Blocks of a buffer: hashes and zero flags.
-  void blocks_of(const kernels::Buffer& buffer, std::vector<std::uint64_t>& hashes, std::vector<char>& zero) {
+  void blocks_of(const graphs::kernels::Buffer& buffer, std::vector<std::uint64_t>& hashes, std::vector<char>& zero) {
     const std::uint64_t n = (buffer.size() + block - 1) / block;
     hashes.resize(n);
     zero.resize(n);
@@ -81,7 +81,7 @@ struct Profiler {
   }
 
   // One version of a handle: zero blocks, compression of the others, and what changed since `before`.
-  void measure(FamilyTotals& t, const kernels::Buffer& buffer, const kernels::Buffer* before) {
+  void measure(FamilyTotals& t, const graphs::kernels::Buffer& buffer, const graphs::kernels::Buffer* before) {
     std::vector<std::uint64_t> hashes, old_hashes;
     std::vector<char> zero, old_zero;
     blocks_of(buffer, hashes, zero);
@@ -145,8 +145,8 @@ int run(int argc, char** argv) {
   for (const std::string& file : files) {
     const config::Config config = protocols::load_config(file);
     const graphs::TaskGraph graph = graphs::build_application(config);
-    const auto kernels = kernels::KernelSet::make(config, graph);
-    std::vector<kernels::Buffer> current(graph.handle_count());
+    const auto kernels = graphs::kernels::KernelSet::make(config, graph);
+    std::vector<graphs::kernels::Buffer> current(graph.handle_count());
     std::map<std::string, FamilyTotals> families;
     for (graphs::HandleId h = 0; h < graph.handle_count(); ++h) {
       current[h].assign(graph.bytes(h), 0);
@@ -155,11 +155,11 @@ int run(int argc, char** argv) {
     }
     for (graphs::TaskId t = 0; t < graph.task_count(); ++t) {
       const auto accesses = graph.accesses(t);
-      std::vector<kernels::Buffer> buffers(accesses.size());
+      std::vector<graphs::kernels::Buffer> buffers(accesses.size());
       std::vector<std::span<std::uint8_t>> spans;
       for (std::size_t i = 0; i < accesses.size(); ++i) {
         const graphs::Access& a = accesses[i];
-        buffers[i] = a.mode == graphs::AccessMode::W ? kernels::Buffer(graph.bytes(a.handle), 0) : current[a.handle];
+        buffers[i] = a.mode == graphs::AccessMode::W ? graphs::kernels::Buffer(graph.bytes(a.handle), 0) : current[a.handle];
         spans.emplace_back(buffers[i]);
       }
       kernels->execute(t, spans, 0.0);

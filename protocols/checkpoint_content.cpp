@@ -13,10 +13,10 @@
 
 namespace ftsim::protocols::content {
 
-using core::Bytes;
-using core::WireError;
-using core::WireReader;
-using core::WireWriter;
+using node::Bytes;
+using node::WireError;
+using node::WireReader;
+using node::WireWriter;
 using graphs::HandleId;
 using graphs::Version;
 
@@ -47,7 +47,7 @@ struct BlockPlan {
 };
 
 // Hashes and zero flags of real content, by blocks of `block`. Returns the time it took.
-double hash_blocks(const core::Content& content, std::uint64_t block, DatumMemory& memory) {
+double hash_blocks(const node::Content& content, std::uint64_t block, DatumMemory& memory) {
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t size = content.size();
   const std::uint64_t n = (size + block - 1) / block;
@@ -71,7 +71,7 @@ double hash_blocks(const core::Content& content, std::uint64_t block, DatumMemor
 
 // Real content: the blocks to list (all of them in a full save; those whose hash changed since
 // `base` in an incremental one) and the data to append.
-BlockPlan plan_blocks(const Settings& settings, const core::Content& content, const DatumMemory& now,
+BlockPlan plan_blocks(const Settings& settings, const node::Content& content, const DatumMemory& now,
                       const DatumMemory* base, Bytes& data) {
   BlockPlan plan;
   const std::uint64_t block = settings.block_size;
@@ -142,9 +142,9 @@ Bytes decompress(bool zstd, const std::uint8_t* data, std::size_t size, std::uin
 
 // Rebuilds real content from its base (null: none) and its listed blocks, reading the stored
 // blocks from `data` at `offset`.
-core::ContentRef apply_blocks(const Settings& settings, std::uint64_t size, const core::Content* base,
+node::ContentRef apply_blocks(const Settings& settings, std::uint64_t size, const node::Content* base,
                               const std::vector<std::uint32_t>& ids, const Bytes& data, std::uint64_t& offset) {
-  auto content = std::make_shared<core::Content>(size, 0);
+  auto content = std::make_shared<node::Content>(size, 0);
   if (base) std::memcpy(content->data(), base->data(), std::min<std::size_t>(size, base->size()));
   const std::uint64_t block = settings.block_size;
   for (std::uint32_t id : ids) {
@@ -242,7 +242,7 @@ std::shared_ptr<const Settings> make_settings(const config::Config& config, cons
   return std::make_shared<const Settings>(config, graph);
 }
 
-void count(core::ContentCounters& c, const Encoded& e, std::uint32_t checkpoint, bool record_image) {
+void count(node::ContentCounters& c, const Encoded& e, std::uint32_t checkpoint, bool record_image) {
   if (e.full) {
     ++c.full_images;
     c.full_logical_bytes += e.logical_bytes;
@@ -304,12 +304,12 @@ ImageHeader read_header(const Bytes& image) {
   return read_full_header(r);
 }
 
-ImageWriter::Image ImageWriter::write(core::ProtocolContext& ctx, const core::NodeSnapshot& snapshot,
+ImageWriter::Image ImageWriter::write(node::ProtocolContext& ctx, const node::NodeSnapshot& snapshot,
                                       std::uint32_t checkpoint, const Bytes& extra) {
   return write(ctx.counters().content, snapshot, checkpoint, extra);
 }
 
-ImageWriter::Image ImageWriter::write(core::ContentCounters& counters, const core::NodeSnapshot& snapshot,
+ImageWriter::Image ImageWriter::write(node::ContentCounters& counters, const node::NodeSnapshot& snapshot,
                                       std::uint32_t checkpoint, const Bytes& extra) {
   const Settings& s = *settings_;
   Image image;
@@ -323,7 +323,7 @@ ImageWriter::Image ImageWriter::write(core::ContentCounters& counters, const cor
   // older than itself.
   std::unordered_map<HandleId, std::vector<Version>> previous_versions;
   if (!image.full) {
-    for (const auto& [key, memory] : memory_) previous_versions[core::VersionStore::handle_of(key)].push_back(memory.version);
+    for (const auto& [key, memory] : memory_) previous_versions[node::VersionStore::handle_of(key)].push_back(memory.version);
   }
   std::vector<std::uint64_t> keys;
   keys.reserve(snapshot.store.size());
@@ -339,9 +339,9 @@ ImageWriter::Image ImageWriter::write(core::ContentCounters& counters, const cor
   std::unordered_map<std::uint64_t, DatumMemory> memory;
   m.u64(keys.size());
   for (std::uint64_t key : keys) {
-    const core::VersionStore::Entry& e = snapshot.store.at(key);
-    const HandleId h = core::VersionStore::handle_of(key);
-    const Version v = core::VersionStore::version_of(key);
+    const node::VersionStore::Entry& e = snapshot.store.at(key);
+    const HandleId h = node::VersionStore::handle_of(key);
+    const Version v = node::VersionStore::version_of(key);
     m.u64(key);
     m.u64(e.bytes);
     m.u64(e.digest);
@@ -369,7 +369,7 @@ ImageWriter::Image ImageWriter::write(core::ContentCounters& counters, const cor
         }
       }
     }
-    const DatumMemory* base_memory = base ? &memory_.at(core::VersionStore::key(h, *base)) : nullptr;
+    const DatumMemory* base_memory = base ? &memory_.at(node::VersionStore::key(h, *base)) : nullptr;
     if (!e.content) {
       // A simulation: the data profile models the blocks.
       m.u8(kModel);
@@ -444,7 +444,7 @@ ImageWriter::Image ImageWriter::write(core::ContentCounters& counters, const cor
   for (std::uint8_t d : snapshot.done) w.u8(d);
   w.u64(snapshot.bytes);
   w.bytes(meta);
-  core::Content section_content(section.begin(), section.end());
+  node::Content section_content(section.begin(), section.end());
   w.content(&section_content);
   w.bytes(extra);
 
@@ -493,14 +493,14 @@ void ImageWriter::adopt(std::span<const Bytes* const> chain) {
   for (const Bytes* image : chain) full_of_[read_header(*image).checkpoint] = first;
 }
 
-Restored read_chain(core::ProtocolContext& ctx, const Settings& settings, std::span<const Bytes* const> chain) {
+Restored read_chain(node::ProtocolContext& ctx, const Settings& settings, std::span<const Bytes* const> chain) {
   return read_chain(settings, chain, &ctx.counters().content);
 }
 
-Restored read_chain(const Settings& settings, std::span<const Bytes* const> chain, core::ContentCounters* counters) {
+Restored read_chain(const Settings& settings, std::span<const Bytes* const> chain, node::ContentCounters* counters) {
   if (chain.empty()) throw WireError("checkpoint chain: no image");
   Restored restored;
-  std::unordered_map<std::uint64_t, core::VersionStore::Entry> state;
+  std::unordered_map<std::uint64_t, node::VersionStore::Entry> state;
   double modelled_raw = 0, measured = 0;
   std::uint32_t previous = 0;
   for (std::size_t i = 0; i < chain.size(); ++i) {
@@ -518,7 +518,7 @@ Restored read_chain(const Settings& settings, std::span<const Bytes* const> chai
     for (auto& d : restored.snapshot.done) d = r.u8();
     restored.snapshot.bytes = r.u64();
     const Bytes meta = r.bytes();
-    const core::ContentRef section = r.content();
+    const node::ContentRef section = r.content();
     restored.extra = r.bytes();
     r.expect_done();
     const bool real = section && !section->empty();
@@ -526,17 +526,17 @@ Restored read_chain(const Settings& settings, std::span<const Bytes* const> chai
     if (real) data = decompress(header.zstd, section->data(), section->size(), header.raw_bytes, measured);
     modelled_raw += double(header.modelled_bytes);  // a simulation's modelled blocks
     std::uint64_t offset = 0;
-    std::unordered_map<std::uint64_t, core::VersionStore::Entry> next;
+    std::unordered_map<std::uint64_t, node::VersionStore::Entry> next;
     WireReader m(meta);
     const std::uint64_t entries = m.count(30);
     for (std::uint64_t k = 0; k < entries; ++k) {
       const std::uint64_t key = m.u64();
-      core::VersionStore::Entry e;
+      node::VersionStore::Entry e;
       e.bytes = m.u64();
       e.digest = m.u64();
       e.remaining_readers = m.u32();
       e.copy = m.u8() != 0;
-      const HandleId h = core::VersionStore::handle_of(key);
+      const HandleId h = node::VersionStore::handle_of(key);
       const std::uint8_t mode = m.u8();
       if (mode == kUnchanged) {
         auto it = state.find(key);
@@ -547,10 +547,10 @@ Restored read_chain(const Settings& settings, std::span<const Bytes* const> chai
         e.content = it->second.content;
       } else if (mode == kModel || mode == kBlocks) {
         const std::uint64_t size = mode == kBlocks ? m.u64() : 0;
-        const core::Content* base = nullptr;
+        const node::Content* base = nullptr;
         if (m.u8() != 0) {
           const Version v = m.u32();
-          auto it = state.find(core::VersionStore::key(h, v));
+          auto it = state.find(node::VersionStore::key(h, v));
           if (header.full || it == state.end()) {
             throw WireError("checkpoint chain: image " + std::to_string(header.checkpoint) +
                             " builds on a version the image before it does not hold");
@@ -621,7 +621,7 @@ std::vector<Bytes> unpack(const Bytes& packed) {
 
 // ============================================================================ single data
 
-bool is_datum_image(const core::Content* content) {
+bool is_datum_image(const node::Content* content) {
   if (!content || content->size() < 8) return false;
   std::uint64_t magic = 0;
   std::memcpy(&magic, content->data(), 8);
@@ -650,22 +650,22 @@ FullDatumHeader read_full_datum_header(WireReader& r) {
   return h;
 }
 
-std::uint64_t datum_key(core::NodeId keeper, HandleId h) { return (std::uint64_t(keeper) << 32) | h; }
+std::uint64_t datum_key(node::NodeId keeper, HandleId h) { return (std::uint64_t(keeper) << 32) | h; }
 
 }  // namespace
 
-DatumHeader read_datum_header(const core::Content& image) {
+DatumHeader read_datum_header(const node::Content& image) {
   WireReader r(image.data(), image.size());
   return read_full_datum_header(r);
 }
 
-DatumWriter::Image DatumWriter::write(core::ProtocolContext& ctx, core::NodeId keeper, HandleId h, Version v,
-                                      const core::ContentRef& content, bool full, std::uint32_t checkpoint) {
+DatumWriter::Image DatumWriter::write(node::ProtocolContext& ctx, node::NodeId keeper, HandleId h, Version v,
+                                      const node::ContentRef& content, bool full, std::uint32_t checkpoint) {
   return write(ctx.counters().content, ctx.graph().bytes(h), keeper, h, v, content, full, checkpoint);
 }
 
-DatumWriter::Image DatumWriter::write(core::ContentCounters& counters, std::uint64_t bytes, core::NodeId keeper,
-                                      HandleId h, Version v, const core::ContentRef& content, bool full,
+DatumWriter::Image DatumWriter::write(node::ContentCounters& counters, std::uint64_t bytes, node::NodeId keeper,
+                                      HandleId h, Version v, const node::ContentRef& content, bool full,
                                       std::uint32_t checkpoint) {
   const Settings& s = *settings_;
   Image image;
@@ -731,30 +731,30 @@ DatumWriter::Image DatumWriter::write(core::ContentCounters& counters, std::uint
     w.u64(section.size());
     header_and_ids.insert(header_and_ids.end(), section.begin(), section.end());
   }
-  image.image = std::make_shared<const core::Content>(header_and_ids.begin(), header_and_ids.end());
+  image.image = std::make_shared<const node::Content>(header_and_ids.begin(), header_and_ids.end());
   memory_[datum_key(keeper, h)] = std::move(now);
   count(counters, image, checkpoint, false);
   return image;
 }
 
-void DatumWriter::forget(core::NodeId keeper, HandleId h) { memory_.erase(datum_key(keeper, h)); }
+void DatumWriter::forget(node::NodeId keeper, HandleId h) { memory_.erase(datum_key(keeper, h)); }
 
-void DatumWriter::forget(core::NodeId keeper) {
-  std::erase_if(memory_, [&](const auto& entry) { return static_cast<core::NodeId>(entry.first >> 32) == keeper; });
+void DatumWriter::forget(node::NodeId keeper) {
+  std::erase_if(memory_, [&](const auto& entry) { return static_cast<node::NodeId>(entry.first >> 32) == keeper; });
 }
 
-core::ContentRef read_datum_chain(const Settings& settings, std::span<const core::Content* const> chain, HandleId h,
+node::ContentRef read_datum_chain(const Settings& settings, std::span<const node::Content* const> chain, HandleId h,
                                   double& modelled_seconds, double& measured_seconds) {
   if (chain.empty()) throw WireError("datum chain: no entry");
-  core::ContentRef content;
+  node::ContentRef content;
   bool has_previous = false;  // the previous entry is an image (a raw copy's version is not known here)
   Version previous = 0;
   for (std::size_t i = 0; i < chain.size(); ++i) {
-    const core::Content* entry = chain[i];
+    const node::Content* entry = chain[i];
     if (!is_datum_image(entry)) {
       // A raw copy (a cached save, a re-protection): a full entry as it is.
       if (i > 0) throw WireError("datum chain of handle " + std::to_string(h) + ": a raw copy after its first entry");
-      content = entry ? std::make_shared<const core::Content>(*entry) : nullptr;
+      content = entry ? std::make_shared<const node::Content>(*entry) : nullptr;
       has_previous = false;
       continue;
     }

@@ -83,7 +83,7 @@ std::shared_ptr<const Settings> make_settings(const config::Config& config, cons
 // version and, with real content, its size, block hashes and zero flags.
 struct DatumMemory {
   graphs::Version version = 0;
-  core::Digest digest = 0;
+  node::Digest digest = 0;
   std::uint64_t size = 0;
   std::vector<std::uint64_t> hashes;
   std::vector<std::uint8_t> zero;
@@ -112,8 +112,8 @@ struct ImageHeader {
   std::uint32_t previous = 0;  // the image this one builds on (0: a full one)
   std::uint64_t logical_bytes = 0, stored_bytes = 0;
 };
-bool is_image(const core::Bytes& bytes);
-ImageHeader read_header(const core::Bytes& image);  // throws core::WireError if it is not one
+bool is_image(const node::Bytes& bytes);
+ImageHeader read_header(const node::Bytes& image);  // throws node::WireError if it is not one
 
 // One process's images: a chain of a full image and the incrementals after it.
 class ImageWriter {
@@ -121,15 +121,15 @@ public:
   explicit ImageWriter(std::shared_ptr<const Settings> settings) : settings_(std::move(settings)) {}
 
   struct Image : Encoded {
-    core::Bytes content;
+    node::Bytes content;
     std::uint32_t checkpoint = 0, previous = 0;
   };
   // Encodes `snapshot` (and the protocol's `extra` state, kept as it is) as checkpoint `checkpoint`:
   // full or incremental over the previous image this writer wrote. Counts it in ctx's counters.
-  Image write(core::ProtocolContext& ctx, const core::NodeSnapshot& snapshot, std::uint32_t checkpoint,
-              const core::Bytes& extra = {});
-  Image write(core::ContentCounters& counters, const core::NodeSnapshot& snapshot, std::uint32_t checkpoint,
-              const core::Bytes& extra = {});
+  Image write(node::ProtocolContext& ctx, const node::NodeSnapshot& snapshot, std::uint32_t checkpoint,
+              const node::Bytes& extra = {});
+  Image write(node::ContentCounters& counters, const node::NodeSnapshot& snapshot, std::uint32_t checkpoint,
+              const node::Bytes& extra = {});
   // The next image is full: after a restore or a rollback (the hashes in memory describe a state
   // that is no longer the chain's end) or an image that was abandoned.
   void restart_chain();
@@ -143,7 +143,7 @@ public:
   std::vector<std::uint32_t> release_after(std::uint32_t checkpoint);
   // A replacement read these images back (a chain, its full image first): they are its own now,
   // for release_before.
-  void adopt(std::span<const core::Bytes* const> chain);
+  void adopt(std::span<const node::Bytes* const> chain);
 
 private:
   std::shared_ptr<const Settings> settings_;
@@ -155,18 +155,18 @@ private:
 
 // A state restored from a chain of images.
 struct Restored {
-  core::NodeSnapshot snapshot;
-  core::Bytes extra;             // the protocol's state saved with the last image
+  node::NodeSnapshot snapshot;
+  node::Bytes extra;             // the protocol's state saved with the last image
   double charge_seconds = 0;     // decompression, to charge before restoring (a simulation)
   std::uint64_t bytes_read = 0;  // stored bytes of the chain
   std::uint32_t images = 0;
 };
 // Folds a chain (its full image first, then the incrementals in order) into the state of its last
-// image; counts the restore in ctx's counters. Throws core::WireError if the chain is broken (an
+// image; counts the restore in ctx's counters. Throws node::WireError if the chain is broken (an
 // image missing, out of order, or an entry whose base is not in the state before it).
-Restored read_chain(core::ProtocolContext& ctx, const Settings& settings, std::span<const core::Bytes* const> chain);
+Restored read_chain(node::ProtocolContext& ctx, const Settings& settings, std::span<const node::Bytes* const> chain);
 // The same for a restore counted by the caller (or not at all: tests).
-Restored read_chain(const Settings& settings, std::span<const core::Bytes* const> chain, core::ContentCounters* counters);
+Restored read_chain(const Settings& settings, std::span<const node::Bytes* const> chain, node::ContentCounters* counters);
 
 // Reads a chain back from storage, newest first: begin(c), then add() each image read for want()
 // until want() is 0; chain() gives them in restore order.
@@ -178,25 +178,25 @@ public:
   }
   std::uint32_t want() const { return want_; }
   // The image read for want(); returns the next one to read (0: the chain is complete). Throws
-  // core::WireError if it is not an image of want().
-  std::uint32_t add(core::Bytes image);
-  std::vector<const core::Bytes*> chain() const;
+  // node::WireError if it is not an image of want().
+  std::uint32_t add(node::Bytes image);
+  std::vector<const node::Bytes*> chain() const;
 
 private:
-  std::vector<core::Bytes> images_;  // newest first
+  std::vector<node::Bytes> images_;  // newest first
   std::uint32_t want_ = 0;
 };
 
 // Several images in one message (a chain a buddy sends back) and back.
-core::Bytes pack(std::span<const core::Bytes* const> images);
-std::vector<core::Bytes> unpack(const core::Bytes& packed);
+node::Bytes pack(std::span<const node::Bytes* const> images);
+std::vector<node::Bytes> unpack(const node::Bytes& packed);
 
 // The chain of `checkpoint` among images held by `find(id)` (the image of id, or null): its full
 // image first, then the incrementals in order; empty if an image of it is missing.
-template <class Find> std::vector<const core::Bytes*> collect_chain(Find&& find, std::uint32_t checkpoint) {
-  std::vector<const core::Bytes*> chain;
+template <class Find> std::vector<const node::Bytes*> collect_chain(Find&& find, std::uint32_t checkpoint) {
+  std::vector<const node::Bytes*> chain;
   for (std::uint32_t id = checkpoint; id != 0;) {
-    const core::Bytes* image = find(id);
+    const node::Bytes* image = find(id);
     if (!image) return {};
     chain.insert(chain.begin(), image);
     const ImageHeader header = read_header(*image);
@@ -208,7 +208,7 @@ template <class Find> std::vector<const core::Bytes*> collect_chain(Find&& find,
 
 // Charges `seconds` of CPU to a core of the node, as a protocol activity (the protocol's
 // on_activity_done gets `token`), or, if no core is free now, as a delay (its on_timer gets it).
-inline void charge(core::ProtocolContext& ctx, double seconds, std::uint64_t token) {
+inline void charge(node::ProtocolContext& ctx, double seconds, std::uint64_t token) {
   if (!ctx.run_activity(seconds, token)) ctx.set_timer(seconds, token);
 }
 
@@ -221,29 +221,29 @@ struct DatumHeader {
   graphs::Version base = 0;  // an incremental: the version whose blocks it does not repeat
   std::uint64_t logical_bytes = 0, stored_bytes = 0;
 };
-bool is_datum_image(const core::Content* content);
-DatumHeader read_datum_header(const core::Content& image);
+bool is_datum_image(const node::Content* content);
+DatumHeader read_datum_header(const node::Content& image);
 
 class DatumWriter {
 public:
   explicit DatumWriter(std::shared_ptr<const Settings> settings) : settings_(std::move(settings)) {}
 
   struct Image : Encoded {
-    core::ContentRef image;  // the encoded datum (a header only in a simulation)
+    node::ContentRef image;  // the encoded datum (a header only in a simulation)
   };
   // Encodes version v of h (its real `content` on MPI, null in a simulation) for `keeper`: full
   // if `full` or if it saved no older version of h there, else incremental over that one. Counts
   // it in ctx's counters as a share of checkpoint `checkpoint`.
-  Image write(core::ProtocolContext& ctx, core::NodeId keeper, graphs::HandleId h, graphs::Version v,
-              const core::ContentRef& content, bool full, std::uint32_t checkpoint);
+  Image write(node::ProtocolContext& ctx, node::NodeId keeper, graphs::HandleId h, graphs::Version v,
+              const node::ContentRef& content, bool full, std::uint32_t checkpoint);
   // The same, for a datum of `bytes` (its content's size on MPI).
-  Image write(core::ContentCounters& counters, std::uint64_t bytes, core::NodeId keeper, graphs::HandleId h,
-              graphs::Version v, const core::ContentRef& content, bool full, std::uint32_t checkpoint);
+  Image write(node::ContentCounters& counters, std::uint64_t bytes, node::NodeId keeper, graphs::HandleId h,
+              graphs::Version v, const node::ContentRef& content, bool full, std::uint32_t checkpoint);
   // The keeper has a copy of (h, v) this writer did not encode (a cached save): the next save of h
   // there is full.
-  void forget(core::NodeId keeper, graphs::HandleId h);
+  void forget(node::NodeId keeper, graphs::HandleId h);
   // The keeper lost what it held (a replacement) / this process lost or rolled back its memory.
-  void forget(core::NodeId keeper);
+  void forget(node::NodeId keeper);
   void forget_all() { memory_.clear(); }
 
 private:
@@ -254,8 +254,8 @@ private:
 // Folds a datum's chain (its full image first) into its content (null in a simulation). A raw
 // entry (not an image: a cached copy, a re-protection) counts as full. Adds the decompression time
 // to `modelled_seconds` (a simulation: to charge) or `measured_seconds` (real content). Throws
-// core::WireError if the chain is broken.
-core::ContentRef read_datum_chain(const Settings& settings, std::span<const core::Content* const> chain,
+// node::WireError if the chain is broken.
+node::ContentRef read_datum_chain(const Settings& settings, std::span<const node::Content* const> chain,
                                   graphs::HandleId h, double& modelled_seconds, double& measured_seconds);
 
 // Whether checkpoint c is one where every save is full (1, 1 + full_every, ...).
@@ -264,6 +264,6 @@ inline bool full_checkpoint(const Settings& settings, std::uint32_t c) {
 }
 
 // Adds one encoded image or datum to the process's counters (ContentCounters).
-void count(core::ContentCounters& counters, const Encoded& encoded, std::uint32_t checkpoint, bool record_image);
+void count(node::ContentCounters& counters, const Encoded& encoded, std::uint32_t checkpoint, bool record_image);
 
 }  // namespace ftsim::protocols::content

@@ -39,7 +39,7 @@ public:
 private:
   graphs::NodeId nodes_ = 0;
   std::uint32_t default_ = 0, outside_ = 0;
-  core::FlatMap64<std::uint32_t> differing_;
+  node::FlatMap64<std::uint32_t> differing_;
 };
 
 }  // namespace ftsim::protocols

@@ -36,9 +36,9 @@ struct ProtocolModule {
   void (*check)(const config::Config& config, config::JsonReader& block);
   // The protocol instance of each process (fresh per call). `config` has no /failures: a
   // protocol learns of failures only from notices.
-  core::ProtocolFactory (*factory)(const config::Config& config, const graphs::TaskGraph& graph);
+  node::ProtocolFactory (*factory)(const config::Config& config, const graphs::TaskGraph& graph);
   // Its named metrics, by index (ProtocolCounters::add).
-  std::span<const core::MetricDefinition> metrics;
+  std::span<const node::MetricDefinition> metrics;
   // --- the failure campaigns ---
   // The scenario of one seed; `makespan` is the failure-free makespan of the base config.
   CampaignDraw (*campaign)(std::mt19937_64& random, double makespan);
@@ -47,7 +47,7 @@ struct ProtocolModule {
   bool (*unrecoverable_reason_ok)(const std::string& reason);
   // Invariants of a completed run with failures, beyond the digest oracle (e.g. buddy: survivors
   // re-execute nothing outside the cascade of Lion 2022 §3.5); returns what is broken (null: none).
-  std::vector<std::string> (*invariants)(const core::RunMetrics& metrics);
+  std::vector<std::string> (*invariants)(const node::RunMetrics& metrics);
   // Whether the protocol draws anything from /seed with these options (e.g. random checkpoint
   // times); null: never. A sweep over seeds of a config that draws nothing at random is warned.
   bool (*draws_at_random)(const config::Config& config);

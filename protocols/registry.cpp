@@ -102,7 +102,7 @@ config::Config without_failures(const config::Config& config) {
   return copy;
 }
 
-core::ProtocolFactory make_protocol_factory(const config::Config& config, const graphs::TaskGraph& graph) {
+node::ProtocolFactory make_protocol_factory(const config::Config& config, const graphs::TaskGraph& graph) {
   const config::Config job = without_failures(config);
   config::JsonReader block = protocol_block(job);
   const ProtocolModule& module = module_of(block);
@@ -116,7 +116,7 @@ std::string checkpoint_data_status(const config::Config& config) {
   return module.no_checkpoint_data ? std::string("ignored: ") + module.no_checkpoint_data : std::string("applied");
 }
 
-std::vector<core::MetricDefinition> protocol_metric_definitions(const config::Config& config) {
+std::vector<node::MetricDefinition> protocol_metric_definitions(const config::Config& config) {
   const ProtocolModule& module = protocol_module(config);
   return {module.metrics.begin(), module.metrics.end()};
 }

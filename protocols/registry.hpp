@@ -38,12 +38,12 @@ config::Config without_failures(const config::Config& config);
 
 // Makes a fresh protocol instance per process (checks the block first); its options are read
 // from the config without /failures.
-core::ProtocolFactory make_protocol_factory(const config::Config& config, const graphs::TaskGraph& graph);
+node::ProtocolFactory make_protocol_factory(const config::Config& config, const graphs::TaskGraph& graph);
 // What /checkpoint_data does in this config: "" (no section), "applied", or "ignored: REASON" (a
 // protocol that saves no checkpoint data, ProtocolModule::no_checkpoint_data).
 std::string checkpoint_data_status(const config::Config& config);
 
 // The named metrics of the config's protocol, in counting order.
-std::vector<core::MetricDefinition> protocol_metric_definitions(const config::Config& config);
+std::vector<node::MetricDefinition> protocol_metric_definitions(const config::Config& config);
 
 }  // namespace ftsim::protocols

@@ -47,18 +47,18 @@ config::Config load(const std::string& text, const std::string& origin, bool is_
   return protocols::load_config_json(document, origin);
 }
 
-std::string run(const std::string& text, const std::string& origin, bool is_file, const std::string& trace_file,
-                const std::string& log_file, const std::string& log_categories, bool progress) {
+std::string run_config(const std::string& text, const std::string& origin, bool is_file, const std::string& trace_file,
+                       const std::string& log_file, const std::string& log_categories, bool progress) {
   const config::Config cfg = load(text, origin, is_file);
-  cli::RunJobOptions options;
+  run::RunJobOptions options;
   options.trace_file = trace_file;
   options.log_file = log_file;
   if (!log_categories.empty()) options.log_categories = log_categories;
   options.progress = progress;
-  cli::RunJob job;
+  run::RunJob job;
   {
     py::gil_scoped_release release;
-    job = cli::run_job(cfg, options);
+    job = run::run_job(cfg, options);
   }
   return job.results.dump();
 }
@@ -67,7 +67,7 @@ std::string volumes(const std::string& text, const std::string& origin, bool is_
   const config::Config cfg = load(text, origin, is_file);
   py::gil_scoped_release release;
   const graphs::TaskGraph graph = graphs::build_application(cfg);
-  return cli::volumes_document(cfg, graph, cli::placement_volumes(cfg, graph)).dump();
+  return run::volumes_document(cfg, graph, run::placement_volumes(cfg, graph)).dump();
 }
 
 // The graph as arrays: per task its name, kernel, node, priority and flops; the edges as two
@@ -189,7 +189,7 @@ PYBIND11_MODULE(_ftsim, m) {
       PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
     }
   });
-  m.def("run", &run, py::arg("text"), py::arg("origin"), py::arg("is_file"), py::arg("trace_file") = "",
+  m.def("run", &run_config, py::arg("text"), py::arg("origin"), py::arg("is_file"), py::arg("trace_file") = "",
         py::arg("log_file") = "", py::arg("log_categories") = "", py::arg("progress") = false,
         "Simulates a config; returns results.json's document as JSON text.");
   m.def("volumes", &volumes, py::arg("text"), py::arg("origin"), py::arg("is_file"),

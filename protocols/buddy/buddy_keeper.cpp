@@ -10,7 +10,7 @@ namespace ftsim::protocols {
 namespace messages = buddy_messages;
 using messages::kValueHandle;
 using messages::version_key;
-using core::NodeId;
+using node::NodeId;
 using graphs::HandleId;
 
 namespace {
@@ -20,7 +20,7 @@ std::uint64_t origin_handle(NodeId origin, HandleId h) { return (std::uint64_t(o
 
 }  // namespace
 
-void BuddyKeeper::plan(core::ProtocolContext& ctx) {
+void BuddyKeeper::plan(node::ProtocolContext& ctx) {
   const NodeId me = ctx.node();
   const auto& saves = options_.saves;
   held_saves_.clear();
@@ -42,24 +42,24 @@ void BuddyKeeper::plan(core::ProtocolContext& ctx) {
 
 // ----------------------------------------------------------------------------- saves arriving
 
-void BuddyKeeper::on_checkpoint_data(core::ProtocolContext& ctx, const core::Message& m) {
+void BuddyKeeper::on_checkpoint_data(node::ProtocolContext& ctx, const node::Message& m) {
   receive_save(ctx, m.source, m.handle, messages::SavedVersion{m.version, m.digest, m.content});
 }
 
-void BuddyKeeper::on_saved_copy(core::ProtocolContext& ctx, NodeId origin, const messages::SavedCopy& copy) {
+void BuddyKeeper::on_saved_copy(node::ProtocolContext& ctx, NodeId origin, const messages::SavedCopy& copy) {
   receive_save(ctx, origin, copy.handle, copy.saved);
 }
 
-void BuddyKeeper::receive_save(core::ProtocolContext& ctx, NodeId origin, HandleId h, const messages::SavedVersion& saved) {
+void BuddyKeeper::receive_save(node::ProtocolContext& ctx, NodeId origin, HandleId h, const messages::SavedVersion& saved) {
   for (const HeldSave& save : held_saves_.find(version_key(h, saved.version))) {
     if (save.origin == origin && !save.cached) store(ctx, save.origin, save.checkpoint, h, saved, true);
   }
 }
 
-void BuddyKeeper::on_stored(core::ProtocolContext& ctx, const core::Message& m) {
+void BuddyKeeper::on_stored(node::ProtocolContext& ctx, const node::Message& m) {
   // A version for the computation: an application transfer, or the same version replayed to a
   // restarted node (its application transfer came before the restart).
-  if (m.traffic != core::Traffic::application && m.traffic != core::Traffic::recovery) return;
+  if (m.traffic != node::Traffic::application && m.traffic != node::Traffic::recovery) return;
   for (const HeldSave& save : held_saves_.find(version_key(m.handle, m.version))) {
     // A cached save: the application transfer brought the version; the buddy keeps a copy.
     if (save.origin == m.source && save.cached) {
@@ -68,11 +68,11 @@ void BuddyKeeper::on_stored(core::ProtocolContext& ctx, const core::Message& m) 
   }
 }
 
-void BuddyKeeper::on_value_entries(core::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint) {
+void BuddyKeeper::on_value_entries(node::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint) {
   store(ctx, origin, checkpoint, kValueHandle, messages::SavedVersion{}, false);
 }
 
-void BuddyKeeper::store(core::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint, HandleId h,
+void BuddyKeeper::store(node::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint, HandleId h,
                         const messages::SavedVersion& saved, bool copy) {
   const std::uint64_t key = options_.entry_keys.key(origin, checkpoint, h);
   if (ctx.checkpoint_store().find(key)) return;  // already held (a duplicate)
@@ -94,7 +94,7 @@ void BuddyKeeper::store(core::ProtocolContext& ctx, NodeId origin, std::uint32_t
     }
     links_[key] = link;
   }
-  ctx.checkpoint_store().put(key, core::encode(saved), bytes);
+  ctx.checkpoint_store().put(key, node::encode(saved), bytes);
   stored_[origin_handle(origin, h)].push_back(checkpoint);
   if (copy && options_.copy_cost > 0) {
     copies_waiting_.emplace_back(origin, checkpoint);
@@ -104,7 +104,7 @@ void BuddyKeeper::store(core::ProtocolContext& ctx, NodeId origin, std::uint32_t
   }
 }
 
-void BuddyKeeper::start_copies(core::ProtocolContext& ctx) {
+void BuddyKeeper::start_copies(node::ProtocolContext& ctx) {
   while (!copies_waiting_.empty()) {
     const std::uint64_t token = next_copy_token_;
     if (!ctx.run_activity(options_.copy_cost, token)) return;  // no core free: when a task ends
@@ -114,7 +114,7 @@ void BuddyKeeper::start_copies(core::ProtocolContext& ctx) {
   }
 }
 
-void BuddyKeeper::on_copy_done(core::ProtocolContext& ctx, std::uint64_t token) {
+void BuddyKeeper::on_copy_done(node::ProtocolContext& ctx, std::uint64_t token) {
   auto it = copying_.find(token);
   if (it == copying_.end()) return;
   const auto [origin, checkpoint] = it->second;
@@ -123,7 +123,7 @@ void BuddyKeeper::on_copy_done(core::ProtocolContext& ctx, std::uint64_t token) 
   start_copies(ctx);
 }
 
-void BuddyKeeper::count_stored(core::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint) {
+void BuddyKeeper::count_stored(node::ProtocolContext& ctx, NodeId origin, std::uint32_t checkpoint) {
   auto expected = expected_.find(origin_checkpoint(origin, checkpoint));
   if (expected != expected_.end() && expected->second > 0 && --expected->second == 0 && acks_for(origin, checkpoint)) {
     // Every entry of (origin, checkpoint) is here.
@@ -133,7 +133,7 @@ void BuddyKeeper::count_stored(core::ProtocolContext& ctx, NodeId origin, std::u
 
 // ----------------------------------------------------------------------------- validity and garbage
 
-void BuddyKeeper::on_validate(core::ProtocolContext& ctx, NodeId origin, std::uint32_t c) {
+void BuddyKeeper::on_validate(node::ProtocolContext& ctx, NodeId origin, std::uint32_t c) {
   // Keep the previous valid checkpoint as well: a restart may not be able to use the newest
   // (a message of its section still in transit, thesis Fig. 3.1), and the global state that
   // would let it go (every node past it) is not known here.
@@ -145,7 +145,7 @@ void BuddyKeeper::on_validate(core::ProtocolContext& ctx, NodeId origin, std::ui
   if (older > 0) collect_garbage(ctx, origin, older);
 }
 
-void BuddyKeeper::collect_garbage(core::ProtocolContext& ctx, NodeId origin, std::uint32_t valid) {
+void BuddyKeeper::collect_garbage(node::ProtocolContext& ctx, NodeId origin, std::uint32_t valid) {
   // Checkpoint `valid` of origin is complete: of each datum, only the newest version saved at or
   // before it is needed (differential checkpoints refer to older entries for unmodified data).
   for (auto& [key, checkpoints] : stored_) {
@@ -210,14 +210,14 @@ bool BuddyKeeper::acks_for(NodeId origin, std::uint32_t checkpoint) const {
 
 // ----------------------------------------------------------------------------- re-protection
 
-void BuddyKeeper::on_reprotect(core::ProtocolContext& ctx, NodeId origin, const messages::Reprotect& reprotect) {
+void BuddyKeeper::on_reprotect(node::ProtocolContext& ctx, NodeId origin, const messages::Reprotect& reprotect) {
   const std::uint32_t checkpoints = static_cast<std::uint32_t>(options_.saves.checkpoints());
   const std::uint32_t point = reprotect.checkpoint;
-  if (point == 0 || point > checkpoints) throw core::WireError("buddy: re-protection checkpoint out of range");
+  if (point == 0 || point > checkpoints) throw node::WireError("buddy: re-protection checkpoint out of range");
   protected_from_[origin] = point;
   valid_.erase(origin);  // validations it saw before were of checkpoints it does not hold
   reprotect.for_each_entry([&](const messages::Reprotect::Entry& e) {
-    if (e.checkpoint == 0 || e.checkpoint > checkpoints) throw core::WireError("buddy: re-protection entry out of range");
+    if (e.checkpoint == 0 || e.checkpoint > checkpoints) throw node::WireError("buddy: re-protection entry out of range");
     store(ctx, origin, e.checkpoint, e.handle, e.saved, false);  // the message is the copy
   });
   // Acknowledge R and the later checkpoints whose entries are all here now.
@@ -239,7 +239,7 @@ std::pair<std::uint32_t, std::uint32_t> BuddyKeeper::servable(NodeId origin) con
   return {older, newest};
 }
 
-BuddyKeeper::Holdings BuddyKeeper::holdings_of(core::ProtocolContext& ctx, NodeId origin) const {
+BuddyKeeper::Holdings BuddyKeeper::holdings_of(node::ProtocolContext& ctx, NodeId origin) const {
   Holdings holdings;
   const auto buddies = options_.buddies.buddies(origin);
   holdings.buddy = std::find(buddies.begin(), buddies.end(), ctx.node()) != buddies.end();
@@ -250,7 +250,7 @@ BuddyKeeper::Holdings BuddyKeeper::holdings_of(core::ProtocolContext& ctx, NodeI
   return holdings;
 }
 
-void BuddyKeeper::serve_restart(core::ProtocolContext& ctx, NodeId failed, const messages::RestartFrom& restart) {
+void BuddyKeeper::serve_restart(node::ProtocolContext& ctx, NodeId failed, const messages::RestartFrom& restart) {
   const std::uint32_t n = restart.checkpoint;
   // As its buddy: a restart from the job's input saves everything again, so a replacement that
   // had lost that node's data holds it again from checkpoint 1 on (a restart from a checkpoint
@@ -293,7 +293,7 @@ void BuddyKeeper::serve_restart(core::ProtocolContext& ctx, NodeId failed, const
     if (options_.content) {
       // /checkpoint_data: the datum's chain, its full entry first.
       const std::vector<std::uint32_t> chain = chain_of(failed, h, newest);
-      if (chain.empty()) throw core::WireError("buddy: the chain of a datum image is broken at its keeper");
+      if (chain.empty()) throw node::WireError("buddy: the chain of a datum image is broken at its keeper");
       for (std::uint32_t c : chain) {
         const auto* link = ctx.checkpoint_store().find(options_.entry_keys.key(failed, c, h));
         data.add(h, link->content);
@@ -304,7 +304,7 @@ void BuddyKeeper::serve_restart(core::ProtocolContext& ctx, NodeId failed, const
     data.add(h, entry->content);
     bytes += graph.bytes(h);
   }
-  messages::send(ctx, failed, data, core::Traffic::restore, bytes);
+  messages::send(ctx, failed, data, node::Traffic::restore, bytes);
 }
 
 }  // namespace ftsim::protocols

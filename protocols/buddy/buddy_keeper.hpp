@@ -27,21 +27,21 @@ public:
   explicit BuddyKeeper(const BuddyOptions& options) : options_(options) {}
 
   // The saves this node receives as a buddy and how many entries each (origin, checkpoint) has.
-  void plan(core::ProtocolContext& ctx);
+  void plan(node::ProtocolContext& ctx);
   // A replacement: the copies its predecessor held died with it.
   void lose_holdings() { replacement_ = true; }
 
   // --- saves arriving ---
-  void on_checkpoint_data(core::ProtocolContext& ctx, const core::Message& m);  // a save through the runtime
-  void on_saved_copy(core::ProtocolContext& ctx, core::NodeId origin, const buddy_messages::SavedCopy& copy);  // cow
+  void on_checkpoint_data(node::ProtocolContext& ctx, const node::Message& m);  // a save through the runtime
+  void on_saved_copy(node::ProtocolContext& ctx, node::NodeId origin, const buddy_messages::SavedCopy& copy);  // cow
   // A version the runtime stored for the computation: a cached save keeps a copy of it.
-  void on_stored(core::ProtocolContext& ctx, const core::Message& m);
-  void on_value_entries(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t checkpoint);
-  void on_validate(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t checkpoint);
-  void on_reprotect(core::ProtocolContext& ctx, core::NodeId origin, const buddy_messages::Reprotect& reprotect);
+  void on_stored(node::ProtocolContext& ctx, const node::Message& m);
+  void on_value_entries(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint);
+  void on_validate(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint);
+  void on_reprotect(node::ProtocolContext& ctx, node::NodeId origin, const buddy_messages::Reprotect& reprotect);
   // copy_cost: starts the waiting copies on the free cores; a copy finished.
-  void start_copies(core::ProtocolContext& ctx);
-  void on_copy_done(core::ProtocolContext& ctx, std::uint64_t token);
+  void start_copies(node::ProtocolContext& ctx);
+  void on_copy_done(node::ProtocolContext& ctx, std::uint64_t token);
 
   // --- another node's restart ---
   // What this node can tell a restarting `origin` about its checkpoints.
@@ -50,30 +50,30 @@ public:
     std::uint32_t older = 0, newest = 0;  // the checkpoints of origin it can send back
     bool lost = false;                    // a replacement that holds nothing of origin yet
   };
-  Holdings holdings_of(core::ProtocolContext& ctx, core::NodeId origin) const;
+  Holdings holdings_of(node::ProtocolContext& ctx, node::NodeId origin) const;
   // The keeper's part of `failed`'s restart at checkpoint N: acknowledge again the later
   // checkpoints held complete and, if chosen, send checkpoint N back. Served at once, whatever
   // this node is doing.
-  void serve_restart(core::ProtocolContext& ctx, core::NodeId failed, const buddy_messages::RestartFrom& restart);
+  void serve_restart(node::ProtocolContext& ctx, node::NodeId failed, const buddy_messages::RestartFrom& restart);
 
 private:
   struct HeldSave {  // a save this node receives as a buddy
-    core::NodeId origin;
+    node::NodeId origin;
     std::uint32_t checkpoint;
     bool cached;  // it comes as an application transfer, not as checkpoint traffic
   };
-  void receive_save(core::ProtocolContext& ctx, core::NodeId origin, graphs::HandleId h, const buddy_messages::SavedVersion& saved);
+  void receive_save(node::ProtocolContext& ctx, node::NodeId origin, graphs::HandleId h, const buddy_messages::SavedVersion& saved);
   // Keeps a save; it counts towards its checkpoint's ack once copied (copy_cost).
-  void store(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t checkpoint, graphs::HandleId h,
+  void store(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint, graphs::HandleId h,
              const buddy_messages::SavedVersion& saved, bool copy);
-  void count_stored(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t checkpoint);
-  void collect_garbage(core::ProtocolContext& ctx, core::NodeId origin, std::uint32_t valid);
+  void count_stored(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint);
+  void collect_garbage(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t valid);
   // A replacement holds nothing of an origin before that origin protected itself again.
-  bool acks_for(core::NodeId origin, std::uint32_t checkpoint) const;
-  std::pair<std::uint32_t, std::uint32_t> servable(core::NodeId origin) const;  // (older, newest) held
+  bool acks_for(node::NodeId origin, std::uint32_t checkpoint) const;
+  std::pair<std::uint32_t, std::uint32_t> servable(node::NodeId origin) const;  // (older, newest) held
 
   const BuddyOptions& options_;
-  core::FlatMultimap64<HeldSave> held_saves_;  // by version key, planned once (looked up at every save)
+  node::FlatMultimap64<HeldSave> held_saves_;  // by version key, planned once (looked up at every save)
   // Entries still expected per (origin, checkpoint), and which checkpoints of each (origin,
   // handle) it holds.
   std::unordered_map<std::uint64_t, std::uint32_t> expected_;
@@ -88,17 +88,17 @@ private:
   std::unordered_map<std::uint64_t, Link> links_;  // by store key
   // The entries (checkpoints) of (origin, h) that the entry of checkpoint c needs: c and its chain,
   // oldest first; empty if a link is missing.
-  std::vector<std::uint32_t> chain_of(core::NodeId origin, graphs::HandleId h, std::uint32_t c) const;
-  bool holds_version(core::NodeId origin, graphs::HandleId h, graphs::Version v) const;
+  std::vector<std::uint32_t> chain_of(node::NodeId origin, graphs::HandleId h, std::uint32_t c) const;
+  bool holds_version(node::NodeId origin, graphs::HandleId h, graphs::Version v) const;
   // Each origin's two newest valid checkpoints (older, newest), from VALIDATE.
-  std::unordered_map<core::NodeId, std::pair<std::uint32_t, std::uint32_t>> valid_;
+  std::unordered_map<node::NodeId, std::pair<std::uint32_t, std::uint32_t>> valid_;
   bool replacement_ = false;  // what it held as a buddy died with its predecessor
   // A replacement: the checkpoint from which each origin protected itself again (it holds nothing
   // older of that origin).
-  std::unordered_map<core::NodeId, std::uint32_t> protected_from_;
+  std::unordered_map<node::NodeId, std::uint32_t> protected_from_;
   // copy_cost: saves waiting for a core to be copied, and those being copied (by token).
-  std::deque<std::pair<core::NodeId, std::uint32_t>> copies_waiting_;
-  std::unordered_map<std::uint64_t, std::pair<core::NodeId, std::uint32_t>> copying_;
+  std::deque<std::pair<node::NodeId, std::uint32_t>> copies_waiting_;
+  std::unordered_map<std::uint64_t, std::pair<node::NodeId, std::uint32_t>> copying_;
   std::uint64_t next_copy_token_ = 1;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // The buddy protocol's control messages, one typed struct per message type whose fields() lists
-// its fields once (sim/node/codec.hpp: core::encode writes them, core::decode<T>(message) reads
+// its fields once (sim/node/codec.hpp: node::encode writes them, node::decode<T>(message) reads
 // them back; a message that does not decode is a protocol bug: WireError). The encoded bytes count
 // in a message's simulated size, so the order and width of the fields are part of the protocol's
 // timing: change them only on purpose. Who sends what, and why, is in buddy_protocol.hpp.
@@ -16,7 +16,7 @@
 
 namespace ftsim::protocols::buddy_messages {
 
-using core::Bytes;
+using node::Bytes;
 using graphs::HandleId;
 using graphs::NodeId;
 using graphs::Version;
@@ -49,8 +49,8 @@ inline constexpr std::uint32_t kNoBound = 0xffffffffu;
 // simulation). A keeper's store entry is one, encoded; restores, copies and re-protections carry them.
 struct SavedVersion {
   Version version = 0;
-  core::Digest digest = 0;
-  core::ContentRef content;
+  node::Digest digest = 0;
+  node::ContentRef content;
 
   template <class F> void fields(F& f) { f(version, digest, content); }
 };
@@ -138,21 +138,21 @@ struct RestoreData {
 
   // Appends an entry as the keeper's store holds it (no decoding).
   void add(HandleId handle, const Bytes& store_entry) {
-    core::append(entries, Entry{handle, store_entry});
+    node::append(entries, Entry{handle, store_entry});
     ++count;
   }
   // visit(handle, SavedVersion) for each entry, in order.
   template <class Visit> void for_each_entry(Visit&& visit) const {
-    core::WireReader list(entries);
+    node::WireReader list(entries);
     for (std::uint64_t i = 0; i < count; ++i) {
-      const Entry entry = core::read<Entry>(list);
-      visit(entry.handle, core::decode<SavedVersion>(entry.store_entry));
+      const Entry entry = node::read<Entry>(list);
+      visit(entry.handle, node::decode<SavedVersion>(entry.store_entry));
     }
     list.expect_done();
   }
   // The checkpoint a restore is of, without decoding its entries (0 if the body is too short).
-  static std::uint32_t checkpoint_of(const core::Message& m) {
-    return m.body.size() < sizeof(std::uint32_t) ? 0 : core::WireReader(m.body).u32();
+  static std::uint32_t checkpoint_of(const node::Message& m) {
+    return m.body.size() < sizeof(std::uint32_t) ? 0 : node::WireReader(m.body).u32();
   }
 };
 
@@ -183,13 +183,13 @@ struct Reprotect {
   template <class F> void fields(F& f) { f(checkpoint, count, entries); }
 
   void add(std::uint32_t entry_checkpoint, HandleId handle, const SavedVersion& saved) {
-    core::append(entries, Entry{entry_checkpoint, handle, saved});
+    node::append(entries, Entry{entry_checkpoint, handle, saved});
     ++count;
   }
   // visit(Entry) for each entry, in order.
   template <class Visit> void for_each_entry(Visit&& visit) const {
-    core::WireReader list(entries);
-    for (std::uint64_t i = 0; i < count; ++i) visit(core::read<Entry>(list));
+    node::WireReader list(entries);
+    for (std::uint64_t i = 0; i < count; ++i) visit(node::read<Entry>(list));
     list.expect_done();
   }
 };
@@ -197,9 +197,9 @@ struct Reprotect {
 // Sends a typed message: its encoding is the body (whose size counts), `payload_bytes` the data it
 // stands for.
 template <class TypedMessage>
-void send(core::ProtocolContext& ctx, NodeId to, const TypedMessage& message, core::Traffic traffic = core::Traffic::control,
-          std::uint64_t payload_bytes = 0, std::uint32_t destination_incarnation = core::kAnyIncarnation) {
-  ctx.send_control(to, static_cast<std::uint32_t>(TypedMessage::type), core::encode(message), traffic, payload_bytes,
+void send(node::ProtocolContext& ctx, NodeId to, const TypedMessage& message, node::Traffic traffic = node::Traffic::control,
+          std::uint64_t payload_bytes = 0, std::uint32_t destination_incarnation = node::kAnyIncarnation) {
+  ctx.send_control(to, static_cast<std::uint32_t>(TypedMessage::type), node::encode(message), traffic, payload_bytes,
                    destination_incarnation);
 }
 

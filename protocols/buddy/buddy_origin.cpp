@@ -10,11 +10,11 @@ namespace ftsim::protocols {
 namespace messages = buddy_messages;
 using messages::kValueHandle;
 using messages::version_key;
-using core::NodeId;
+using node::NodeId;
 using graphs::HandleId;
 using graphs::Version;
 
-void BuddyOrigin::plan(core::ProtocolContext& ctx) {
+void BuddyOrigin::plan(node::ProtocolContext& ctx) {
   const NodeId me = ctx.node();
   const auto& saves = options_.saves;
   checkpoints_.assign(saves.checkpoints(), OwnCheckpoint{});
@@ -47,9 +47,9 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
   // In the order first read; a set of the nodes seen, not a flag per node of the job (which, over
   // every node, costs N^2: 17 GB of memset at 131,072 nodes).
   const auto& graph = ctx.graph();
-  core::FlatMap64<bool> seen;
+  node::FlatMap64<bool> seen;
   producers_.clear();
-  for (core::TaskId t : ctx.index().tasks_of(me)) {
+  for (node::TaskId t : ctx.index().tasks_of(me)) {
     for (const graphs::Access& a : graph.accesses(t)) {
       if (!graphs::reads(a.mode)) continue;
       const NodeId p = graph.version_node(a.handle, graphs::version_read(a));
@@ -58,13 +58,13 @@ void BuddyOrigin::plan(core::ProtocolContext& ctx) {
   }
 }
 
-void BuddyOrigin::send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint) {
+void BuddyOrigin::send_values(node::ProtocolContext& ctx, std::uint32_t from_checkpoint) {
   // The VALUE entries are saved when the checkpoint is submitted: in an STF program, long before
   // its data (here, at the start, or at a restart from the job's input).
   if (options_.value_bytes == 0) return;
   for (std::uint32_t c = from_checkpoint; c <= options_.saves.checkpoints(); ++c) {
     for (NodeId buddy : options_.buddies.buddies(ctx.node())) {
-      messages::send(ctx, buddy, messages::ValueEntries{c}, core::Traffic::checkpoint, options_.value_bytes);
+      messages::send(ctx, buddy, messages::ValueEntries{c}, node::Traffic::checkpoint, options_.value_bytes);
       ++ctx.counters().cp_data_normal_count;
       ctx.counters().cp_data_normal_total_size += options_.value_bytes;
       checkpoints_[c - 1].bytes += options_.value_bytes;
@@ -75,7 +75,7 @@ void BuddyOrigin::send_values(core::ProtocolContext& ctx, std::uint32_t from_che
 
 // ----------------------------------------------------------------------------- saves
 
-void BuddyOrigin::save_outputs(core::ProtocolContext& ctx, core::TaskId task) {
+void BuddyOrigin::save_outputs(node::ProtocolContext& ctx, node::TaskId task) {
   const std::uint32_t slot = ctx.index().local_slot(task);
   if (!(saving_tasks_[slot / 64] >> (slot % 64) & 1)) return;
   for (const graphs::Access& a : ctx.graph().accesses(task)) {
@@ -89,7 +89,7 @@ std::int32_t BuddyOrigin::save_priority(HandleId h, Version v) const {
   return planned.empty() ? 0 : options_.priority_of_checkpoint(planned.front().checkpoint);
 }
 
-void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v) {
+void BuddyOrigin::save_version(node::ProtocolContext& ctx, HandleId h, Version v) {
   const auto planned = own_saves_.find(version_key(h, v));
   if (planned.empty()) return;
   const std::uint64_t bytes = ctx.graph().bytes(h);
@@ -107,7 +107,7 @@ void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v
     if (writer_) {
       // /checkpoint_data: a datum image (zero blocks, the blocks changed since its last save to
       // that buddy, zstd), sent from the encoded copy once hashing and compressing took a core.
-      const auto& entry = ctx.runtime().versions().at(core::VersionStore::key(h, v));
+      const auto& entry = ctx.runtime().versions().at(node::VersionStore::key(h, v));
       const bool full = content::full_checkpoint(*options_.content, save.checkpoint);
       const content::DatumWriter::Image image = writer_->write(ctx, save.buddy, h, v, entry.content, full, save.checkpoint);
       Encoding encoding{save.buddy, messages::SavedCopy{h, {v, entry.digest, image.image}}, image.stored_bytes,
@@ -123,11 +123,11 @@ void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v
     }
     if (options_.cow) {
       // Copied now and sent from the copy: the next writer of h need not wait.
-      const auto& entry = ctx.runtime().versions().at(core::VersionStore::key(h, v));
-      messages::send(ctx, save.buddy, messages::SavedCopy{h, {v, entry.digest, entry.content}}, core::Traffic::checkpoint, bytes);
+      const auto& entry = ctx.runtime().versions().at(node::VersionStore::key(h, v));
+      messages::send(ctx, save.buddy, messages::SavedCopy{h, {v, entry.digest, entry.content}}, node::Traffic::checkpoint, bytes);
     } else {
       // Sent at once, through the runtime: a later writer of h waits until it has left.
-      ctx.runtime().subscribe(h, v, save.buddy, core::Traffic::checkpoint);
+      ctx.runtime().subscribe(h, v, save.buddy, node::Traffic::checkpoint);
     }
     ++ctx.counters().cp_data_normal_count;
     ctx.counters().cp_data_normal_total_size += bytes;
@@ -136,11 +136,11 @@ void BuddyOrigin::save_version(core::ProtocolContext& ctx, HandleId h, Version v
   start_encodes(ctx);
 }
 
-void BuddyOrigin::start_encodes(core::ProtocolContext& ctx) {
+void BuddyOrigin::start_encodes(node::ProtocolContext& ctx) {
   // The saves whose encoding is done leave, in order; then those waiting start on the free cores.
   while (!encodes_.empty() && encodes_.front().done) {
     const Encoding& e = encodes_.front();
-    messages::send(ctx, e.buddy, e.copy, core::Traffic::checkpoint, e.bytes);
+    messages::send(ctx, e.buddy, e.copy, node::Traffic::checkpoint, e.bytes);
     encodes_.pop_front();
   }
   for (Encoding& e : encodes_) {
@@ -152,7 +152,7 @@ void BuddyOrigin::start_encodes(core::ProtocolContext& ctx) {
   }
 }
 
-void BuddyOrigin::on_encode_done(core::ProtocolContext& ctx, std::uint64_t token) {
+void BuddyOrigin::on_encode_done(node::ProtocolContext& ctx, std::uint64_t token) {
   for (Encoding& e : encodes_) {
     if (e.token == token) e.done = true;
   }
@@ -161,7 +161,7 @@ void BuddyOrigin::on_encode_done(core::ProtocolContext& ctx, std::uint64_t token
 
 // ----------------------------------------------------------------------------- validation
 
-void BuddyOrigin::try_validate(core::ProtocolContext& ctx) {
+void BuddyOrigin::try_validate(node::ProtocolContext& ctx) {
   const auto& saves = options_.saves;
   while (next_to_validate_ <= saves.checkpoints()) {
     const std::uint32_t c = next_to_validate_;
@@ -182,7 +182,7 @@ void BuddyOrigin::try_validate(core::ProtocolContext& ctx) {
       ctx.note("checkpoint " + std::to_string(c) + " valid: first save at " + std::to_string(checkpoint.first_save) +
                " s, last save at " + std::to_string(checkpoint.last_save) + " s", "checkpoint");
     }
-    core::CheckpointRecord record;
+    node::CheckpointRecord record;
     record.id = c;
     record.started = start;
     record.saved = checkpoint.last_save >= 0 ? checkpoint.last_save : ctx.now();
@@ -200,7 +200,7 @@ void BuddyOrigin::try_validate(core::ProtocolContext& ctx) {
   }
 }
 
-void BuddyOrigin::on_ack(core::ProtocolContext& ctx, NodeId buddy, std::uint32_t c) {
+void BuddyOrigin::on_ack(node::ProtocolContext& ctx, NodeId buddy, std::uint32_t c) {
   std::erase(checkpoints_[c - 1].waiting, buddy);
   auto r = reprotecting_.find(buddy);
   if (r != reprotecting_.end() && r->second == c && c < next_to_validate_) {
@@ -210,7 +210,7 @@ void BuddyOrigin::on_ack(core::ProtocolContext& ctx, NodeId buddy, std::uint32_t
   try_validate(ctx);
 }
 
-std::string BuddyOrigin::phase(core::ProtocolContext& ctx) const {
+std::string BuddyOrigin::phase(node::ProtocolContext& ctx) const {
   if (all_valid()) return {};
   const std::string checkpoint = "checkpoint " + std::to_string(next_to_validate_);
   if (!ctx.runtime().done_before(options_.saves.position(next_to_validate_))) {
@@ -221,7 +221,7 @@ std::string BuddyOrigin::phase(core::ProtocolContext& ctx) const {
 
 // ----------------------------------------------------------------------------- re-protection
 
-void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint32_t incarnation) {
+void BuddyOrigin::reprotect(node::ProtocolContext& ctx, NodeId buddy, std::uint32_t incarnation) {
   // The buddy was replaced and holds nothing of this node: its later checkpoints, differential,
   // would refer to entries it lost. Choose the first checkpoint R (from the last valid one on)
   // whose full state — of each datum this node produced, its newest saved version at or before R
@@ -230,7 +230,7 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
   // holds them and R is valid.
   const auto& saves = options_.saves;
   const auto& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   const NodeId me = ctx.node();
   for (OwnCheckpoint& checkpoint : checkpoints_) std::erase(checkpoint.waiting, buddy);
   reprotecting_.erase(buddy);
@@ -242,7 +242,7 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
   // newest[h]: the newest save of h at or before the candidate, by any node (a datum may move).
   std::unordered_map<HandleId, Entry> newest;
   const auto available = [&](const graphs::CheckpointSave& s) {
-    return runtime.status(graph.writer(s.handle, s.version)) != core::TaskStatus::done ||
+    return runtime.status(graph.writer(s.handle, s.version)) != node::TaskStatus::done ||
            runtime.holds(s.handle, s.version);
   };
   const std::uint32_t first = std::max<std::uint32_t>(1, next_to_validate_ - 1);
@@ -276,7 +276,7 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
   std::uint64_t bytes = 0;
   const auto add = [&](std::uint32_t c, const graphs::CheckpointSave& s) {
     if (s.from != me || s.buddy != buddy || !runtime.holds(s.handle, s.version)) return;
-    const auto& entry = runtime.versions().at(core::VersionStore::key(s.handle, s.version));
+    const auto& entry = runtime.versions().at(node::VersionStore::key(s.handle, s.version));
     message.add(c, s.handle, {s.version, entry.digest, entry.content});
     bytes += graph.bytes(s.handle);
   };
@@ -290,7 +290,7 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
       bytes += options_.value_bytes;
     }
   }
-  messages::send(ctx, buddy, message, core::Traffic::checkpoint, bytes, incarnation);
+  messages::send(ctx, buddy, message, node::Traffic::checkpoint, bytes, incarnation);
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
   reprotecting_[buddy] = chosen;
@@ -309,30 +309,30 @@ void BuddyOrigin::reprotect(core::ProtocolContext& ctx, NodeId buddy, std::uint3
 
 // ----------------------------------------------------------------------------- message log
 
-void BuddyOrigin::log(core::ProtocolContext& ctx, const core::Message& m) {
+void BuddyOrigin::log(node::ProtocolContext& ctx, const node::Message& m) {
   // Logged by reference (§3.3): the entry names the version, which stays pinned in memory so that
   // a later writer does not destroy it (copy-on-write) until release_log drops the entry. What it
   // names is in log_ (and the replay reads it there): the store only accounts the entry's bytes,
   // with no record to allocate for each message sent.
   const std::uint64_t key = next_log_key_++;
-  ctx.log_store().put(key, core::Bytes{}, ctx.graph().bytes(m.handle));
+  ctx.log_store().put(key, node::Bytes{}, ctx.graph().bytes(m.handle));
   log_[m.destination].push_back({version_key(m.handle, m.version), key});
   ctx.runtime().pin(m.handle, m.version);
 }
 
-void BuddyOrigin::release_log(core::ProtocolContext& ctx, NodeId reader, std::uint32_t checkpoint) {
+void BuddyOrigin::release_log(node::ProtocolContext& ctx, NodeId reader, std::uint32_t checkpoint) {
   // `reader` will restart at checkpoint `checkpoint` or later: a version none of its tasks from
   // that cut on reads will never be replayed to it.
   const auto at = std::lower_bound(released_by_.begin(), released_by_.end(), reader);
   if (at == released_by_.end() || *at != reader) released_by_.insert(at, reader);
   auto it = log_.find(reader);
   if (it == log_.end()) return;
-  const core::TaskId cut = options_.saves.position(checkpoint);
+  const node::TaskId cut = options_.saves.position(checkpoint);
   const auto& graph = ctx.graph();
   std::erase_if(it->second, [&](const LogEntry& e) {
     const HandleId h = messages::handle_of(e.version_key);
     const Version v = messages::version_of(e.version_key);
-    for (core::TaskId r : ctx.index().readers(h, v)) {
+    for (node::TaskId r : ctx.index().readers(h, v)) {
       if (graph.node(r) == reader && r >= cut) return false;
     }
     ctx.log_store().erase(e.store_key);
@@ -341,7 +341,7 @@ void BuddyOrigin::release_log(core::ProtocolContext& ctx, NodeId reader, std::ui
   });
 }
 
-void BuddyOrigin::drop_log(core::ProtocolContext& ctx) {
+void BuddyOrigin::drop_log(node::ProtocolContext& ctx) {
   for (const auto& entry : log_) {
     for (const LogEntry& e : entry.second) ctx.log_store().erase(e.store_key);
   }

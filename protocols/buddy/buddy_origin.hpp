@@ -36,38 +36,38 @@ public:
   explicit BuddyOrigin(const BuddyOptions& options) : options_(options) {}
 
   // This node's saves per version, the buddies each checkpoint waits for, the nodes it reads from.
-  void plan(core::ProtocolContext& ctx);
+  void plan(node::ProtocolContext& ctx);
   // The VALUE entries of checkpoints from_checkpoint on: saved when the checkpoint is submitted.
-  void send_values(core::ProtocolContext& ctx, std::uint32_t from_checkpoint);
+  void send_values(node::ProtocolContext& ctx, std::uint32_t from_checkpoint);
   // A task ran for the first time: the versions it wrote that a checkpoint saves go to the buddies.
-  void save_outputs(core::ProtocolContext& ctx, core::TaskId task);
+  void save_outputs(node::ProtocolContext& ctx, node::TaskId task);
   // The send-queue priority of a save of (h, v): its checkpoint's (/protocol/priority).
   std::int32_t save_priority(graphs::HandleId h, graphs::Version v) const;
   // Validates, in order, the checkpoints whose tasks are done and whose buddies all acknowledged.
-  void try_validate(core::ProtocolContext& ctx);
-  void on_ack(core::ProtocolContext& ctx, core::NodeId buddy, std::uint32_t checkpoint);
+  void try_validate(node::ProtocolContext& ctx);
+  void on_ack(node::ProtocolContext& ctx, node::NodeId buddy, std::uint32_t checkpoint);
   // `buddy` was replaced (its `incarnation`, or kAnyIncarnation) and holds nothing of this node.
-  void reprotect(core::ProtocolContext& ctx, core::NodeId buddy, std::uint32_t incarnation);
+  void reprotect(node::ProtocolContext& ctx, node::NodeId buddy, std::uint32_t incarnation);
   // A restore installed checkpoint n: those up to n count as valid, validation goes on from n + 1.
   void on_restored(std::uint32_t n) { next_to_validate_ = n + 1; }
   bool all_valid() const { return next_to_validate_ > options_.saves.checkpoints(); }
 
   // --- the message log ---
-  void log(core::ProtocolContext& ctx, const core::Message& m);
+  void log(node::ProtocolContext& ctx, const node::Message& m);
   // `reader` will restart at checkpoint `checkpoint` or later (LOG_RELEASE).
-  void release_log(core::ProtocolContext& ctx, core::NodeId reader, std::uint32_t checkpoint);
+  void release_log(node::ProtocolContext& ctx, node::NodeId reader, std::uint32_t checkpoint);
   // A rollback: the logged versions are replaced by the restored ones, re-execution logs again.
-  void drop_log(core::ProtocolContext& ctx);
+  void drop_log(node::ProtocolContext& ctx);
   // `reader` (any of its incarnations) let this node drop log entries: it cannot restart from the input.
-  bool released_by(core::NodeId reader) const {
+  bool released_by(node::NodeId reader) const {
     return std::binary_search(released_by_.begin(), released_by_.end(), reader);
   }
 
   // --- /checkpoint_data ---
   // Saves waiting for a core to hash and compress them start on the free cores; one finished (its
   // token) leaves for its buddy.
-  void start_encodes(core::ProtocolContext& ctx);
-  void on_encode_done(core::ProtocolContext& ctx, std::uint64_t token);
+  void start_encodes(node::ProtocolContext& ctx);
+  void on_encode_done(node::ProtocolContext& ctx, std::uint64_t token);
   static constexpr std::uint64_t kEncodeTokenBit = 1ull << 62;
   // A rollback: what it remembers of its saves describes a state it has left; the next are full.
   void forget_saves() {
@@ -75,23 +75,23 @@ public:
   }
 
   // What it waits for, for the stall reports (empty: nothing).
-  std::string phase(core::ProtocolContext& ctx) const;
+  std::string phase(node::ProtocolContext& ctx) const;
 
 private:
   struct OwnSave {  // a save this node makes
     std::uint32_t checkpoint;
-    core::NodeId buddy;
+    node::NodeId buddy;
     bool cached;
   };
   struct OwnCheckpoint {
-    std::vector<core::NodeId> waiting;  // buddies with entries that have not acknowledged yet
+    std::vector<node::NodeId> waiting;  // buddies with entries that have not acknowledged yet
     double first_save = -1, last_save = -1;
     std::uint64_t bytes = 0;
     std::uint64_t logical_bytes = 0;  // /checkpoint_data: what the saves stand for
     double encode_seconds = 0;
   };
   struct Encoding {  // /checkpoint_data: a save waiting for its encoding's CPU time
-    core::NodeId buddy = 0;
+    node::NodeId buddy = 0;
     buddy_messages::SavedCopy copy;
     std::uint64_t bytes = 0;
     double seconds = 0;
@@ -102,25 +102,25 @@ private:
     std::uint64_t version_key;
     std::uint64_t store_key;  // the entry in the log store
   };
-  void save_version(core::ProtocolContext& ctx, graphs::HandleId h, graphs::Version v);
+  void save_version(node::ProtocolContext& ctx, graphs::HandleId h, graphs::Version v);
 
   const BuddyOptions& options_;
-  core::FlatMultimap64<OwnSave> own_saves_;  // by version key, planned once
+  node::FlatMultimap64<OwnSave> own_saves_;  // by version key, planned once
   // A bit per task of the node (by local slot): it writes a version that own_saves_ holds. Tasks
   // end in about slot order, so this is read from a few cache lines, where a lookup of each version
   // written in own_saves_ missed the cache at most tasks (3% of a 64-node stencil run).
   std::vector<std::uint64_t> saving_tasks_;
   std::vector<OwnCheckpoint> checkpoints_;                             // by checkpoint - 1
   std::uint32_t next_to_validate_ = 1;
-  std::unordered_map<core::NodeId, std::uint32_t> reprotecting_;  // the checkpoint R, per replaced buddy
-  std::vector<core::NodeId> producers_;  // the nodes whose versions this node's tasks read (log GC)
+  std::unordered_map<node::NodeId, std::uint32_t> reprotecting_;  // the checkpoint R, per replaced buddy
+  std::vector<node::NodeId> producers_;  // the nodes whose versions this node's tasks read (log GC)
   // Sender-based log by reference: what it sent to whom; the versions stay pinned until the
   // destination's restart cut is past all their readers (release_log).
-  std::unordered_map<core::NodeId, std::vector<LogEntry>> log_;
+  std::unordered_map<node::NodeId, std::vector<LogEntry>> log_;
   std::uint64_t next_log_key_ = 1;
   // The nodes that let this node drop log entries (any of their incarnations), sorted: the few it
   // sends data to, not a flag per node of the job (N^2 bytes over the job).
-  std::vector<core::NodeId> released_by_;
+  std::vector<node::NodeId> released_by_;
   // /checkpoint_data: the block hashes of what it saved to each buddy, and the encodings waiting
   // for a core and running.
   std::optional<content::DatumWriter> writer_;

@@ -14,7 +14,7 @@ BuddyProtocol::BuddyProtocol(std::shared_ptr<const BuddyOptions> options, bool c
       keeper_(*options_),
       recovery_(*options_, origin_, keeper_) {}
 
-void BuddyProtocol::on_start(core::ProtocolContext& ctx) {
+void BuddyProtocol::on_start(node::ProtocolContext& ctx) {
   if (coordinator_) return;
   origin_.plan(ctx);
   keeper_.plan(ctx);
@@ -22,7 +22,7 @@ void BuddyProtocol::on_start(core::ProtocolContext& ctx) {
   origin_.try_validate(ctx);  // a node with no task before a cut and nothing to save: valid at once
 }
 
-void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
+void BuddyProtocol::on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) {
   if (coordinator_) return;
   origin_.plan(ctx);
   keeper_.plan(ctx);
@@ -30,7 +30,7 @@ void BuddyProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartIn
   recovery_.start_restart(ctx, info);
 }
 
-void BuddyProtocol::on_task_completed(core::ProtocolContext& ctx, core::TaskId task, bool first_execution) {
+void BuddyProtocol::on_task_completed(node::ProtocolContext& ctx, node::TaskId task, bool first_execution) {
   if (coordinator_) return;
   if (first_execution) origin_.save_outputs(ctx, task);
   keeper_.start_copies(ctx);  // a core is free: copy tasks first
@@ -38,27 +38,27 @@ void BuddyProtocol::on_task_completed(core::ProtocolContext& ctx, core::TaskId t
   origin_.try_validate(ctx);
 }
 
-core::SendVerdict BuddyProtocol::on_send(core::ProtocolContext& ctx, core::Message& m) {
-  if (!coordinator_ && m.is_data && m.traffic == core::Traffic::checkpoint) m.priority = origin_.save_priority(m.handle, m.version);
-  if (coordinator_ || !m.is_data || m.traffic != core::Traffic::application) return core::SendVerdict::send;
+node::SendVerdict BuddyProtocol::on_send(node::ProtocolContext& ctx, node::Message& m) {
+  if (!coordinator_ && m.is_data && m.traffic == node::Traffic::checkpoint) m.priority = origin_.save_priority(m.handle, m.version);
+  if (coordinator_ || !m.is_data || m.traffic != node::Traffic::application) return node::SendVerdict::send;
   origin_.log(ctx, m);
   m.logged = true;  // every application message is in its sender's log (§3.3), for checkpoint traces
-  return core::SendVerdict::send;
+  return node::SendVerdict::send;
 }
 
-core::ReceiveVerdict BuddyProtocol::on_receive(core::ProtocolContext& ctx, const core::Message& m) {
-  if (coordinator_) return core::ReceiveVerdict::accept;
-  if (m.traffic != core::Traffic::checkpoint) return recovery_.on_data();
+node::ReceiveVerdict BuddyProtocol::on_receive(node::ProtocolContext& ctx, const node::Message& m) {
+  if (coordinator_) return node::ReceiveVerdict::accept;
+  if (m.traffic != node::Traffic::checkpoint) return recovery_.on_data();
   keeper_.on_checkpoint_data(ctx, m);
-  return core::ReceiveVerdict::consumed;  // checkpoint data: the protocol's, not the runtime's
+  return node::ReceiveVerdict::consumed;  // checkpoint data: the protocol's, not the runtime's
 }
 
-void BuddyProtocol::on_stored(core::ProtocolContext& ctx, const core::Message& m) {
+void BuddyProtocol::on_stored(node::ProtocolContext& ctx, const node::Message& m) {
   if (coordinator_) return;
   keeper_.on_stored(ctx, m);
 }
 
-void BuddyProtocol::on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) {
+void BuddyProtocol::on_activity_done(node::ProtocolContext& ctx, std::uint64_t token) {
   if (token & BuddyOrigin::kEncodeTokenBit) {
     origin_.on_encode_done(ctx, token);
   } else if (token & BuddyRecovery::kDecodeTokenBit) {
@@ -69,57 +69,57 @@ void BuddyProtocol::on_activity_done(core::ProtocolContext& ctx, std::uint64_t t
   origin_.start_encodes(ctx);  // a core is free
 }
 
-void BuddyProtocol::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+void BuddyProtocol::on_timer(node::ProtocolContext& ctx, std::uint64_t token) {
   // /checkpoint_data: a decompression charged as a delay (no core was free).
   if (token & BuddyRecovery::kDecodeTokenBit) recovery_.on_decoded(ctx, token);
 }
 
-void BuddyProtocol::on_data_released(core::ProtocolContext& ctx, const core::Message& m) {
+void BuddyProtocol::on_data_released(node::ProtocolContext& ctx, const node::Message& m) {
   recovery_.on_data_released(ctx, m);
 }
 
-void BuddyProtocol::on_control(core::ProtocolContext& ctx, const core::Message& m) {
+void BuddyProtocol::on_control(node::ProtocolContext& ctx, const node::Message& m) {
   // The messages that name one of the origin's checkpoints: it must exist.
   const auto checked = [&](std::uint32_t c) {
-    if (c == 0 || c > options_->saves.checkpoints()) throw core::WireError("buddy: checkpoint id out of range");
+    if (c == 0 || c > options_->saves.checkpoints()) throw node::WireError("buddy: checkpoint id out of range");
     return c;
   };
   switch (static_cast<MessageType>(m.control_type)) {
     case MessageType::recovery_info:
-      recovery_.on_recovery_info(ctx, m.source, m.source_incarnation, core::decode<messages::RecoveryInfo>(m));
+      recovery_.on_recovery_info(ctx, m.source, m.source_incarnation, node::decode<messages::RecoveryInfo>(m));
       return;
     case MessageType::info_request:
       if (coordinator_) return;
-      recovery_.on_info_request(ctx, m.source, m.source_incarnation, core::decode<messages::InfoRequest>(m));
+      recovery_.on_info_request(ctx, m.source, m.source_incarnation, node::decode<messages::InfoRequest>(m));
       return;
     case MessageType::replay_request:
-      recovery_.on_replay_request(ctx, m.source, m.source_incarnation, core::decode<messages::ReplayRequest>(m));
+      recovery_.on_replay_request(ctx, m.source, m.source_incarnation, node::decode<messages::ReplayRequest>(m));
       return;
     case MessageType::restart_from:
-      recovery_.on_restart_from(ctx, m.source, m.source_incarnation, core::decode<messages::RestartFrom>(m));
+      recovery_.on_restart_from(ctx, m.source, m.source_incarnation, node::decode<messages::RestartFrom>(m));
       return;
     case MessageType::restore_data: recovery_.on_restore_data(ctx, m); return;
-    case MessageType::reprotect: keeper_.on_reprotect(ctx, m.source, core::decode<messages::Reprotect>(m)); return;
-    case MessageType::saved_copy: keeper_.on_saved_copy(ctx, m.source, core::decode<messages::SavedCopy>(m)); return;
-    case MessageType::ack: origin_.on_ack(ctx, m.source, checked(core::decode<messages::Ack>(m).checkpoint)); return;
+    case MessageType::reprotect: keeper_.on_reprotect(ctx, m.source, node::decode<messages::Reprotect>(m)); return;
+    case MessageType::saved_copy: keeper_.on_saved_copy(ctx, m.source, node::decode<messages::SavedCopy>(m)); return;
+    case MessageType::ack: origin_.on_ack(ctx, m.source, checked(node::decode<messages::Ack>(m).checkpoint)); return;
     case MessageType::log_release:
-      origin_.release_log(ctx, m.source, checked(core::decode<messages::LogRelease>(m).checkpoint));
+      origin_.release_log(ctx, m.source, checked(node::decode<messages::LogRelease>(m).checkpoint));
       return;
     case MessageType::value_entries:
-      keeper_.on_value_entries(ctx, m.source, checked(core::decode<messages::ValueEntries>(m).checkpoint));
+      keeper_.on_value_entries(ctx, m.source, checked(node::decode<messages::ValueEntries>(m).checkpoint));
       return;
     case MessageType::validate:
-      keeper_.on_validate(ctx, m.source, checked(core::decode<messages::Validate>(m).checkpoint));
+      keeper_.on_validate(ctx, m.source, checked(node::decode<messages::Validate>(m).checkpoint));
       return;
   }
-  throw core::WireError("buddy: unknown control message type " + std::to_string(m.control_type));
+  throw node::WireError("buddy: unknown control message type " + std::to_string(m.control_type));
 }
 
-bool BuddyProtocol::finished(core::ProtocolContext&) {
+bool BuddyProtocol::finished(node::ProtocolContext&) {
   return coordinator_ || (!recovery_.recovering() && origin_.all_valid());
 }
 
-std::string BuddyProtocol::phase(core::ProtocolContext& ctx) {
+std::string BuddyProtocol::phase(node::ProtocolContext& ctx) {
   if (coordinator_) return {};
   return recovery_.recovering() ? recovery_.phase(ctx) : origin_.phase(ctx);
 }

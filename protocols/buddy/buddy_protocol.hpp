@@ -37,25 +37,25 @@
 
 namespace ftsim::protocols {
 
-class BuddyProtocol final : public core::Protocol {
+class BuddyProtocol final : public node::Protocol {
 public:
   BuddyProtocol(std::shared_ptr<const BuddyOptions> options, bool coordinator);
   // The parts refer to each other and to the options: the object stays where it was made.
   BuddyProtocol(const BuddyProtocol&) = delete;
   BuddyProtocol& operator=(const BuddyProtocol&) = delete;
 
-  void on_start(core::ProtocolContext& ctx) override;
-  void on_task_completed(core::ProtocolContext& ctx, core::TaskId task, bool first_execution) override;
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& message) override;
-  void on_stored(core::ProtocolContext& ctx, const core::Message& message) override;
-  void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
-  void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) override;
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t token) override;
-  void on_data_released(core::ProtocolContext& ctx, const core::Message& message) override;
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
-  void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
-  bool finished(core::ProtocolContext& ctx) override;
-  std::string phase(core::ProtocolContext& ctx) override;
+  void on_start(node::ProtocolContext& ctx) override;
+  void on_task_completed(node::ProtocolContext& ctx, node::TaskId task, bool first_execution) override;
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message& message) override;
+  void on_stored(node::ProtocolContext& ctx, const node::Message& message) override;
+  void on_control(node::ProtocolContext& ctx, const node::Message& message) override;
+  void on_activity_done(node::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_data_released(node::ProtocolContext& ctx, const node::Message& message) override;
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& message) override;
+  void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) override;
+  bool finished(node::ProtocolContext& ctx) override;
+  std::string phase(node::ProtocolContext& ctx) override;
 
 private:
   std::shared_ptr<const BuddyOptions> options_;

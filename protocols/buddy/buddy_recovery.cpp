@@ -8,7 +8,7 @@
 namespace ftsim::protocols {
 
 namespace messages = buddy_messages;
-using core::NodeId;
+using node::NodeId;
 using graphs::HandleId;
 using graphs::Version;
 using messages::kNoBound;
@@ -16,12 +16,12 @@ using messages::kNoBound;
 namespace {
 
 // The versions `producer` made that this node's remaining tasks read and that it does not hold.
-std::vector<std::uint64_t> missing_from(core::ProtocolContext& ctx, NodeId producer) {
+std::vector<std::uint64_t> missing_from(node::ProtocolContext& ctx, NodeId producer) {
   const auto& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   std::vector<std::uint64_t> missing;
-  for (core::TaskId t : ctx.index().tasks_of(ctx.node())) {
-    if (runtime.status(t) == core::TaskStatus::done) continue;
+  for (node::TaskId t : ctx.index().tasks_of(ctx.node())) {
+    if (runtime.status(t) == node::TaskStatus::done) continue;
     for (const graphs::Access& a : graph.accesses(t)) {
       if (!graphs::reads(a.mode)) continue;
       const Version v = graphs::version_read(a);
@@ -37,7 +37,7 @@ std::vector<std::uint64_t> missing_from(core::ProtocolContext& ctx, NodeId produ
 
 // §3.5 step 1: the failed node restarts at a cut N and re-sends only what its tasks after N
 // produce. Whatever this node still waits for from it must come from a section >= N.
-std::uint32_t in_transit_bound(core::ProtocolContext& ctx, const BuddyOptions& options, NodeId failed) {
+std::uint32_t in_transit_bound(node::ProtocolContext& ctx, const BuddyOptions& options, NodeId failed) {
   std::uint32_t bound = kNoBound;
   for (std::uint64_t key : missing_from(ctx, failed)) {
     const HandleId h = messages::handle_of(key);
@@ -51,17 +51,17 @@ std::uint32_t in_transit_bound(core::ProtocolContext& ctx, const BuddyOptions& o
 
 // ----------------------------------------------------------------------------- this process recovers
 
-void BuddyRecovery::start_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
+void BuddyRecovery::start_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) {
   state_ = RecoveryState::collecting_info;
   recovery_.kind = Recovery::Kind::restart;
-  recovery_.cause = core::FailureNotice{ctx.node(), info.incarnation - 1, 0};
+  recovery_.cause = node::FailureNotice{ctx.node(), info.incarnation - 1, 0};
   recovery_.incarnation = info.incarnation;
   recovery_.began = ctx.now();
   // §3.5: ask every other node for its bound and, from the buddies, what they hold.
   send_info_requests(ctx);
 }
 
-void BuddyRecovery::roll_back(core::ProtocolContext& ctx, std::uint32_t limit, const core::FailureNotice& cause) {
+void BuddyRecovery::roll_back(node::ProtocolContext& ctx, std::uint32_t limit, const node::FailureNotice& cause) {
   if (recovering()) {
     // Already restoring: a tighter limit is fine until the checkpoint is chosen.
     if (state_ == RecoveryState::collecting_info) {
@@ -92,7 +92,7 @@ void BuddyRecovery::roll_back(core::ProtocolContext& ctx, std::uint32_t limit, c
   send_info_requests(ctx);
 }
 
-void BuddyRecovery::send_info_requests(core::ProtocolContext& ctx) {
+void BuddyRecovery::send_info_requests(node::ProtocolContext& ctx) {
   // A new round: answers to an earlier round (an earlier rollback of this same process) no
   // longer count, and every node may be asked again once per incarnation.
   ++round_.number;
@@ -103,7 +103,7 @@ void BuddyRecovery::send_info_requests(core::ProtocolContext& ctx) {
   }
 }
 
-void BuddyRecovery::on_recovery_info(core::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
+void BuddyRecovery::on_recovery_info(node::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
                                      const messages::RecoveryInfo& info) {
   if (state_ != RecoveryState::collecting_info || info.requester_incarnation != recovery_.incarnation ||
       info.round != round_.number) {
@@ -114,7 +114,7 @@ void BuddyRecovery::on_recovery_info(core::ProtocolContext& ctx, NodeId from, st
   choose_checkpoint(ctx);
 }
 
-void BuddyRecovery::choose_checkpoint(core::ProtocolContext& ctx) {
+void BuddyRecovery::choose_checkpoint(node::ProtocolContext& ctx) {
   const bool rollback = recovery_.kind == Recovery::Kind::rollback;
   // §3.5: N = the newest checkpoint a live buddy can serve that no survivor's wait forbids.
   std::uint32_t bound = kNoBound;
@@ -170,24 +170,24 @@ void BuddyRecovery::choose_checkpoint(core::ProtocolContext& ctx) {
   restart.source = source;
   restart.cause_node = recovery_.cause.node;  // the failure it recovers from (another node's, in a cascade)
   restart.alive = rollback;
-  const core::Bytes body = core::encode(restart);
+  const node::Bytes body = node::encode(restart);
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     if (n != ctx.node()) ctx.send_control(n, static_cast<std::uint32_t>(messages::RestartFrom::type), body);
   }
   if (chosen == 0) {
-    on_restore_data(ctx, core::Message{});  // from the job's input: nothing to fetch
+    on_restore_data(ctx, node::Message{});  // from the job's input: nothing to fetch
   }
 }
 
-void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Message& m) {
+void BuddyRecovery::on_restore_data(node::ProtocolContext& ctx, const node::Message& m) {
   if (state_ != RecoveryState::awaiting_checkpoint) return;
   if (choice_.checkpoint > 0 && (m.source != choice_.source || messages::RestoreData::checkpoint_of(m) != choice_.checkpoint)) {
     return;  // from an earlier choice whose source died since
   }
   std::vector<std::pair<HandleId, messages::SavedVersion>> entries;
   if (choice_.checkpoint > 0) {
-    const auto data = core::decode<messages::RestoreData>(m);
-    if (data.checkpoint != choice_.checkpoint) throw core::WireError("buddy: restore data of another checkpoint");
+    const auto data = node::decode<messages::RestoreData>(m);
+    if (data.checkpoint != choice_.checkpoint) throw node::WireError("buddy: restore data of another checkpoint");
     data.for_each_entry([&](HandleId h, messages::SavedVersion saved) { entries.emplace_back(h, std::move(saved)); });
   }
   if (!options_.content) {
@@ -201,7 +201,7 @@ void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   for (std::size_t i = 0; i < entries.size();) {
     std::size_t end = i + 1;
     while (end < entries.size() && entries[end].first == entries[i].first) ++end;
-    std::vector<const core::Content*> chain;
+    std::vector<const node::Content*> chain;
     for (std::size_t k = i; k < end; ++k) chain.push_back(entries[k].second.content.get());
     messages::SavedVersion last = entries[end - 1].second;
     last.content = content::read_datum_chain(*options_.content, chain, entries[i].first, modelled, measured);
@@ -227,7 +227,7 @@ void BuddyRecovery::on_restore_data(core::ProtocolContext& ctx, const core::Mess
   install(ctx, folded);
 }
 
-void BuddyRecovery::on_decoded(core::ProtocolContext& ctx, std::uint64_t token) {
+void BuddyRecovery::on_decoded(node::ProtocolContext& ctx, std::uint64_t token) {
   if (token != decode_token_ || state_ != RecoveryState::awaiting_checkpoint) return;
   decode_token_ = 0;
   const auto entries = std::move(decoded_);
@@ -235,28 +235,28 @@ void BuddyRecovery::on_decoded(core::ProtocolContext& ctx, std::uint64_t token) 
   install(ctx, entries);
 }
 
-void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::pair<HandleId, messages::SavedVersion>>& entries) {
+void BuddyRecovery::install(node::ProtocolContext& ctx, const std::vector<std::pair<HandleId, messages::SavedVersion>>& entries) {
   const auto& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   const std::uint32_t n = choice_.checkpoint;
-  const core::TaskId cut = n == 0 ? 0 : options_.saves.position(n);
-  core::NodeSnapshot snapshot = runtime.initial_snapshot();  // the job's input of the data it owns
+  const node::TaskId cut = n == 0 ? 0 : options_.saves.position(n);
+  node::NodeSnapshot snapshot = runtime.initial_snapshot();  // the job's input of the data it owns
   const auto local = ctx.index().tasks_of(ctx.node());
   for (std::size_t i = 0; i < local.size(); ++i) snapshot.done[i] = local[i] < cut ? 1 : 0;
-  const auto at_cut = std::find_if(local.begin(), local.end(), [&](core::TaskId t) { return t >= cut; });
+  const auto at_cut = std::find_if(local.begin(), local.end(), [&](node::TaskId t) { return t >= cut; });
   if (at_cut != local.end() && FTSIM_MUTANT(cut_task_not_run)) {
     snapshot.done[at_cut - local.begin()] = 1;  // planted: the task at the cut done without running
   }
   if (n > 0) {
     for (const auto& [h, saved] : entries) {
-      core::VersionStore::Entry version;
+      node::VersionStore::Entry version;
       version.digest = saved.digest;
       version.content = saved.content;
       version.bytes = graph.bytes(h);
       // The restored version replaces the job's input of h (an own version lives until a newer
       // one replaces it: no reader of version 0 is left after a cut that wrote h).
-      if (saved.version > 0) snapshot.store.erase(core::VersionStore::key(h, 0));
-      snapshot.store[core::VersionStore::key(h, saved.version)] = version;
+      if (saved.version > 0) snapshot.store.erase(node::VersionStore::key(h, 0));
+      snapshot.store[node::VersionStore::key(h, saved.version)] = version;
     }
   }
   runtime.restore(snapshot);
@@ -271,7 +271,7 @@ void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::p
   ctx.redeliver_deferred();  // the data that came before the restore, in order (a cached save among them)
   origin_.on_restored(n);
   const std::string point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
-  core::FailureEffect effect;
+  node::FailureEffect effect;
   effect.processes_rolled_back = 1;
   if (recovery_.kind == Recovery::Kind::rollback) {
     // Rolled back for another node's failure: one more process rolled back for it.
@@ -281,7 +281,7 @@ void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::p
     ctx.record_failure_effect(recovery_.cause, effect);
     // This node's earlier failures too, if a replacement died before it had recovered.
     for (std::uint32_t incarnation = 0; incarnation <= recovery_.cause.incarnation; ++incarnation) {
-      ctx.record_recovered(core::FailureNotice{ctx.node(), incarnation, 0});
+      ctx.record_recovered(node::FailureNotice{ctx.node(), incarnation, 0});
     }
   }
   if (ctx.recording()) {
@@ -293,7 +293,7 @@ void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::p
   if (n > 0) {
     for (NodeId b : options_.buddies.buddies(ctx.node())) {
       auto it = round_.answers.find(b);
-      if (it != round_.answers.end() && it->second.info.lost) origin_.reprotect(ctx, b, core::kAnyIncarnation);
+      if (it != round_.answers.end() && it->second.info.lost) origin_.reprotect(ctx, b, node::kAnyIncarnation);
     }
   }
   origin_.try_validate(ctx);
@@ -314,16 +314,16 @@ void BuddyRecovery::install(core::ProtocolContext& ctx, const std::vector<std::p
   ctx.check_completion();  // nothing may be left to run after the cut
 }
 
-core::ReceiveVerdict BuddyRecovery::on_data() {
-  if (!recovering()) return core::ReceiveVerdict::accept;
+node::ReceiveVerdict BuddyRecovery::on_data() {
+  if (!recovering()) return node::ReceiveVerdict::accept;
   // Replayed or re-sent data arriving before the checkpoint is installed: redelivered then.
   ++deferred_data_;
-  return core::ReceiveVerdict::defer;
+  return node::ReceiveVerdict::defer;
 }
 
 // ----------------------------------------------------------------------------- other nodes recover
 
-void BuddyRecovery::on_info_request(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement,
+void BuddyRecovery::on_info_request(node::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement,
                                     const messages::InfoRequest& request) {
   const BuddyKeeper::Holdings holdings = keeper_.holdings_of(ctx, failed);
   messages::RecoveryInfo info;
@@ -336,7 +336,7 @@ void BuddyRecovery::on_info_request(core::ProtocolContext& ctx, NodeId failed, s
   info.buddy = holdings.buddy;
   info.lost = holdings.lost;
   info.released = origin_.released_by(failed);
-  messages::send(ctx, failed, info, core::Traffic::control, 0, replacement);
+  messages::send(ctx, failed, info, node::Traffic::control, 0, replacement);
   if (recovering()) {
     // Two restarts overlap. An answer of the requester's current incarnation is kept (it is still
     // true: a process that rolls back alive keeps what it holds for others). One of a dead
@@ -353,7 +353,7 @@ void BuddyRecovery::on_info_request(core::ProtocolContext& ctx, NodeId failed, s
       std::uint32_t& asked = round_.asked[failed];
       if (!round_.answers.contains(failed) && asked < replacement + 1) {
         asked = replacement + 1;
-        messages::send(ctx, failed, messages::InfoRequest{round_.number}, core::Traffic::control, 0, replacement);
+        messages::send(ctx, failed, messages::InfoRequest{round_.number}, node::Traffic::control, 0, replacement);
       }
     }
     // Once restored, ask the requester for what its predecessor may have been replaying here.
@@ -369,9 +369,9 @@ void BuddyRecovery::on_info_request(core::ProtocolContext& ctx, NodeId failed, s
   if (state_ == RecoveryState::restored) send_replay_request(ctx, failed, replacement);
 }
 
-void BuddyRecovery::on_restart_from(core::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
+void BuddyRecovery::on_restart_from(node::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
                                     const messages::RestartFrom& restart) {
-  if (restart.checkpoint > options_.saves.checkpoints()) throw core::WireError("buddy: restart checkpoint out of range");
+  if (restart.checkpoint > options_.saves.checkpoints()) throw node::WireError("buddy: restart checkpoint out of range");
   // The keeper's part needs only what this node holds for others: served at once, even while
   // this node restarts itself, so that no restore ever waits for another restore. The origin's
   // part (replays, re-protection) needs its own state: deferred until it has it back.
@@ -383,13 +383,13 @@ void BuddyRecovery::on_restart_from(core::ProtocolContext& ctx, NodeId from, std
   replay_for_restart(ctx, from, from_incarnation, restart);
 }
 
-void BuddyRecovery::replay_for_restart(core::ProtocolContext& ctx, NodeId restarted, std::uint32_t incarnation,
+void BuddyRecovery::replay_for_restart(node::ProtocolContext& ctx, NodeId restarted, std::uint32_t incarnation,
                                        const messages::RestartFrom& restart) {
   const std::uint32_t n = restart.checkpoint;
-  const core::FailureNotice cause{restart.cause_node, restart.failed_incarnation, 0};
+  const node::FailureNotice cause{restart.cause_node, restart.failed_incarnation, 0};
   // Replay (§3.3): every version this node produced that the restarted node will read from cut N on.
   // On a cascade this node rolls back too; the rest still holds.
-  const core::FailureEffect effect = serve(ctx, restarted, replay_.needed_by(ctx, restarted, n), cause);
+  const node::FailureEffect effect = serve(ctx, restarted, replay_.needed_by(ctx, restarted, n), cause);
   if (ctx.recording()) {
     ctx.note("replays " + std::to_string(effect.messages_replayed) + " messages (" + std::to_string(effect.bytes_replayed) +
              " B) to node " + std::to_string(restarted) + ", restarting at checkpoint " + std::to_string(n), "recovery");
@@ -402,29 +402,29 @@ void BuddyRecovery::replay_for_restart(core::ProtocolContext& ctx, NodeId restar
   }
 }
 
-void BuddyRecovery::on_replay_request(core::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
+void BuddyRecovery::on_replay_request(node::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
                                       messages::ReplayRequest request) {
   if (recovering()) {
     deferred_requests_.push_back({from, from_incarnation, std::move(request)});  // served once this node has its state back
     return;
   }
-  serve(ctx, from, request.keys, core::FailureNotice{from, from_incarnation > 0 ? from_incarnation - 1 : 0, 0});
+  serve(ctx, from, request.keys, node::FailureNotice{from, from_incarnation > 0 ? from_incarnation - 1 : 0, 0});
 }
 
-void BuddyRecovery::send_replay_request(core::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
+void BuddyRecovery::send_replay_request(node::ProtocolContext& ctx, NodeId failed, std::uint32_t replacement) {
   // This node restarted and may still wait for versions the failed node was replaying to it when
   // it died: ask its replacement for them by name.
-  messages::send(ctx, failed, messages::ReplayRequest{missing_from(ctx, failed)}, core::Traffic::control, 0, replacement);
+  messages::send(ctx, failed, messages::ReplayRequest{missing_from(ctx, failed)}, node::Traffic::control, 0, replacement);
 }
 
-core::FailureEffect BuddyRecovery::serve(core::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys,
-                                         const core::FailureNotice& cause) {
+node::FailureEffect BuddyRecovery::serve(node::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys,
+                                         const node::FailureNotice& cause) {
   const BuddyReplay::Outcome outcome = replay_.serve(ctx, to, keys);
   if (outcome.rollback_to != kNoBound) roll_back(ctx, outcome.rollback_to, cause);
   return outcome.effect;
 }
 
-std::string BuddyRecovery::phase(core::ProtocolContext& ctx) const {
+std::string BuddyRecovery::phase(node::ProtocolContext& ctx) const {
   const std::string what = recovery_.kind == Recovery::Kind::rollback
                                ? "rollback for node " + std::to_string(recovery_.cause.node) + " (cascade)"
                                : "restart of incarnation " + std::to_string(recovery_.incarnation);

@@ -56,26 +56,26 @@ public:
   }
 
   // This process replaces a failed one (it holds nothing): a first round of info requests.
-  void start_restart(core::ProtocolContext& ctx, const core::RestartInfo& info);
+  void start_restart(node::ProtocolContext& ctx, const node::RestartInfo& info);
   // Data for the computation (an application transfer or a replay): while recovering, deferred
   // until the restore.
-  core::ReceiveVerdict on_data();
-  void on_info_request(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+  node::ReceiveVerdict on_data();
+  void on_info_request(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
                        const buddy_messages::InfoRequest& request);
-  void on_recovery_info(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+  void on_recovery_info(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
                         const buddy_messages::RecoveryInfo& info);
-  void on_restart_from(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+  void on_restart_from(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
                        const buddy_messages::RestartFrom& restart);
   // Checkpoint N back from the chosen buddy (decoded only if it is the one awaited).
-  void on_restore_data(core::ProtocolContext& ctx, const core::Message& m);
+  void on_restore_data(node::ProtocolContext& ctx, const node::Message& m);
   // /checkpoint_data: the CPU time of decompressing the restored chains is over (its token).
-  void on_decoded(core::ProtocolContext& ctx, std::uint64_t token);
+  void on_decoded(node::ProtocolContext& ctx, std::uint64_t token);
   static constexpr std::uint64_t kDecodeTokenBit = 1ull << 61;
-  void on_replay_request(core::ProtocolContext& ctx, core::NodeId from, std::uint32_t from_incarnation,
+  void on_replay_request(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
                          buddy_messages::ReplayRequest request);
-  void on_data_released(core::ProtocolContext& ctx, const core::Message& m) { replay_.on_released(ctx, m); }
+  void on_data_released(node::ProtocolContext& ctx, const node::Message& m) { replay_.on_released(ctx, m); }
   // What the recovery waits for, for the stall reports (only while recovering).
-  std::string phase(core::ProtocolContext& ctx) const;
+  std::string phase(node::ProtocolContext& ctx) const;
 
 private:
   // The recovery under way: why, since when, and how far back it may go.
@@ -84,7 +84,7 @@ private:
       restart,   // this process replaces a failed one
       rollback,  // this live node rolls back for another node's failure (the cascade of §3.5)
     } kind = Kind::restart;
-    core::FailureNotice cause{};    // the failure it recovers from (another node's, for a rollback)
+    node::FailureNotice cause{};    // the failure it recovers from (another node's, for a rollback)
     std::uint32_t incarnation = 0;  // this process's: answers to another one are stale
     double began = 0;
     std::uint32_t limit = 0;  // a rollback: the newest checkpoint it may restore
@@ -97,32 +97,32 @@ private:
       buddy_messages::RecoveryInfo info;
     };
     std::uint32_t number = 0;  // this process's restarts and rollbacks
-    std::unordered_map<core::NodeId, Answer> answers;
-    std::unordered_map<core::NodeId, std::uint32_t> asked;  // incarnation + 1 asked by name, 0 if none
+    std::unordered_map<node::NodeId, Answer> answers;
+    std::unordered_map<node::NodeId, std::uint32_t> asked;  // incarnation + 1 asked by name, 0 if none
   };
   // The restart checkpoint N and the buddy that sends it back (0 and this node: the job's input).
   struct Choice {
     std::uint32_t checkpoint = 0;
-    core::NodeId source = 0;
+    node::NodeId source = 0;
     std::uint32_t source_incarnation = 0;
   };
   // Another node's request that needs this node's own state: served once it is restored.
   struct DeferredRequest {
-    core::NodeId from;
+    node::NodeId from;
     std::uint32_t from_incarnation;
     std::variant<buddy_messages::RestartFrom, buddy_messages::ReplayRequest> request;
   };
 
-  void send_info_requests(core::ProtocolContext& ctx);
-  void choose_checkpoint(core::ProtocolContext& ctx);
+  void send_info_requests(node::ProtocolContext& ctx);
+  void choose_checkpoint(node::ProtocolContext& ctx);
   // The origin's part of another node's restart: replays, and re-protection of a replaced buddy.
-  void replay_for_restart(core::ProtocolContext& ctx, core::NodeId restarted, std::uint32_t incarnation,
+  void replay_for_restart(node::ProtocolContext& ctx, node::NodeId restarted, std::uint32_t incarnation,
                           const buddy_messages::RestartFrom& restart);
   // Replays `keys` to `to`; if one is gone, rolls this node back (on behalf of `cause`).
-  core::FailureEffect serve(core::ProtocolContext& ctx, core::NodeId to, const std::vector<std::uint64_t>& keys,
-                            const core::FailureNotice& cause);
-  void roll_back(core::ProtocolContext& ctx, std::uint32_t limit, const core::FailureNotice& cause);
-  void send_replay_request(core::ProtocolContext& ctx, core::NodeId failed, std::uint32_t replacement);
+  node::FailureEffect serve(node::ProtocolContext& ctx, node::NodeId to, const std::vector<std::uint64_t>& keys,
+                            const node::FailureNotice& cause);
+  void roll_back(node::ProtocolContext& ctx, std::uint32_t limit, const node::FailureNotice& cause);
+  void send_replay_request(node::ProtocolContext& ctx, node::NodeId failed, std::uint32_t replacement);
 
   const BuddyOptions& options_;
   BuddyOrigin& origin_;
@@ -130,7 +130,7 @@ private:
   BuddyReplay replay_;
   RecoveryState state_ = RecoveryState::running;
   // /checkpoint_data: the restored data, decoded, waiting for the CPU time of its decompression.
-  void install(core::ProtocolContext& ctx, const std::vector<std::pair<graphs::HandleId, buddy_messages::SavedVersion>>& entries);
+  void install(node::ProtocolContext& ctx, const std::vector<std::pair<graphs::HandleId, buddy_messages::SavedVersion>>& entries);
   std::vector<std::pair<graphs::HandleId, buddy_messages::SavedVersion>> decoded_;
   std::uint64_t decode_token_ = 0;
   std::uint32_t decode_sequence_ = 0;
@@ -139,7 +139,7 @@ private:
   Choice choice_;
   std::uint64_t deferred_data_ = 0;  // data messages deferred until the restore (ReceiveVerdict::defer)
   std::vector<DeferredRequest> deferred_requests_;
-  std::vector<std::pair<core::NodeId, std::uint32_t>> later_replay_requests_;  // replacements to ask once restored
+  std::vector<std::pair<node::NodeId, std::uint32_t>> later_replay_requests_;  // replacements to ask once restored
 };
 
 }  // namespace ftsim::protocols

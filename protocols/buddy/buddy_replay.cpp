@@ -6,19 +6,19 @@
 namespace ftsim::protocols {
 
 namespace messages = buddy_messages;
-using core::NodeId;
+using node::NodeId;
 using graphs::HandleId;
 using graphs::Version;
 
-std::vector<std::uint64_t> BuddyReplay::needed_by(core::ProtocolContext& ctx, NodeId restarted, std::uint32_t checkpoint) const {
+std::vector<std::uint64_t> BuddyReplay::needed_by(node::ProtocolContext& ctx, NodeId restarted, std::uint32_t checkpoint) const {
   // The inputs of the restarted node's tasks from the cut on (the graph, known to all), kept when
   // this node produces them: per failure, the restarted node's tasks, not every version of the job
   // (each survivor scanning every version made a failure cost O(nodes x versions)).
   const auto& graph = ctx.graph();
-  const core::TaskId cut = checkpoint == 0 ? 0 : options_.saves.position(checkpoint);
+  const node::TaskId cut = checkpoint == 0 ? 0 : options_.saves.position(checkpoint);
   const NodeId me = ctx.node();
   std::vector<std::uint64_t> keys;
-  for (core::TaskId reader : ctx.index().tasks_of(restarted)) {
+  for (node::TaskId reader : ctx.index().tasks_of(restarted)) {
     if (reader < cut) continue;
     for (const graphs::Access& a : graph.accesses(reader)) {
       if (!graphs::reads(a.mode)) continue;
@@ -31,9 +31,9 @@ std::vector<std::uint64_t> BuddyReplay::needed_by(core::ProtocolContext& ctx, No
   return keys;
 }
 
-BuddyReplay::Outcome BuddyReplay::serve(core::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys) {
+BuddyReplay::Outcome BuddyReplay::serve(node::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys) {
   const auto& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   Outcome outcome;
   for (std::uint64_t key : keys) {
     const HandleId h = messages::handle_of(key);
@@ -41,14 +41,14 @@ BuddyReplay::Outcome BuddyReplay::serve(core::ProtocolContext& ctx, NodeId to, c
     if (!runtime.holds(h, v)) {
       if (v == 0) {
         runtime.reload_initial(h);
-      } else if (runtime.status(graph.writer(h, v)) == core::TaskStatus::done) {
+      } else if (runtime.status(graph.writer(h, v)) == node::TaskStatus::done) {
         outcome.rollback_to = std::min(outcome.rollback_to, options_.section_of(graph.writer(h, v)));
         continue;
       } else {
         continue;  // not produced yet: its normal send will go
       }
     }
-    runtime.subscribe(h, v, to, core::Traffic::recovery);
+    runtime.subscribe(h, v, to, node::Traffic::recovery);
     if (ctx.recording()) {
       Span& span = spans_[to];
       if (span.pending++ == 0) span.began = ctx.now();
@@ -59,8 +59,8 @@ BuddyReplay::Outcome BuddyReplay::serve(core::ProtocolContext& ctx, NodeId to, c
   return outcome;
 }
 
-void BuddyReplay::on_released(core::ProtocolContext& ctx, const core::Message& m) {
-  if (m.traffic != core::Traffic::recovery) return;
+void BuddyReplay::on_released(node::ProtocolContext& ctx, const node::Message& m) {
+  if (m.traffic != node::Traffic::recovery) return;
   auto it = spans_.find(m.destination);
   if (it == spans_.end() || it->second.pending == 0) return;
   // The replay span: from the first replayed message to the last one on the wire.

@@ -21,16 +21,16 @@ public:
 
   // Every version this node produced that `restarted`, restarting at checkpoint `checkpoint`,
   // will read from that cut on (by version key).
-  std::vector<std::uint64_t> needed_by(core::ProtocolContext& ctx, core::NodeId restarted, std::uint32_t checkpoint) const;
+  std::vector<std::uint64_t> needed_by(node::ProtocolContext& ctx, node::NodeId restarted, std::uint32_t checkpoint) const;
 
   struct Outcome {
-    core::FailureEffect effect;                              // what it replayed
+    node::FailureEffect effect;                              // what it replayed
     std::uint32_t rollback_to = buddy_messages::kNoBound;  // the cascade: this node must restore a checkpoint <= this
   };
   // Sends `to` the versions of `keys` (all produced here) it can.
-  Outcome serve(core::ProtocolContext& ctx, core::NodeId to, const std::vector<std::uint64_t>& keys);
+  Outcome serve(node::ProtocolContext& ctx, node::NodeId to, const std::vector<std::uint64_t>& keys);
   // A replayed message left this node (the replay span ends with the last one).
-  void on_released(core::ProtocolContext& ctx, const core::Message& m);
+  void on_released(node::ProtocolContext& ctx, const node::Message& m);
 
 private:
   struct Span {  // replays in progress to one node: messages not yet on the wire, since when
@@ -38,7 +38,7 @@ private:
     double began = 0;
   };
   const BuddyOptions& options_;
-  std::unordered_map<core::NodeId, Span> spans_;
+  std::unordered_map<node::NodeId, Span> spans_;
 };
 
 }  // namespace ftsim::protocols

@@ -10,9 +10,9 @@ namespace {
 
 void check(const config::Config& config, config::JsonReader& block) { check_buddy_options(config, block); }
 
-core::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
+node::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
   auto options = std::make_shared<const BuddyOptions>(config, graph);
-  return [options](core::NodeId, bool coordinator) { return std::make_unique<BuddyProtocol>(options, coordinator); };
+  return [options](node::NodeId, bool coordinator) { return std::make_unique<BuddyProtocol>(options, coordinator); };
 }
 
 // Two to four checkpoints, one buddy per node (the next one): a node failing with its buddy, at
@@ -32,16 +32,16 @@ bool unrecoverable_reason_ok(const std::string& reason) {
 
 // Lion 2022 §3: only the failed node re-executes. A survivor re-executes only when it rolled back
 // in the cascade of §3.5 (a failure record then counts more than one process rolled back).
-std::vector<std::string> invariants(const core::RunMetrics& metrics) {
+std::vector<std::string> invariants(const node::RunMetrics& metrics) {
   std::vector<std::string> broken;
   bool cascade = false;
-  std::set<core::NodeId> failed;
-  for (const core::FailureRecord& f : metrics.failures) {
+  std::set<node::NodeId> failed;
+  for (const node::FailureRecord& f : metrics.failures) {
     failed.insert(f.node);
     cascade = cascade || f.processes_rolled_back > 1;
   }
   if (cascade) return broken;
-  for (core::NodeId n = 0; n < metrics.nodes.size(); ++n) {
+  for (node::NodeId n = 0; n < metrics.nodes.size(); ++n) {
     if (failed.count(n) == 0 && metrics.nodes[n].reexecutions != 0) {
       broken.push_back("node " + std::to_string(n) + " never failed but re-executed " +
                        std::to_string(metrics.nodes[n].reexecutions) + " tasks with no cascade");

@@ -4,7 +4,7 @@
 
 namespace ftsim::protocols::cck {
 
-AllGather::AllGather(graphs::NodeId node, graphs::NodeId nodes, core::SharedBytes own)
+AllGather::AllGather(graphs::NodeId node, graphs::NodeId nodes, node::SharedBytes own)
     : node_(node), nodes_(nodes), blocks_(nodes) {
   blocks_[node] = std::move(own);
 }

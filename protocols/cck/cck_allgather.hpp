@@ -6,7 +6,7 @@
 // holds all N blocks. N·ceil(log2 N) messages in all, one per node and step. A sans-I/O state
 // machine: the protocol sends what send() returns and feeds what arrives to receive().
 //
-// Blocks are immutable shared buffers (core::SharedBytes): a node forwards the very buffers it
+// Blocks are immutable shared buffers (node::SharedBytes): a node forwards the very buffers it
 // received, as the messages' parts, and holds references, not copies. Each message still carries
 // (and is charged for) every block it forwards; in one address space the N nodes' N blocks are
 // then N buffers and N² references instead of N² copies (22 GB at 4096 nodes).
@@ -23,14 +23,14 @@ namespace ftsim::protocols::cck {
 
 class AllGather {
 public:
-  using Blocks = std::vector<std::pair<graphs::NodeId, core::SharedBytes>>;  // (node, its block)
+  using Blocks = std::vector<std::pair<graphs::NodeId, node::SharedBytes>>;  // (node, its block)
   struct Outgoing {
     graphs::NodeId to;
     std::uint32_t step;
     Blocks blocks;
   };
 
-  AllGather(graphs::NodeId node, graphs::NodeId nodes, core::SharedBytes own);
+  AllGather(graphs::NodeId node, graphs::NodeId nodes, node::SharedBytes own);
 
   // The message to send now, if any (call after construction and after each receive()).
   std::optional<Outgoing> send();
@@ -38,7 +38,7 @@ public:
   void receive(std::uint32_t step, Blocks blocks);
   bool complete() const { return held_ == nodes_; }
   // Every node's block, by node (once complete).
-  const std::vector<core::SharedBytes>& blocks() const { return blocks_; }
+  const std::vector<node::SharedBytes>& blocks() const { return blocks_; }
   std::uint32_t step() const { return step_; }
   // Whose message it waits for (nodes() when complete).
   graphs::NodeId waiting_for() const;
@@ -48,7 +48,7 @@ private:
   void advance();
 
   graphs::NodeId node_, nodes_;
-  std::vector<core::SharedBytes> blocks_;
+  std::vector<node::SharedBytes> blocks_;
   graphs::NodeId held_ = 1;  // blocks node_ .. node_ + held_ - 1 (mod nodes_) are here
   std::uint32_t step_ = 0;
   bool sent_ = false;        // the message of step_ has been handed out

@@ -30,17 +30,17 @@ const char* name(CheckpointState state) {
 // failure-free run such a version is gone (overwritten in place by the next one), so the
 // checkpoint drops it: an own version (h, v) whose next version v + 1 is written by a task of this
 // node that is done, and that no task of this node still to run reads.
-void drop_overwritten_versions(core::ProtocolContext& ctx, NodeId self, core::NodeSnapshot& snapshot) {
+void drop_overwritten_versions(node::ProtocolContext& ctx, NodeId self, node::NodeSnapshot& snapshot) {
   const graphs::TaskGraph& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   for (auto it = snapshot.store.begin(); it != snapshot.store.end();) {
-    const HandleId h = core::VersionStore::handle_of(it->first);
-    const Version v = core::VersionStore::version_of(it->first);
+    const HandleId h = node::VersionStore::handle_of(it->first);
+    const Version v = node::VersionStore::version_of(it->first);
     bool overwritten = !it->second.copy && v < graph.final_version(h) && graph.node(graph.writer(h, v + 1)) == self &&
-                       runtime.status(graph.writer(h, v + 1)) == core::TaskStatus::done;
+                       runtime.status(graph.writer(h, v + 1)) == node::TaskStatus::done;
     if (overwritten) {
       for (TaskId r : ctx.index().readers_on(graph, h, v, self)) {
-        if (runtime.status(r) != core::TaskStatus::done) overwritten = false;
+        if (runtime.status(r) != node::TaskStatus::done) overwritten = false;
       }
     }
     if (!overwritten) {
@@ -75,7 +75,7 @@ void CheckpointSession::enter(CheckpointState next) {
   state_ = next;
 }
 
-void CheckpointSession::on_init(core::ProtocolContext& ctx, const Control& c, std::uint64_t round) {
+void CheckpointSession::on_init(node::ProtocolContext& ctx, const Control& c, std::uint64_t round) {
   if (c.checkpoint <= last_acked_ || c.checkpoint == current_.id) return;
   local_.advance_valid(ctx, c.valid);
   if (state_ != CheckpointState::none && state_ != CheckpointState::acked) abandon(ctx);
@@ -93,9 +93,9 @@ void CheckpointSession::on_init(core::ProtocolContext& ctx, const Control& c, st
   try_stop(ctx);
 }
 
-void CheckpointSession::try_stop(core::ProtocolContext& ctx) {
+void CheckpointSession::try_stop(node::ProtocolContext& ctx) {
   if (state_ != CheckpointState::stopping) return;
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   // Stopped: no task runs and everything it sent has left (the PONGs then follow its data).
   if (!runtime.quiescent()) return;
   if (options_.at_cuts && !runtime.done_before(runtime.task_limit())) return;
@@ -117,7 +117,7 @@ void CheckpointSession::try_stop(core::ProtocolContext& ctx) {
   if (current_.expect_from.empty()) save(ctx);
 }
 
-void CheckpointSession::on_ping(core::ProtocolContext& ctx, NodeId from, const Control& c, std::uint64_t round,
+void CheckpointSession::on_ping(node::ProtocolContext& ctx, NodeId from, const Control& c, std::uint64_t round,
                                 bool restarting) {
   if (c.round != round || restarting) {
     if (c.round > round) early_pings_[{c.round, c.checkpoint}].insert(from);
@@ -141,18 +141,18 @@ void CheckpointSession::on_ping(core::ProtocolContext& ctx, NodeId from, const C
   }
 }
 
-void CheckpointSession::on_pong(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+void CheckpointSession::on_pong(node::ProtocolContext& ctx, NodeId from, const Control& c) {
   if (state_ != CheckpointState::flushing || c.round != current_.round || c.checkpoint != current_.id) return;
   // 2.3: a PONG from every node of V (PONGs come only from the nodes it PINGed).
   if (!current_.pongs.insert(from) || --current_.pongs_expected > 0) return;
   save(ctx);
 }
 
-void CheckpointSession::save(core::ProtocolContext& ctx) {
+void CheckpointSession::save(node::ProtocolContext& ctx) {
   // 3: the channels from V are empty: save the tasks not done and the live versions they read,
   // on the checkpoint server and locally.
   enter(CheckpointState::saving);
-  core::NodeSnapshot snapshot = ctx.runtime().snapshot();
+  node::NodeSnapshot snapshot = ctx.runtime().snapshot();
   drop_overwritten_versions(ctx, self_, snapshot);
   LocalCheckpoints::Encoded image = local_.encode(ctx, snapshot, current_.id);
   local_.keep(current_.id, std::move(snapshot));
@@ -169,9 +169,9 @@ void CheckpointSession::save(core::ProtocolContext& ctx) {
   write_image(ctx);
 }
 
-void CheckpointSession::on_encoded(core::ProtocolContext& ctx) { write_image(ctx); }
+void CheckpointSession::on_encoded(node::ProtocolContext& ctx) { write_image(ctx); }
 
-void CheckpointSession::write_image(core::ProtocolContext& ctx) {
+void CheckpointSession::write_image(node::ProtocolContext& ctx) {
   if (!pending_write_) return;
   auto [checkpoint, content] = std::move(*pending_write_);
   pending_write_.reset();
@@ -179,11 +179,11 @@ void CheckpointSession::write_image(core::ProtocolContext& ctx) {
   local_.write(ctx, checkpoint, std::move(content), current_.bytes);
 }
 
-void CheckpointSession::on_written(core::ProtocolContext& ctx, std::uint32_t checkpoint) {
+void CheckpointSession::on_written(node::ProtocolContext& ctx, std::uint32_t checkpoint) {
   if (checkpoint == current_.id && state_ == CheckpointState::saving) saved(ctx);
 }
 
-void CheckpointSession::saved(core::ProtocolContext& ctx) {
+void CheckpointSession::saved(node::ProtocolContext& ctx) {
   // The server acknowledged: 4.1 CONT to V, 5 resume. What it sends to a node whose CONT has not
   // come is held (holds()): the paper's wait for CONT (4.2), channel by channel.
   enter(CheckpointState::saved);
@@ -191,7 +191,7 @@ void CheckpointSession::saved(core::ProtocolContext& ctx) {
   cont.round = current_.round;
   cont.checkpoint = current_.id;
   for (NodeId n : current_.expect_from) post_.to_node(ctx, n, kCont, cont);
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   if (options_.at_cuts) {
     next_cut_ = current_.id + 1;
     runtime.set_task_limit(task_limit());
@@ -200,7 +200,7 @@ void CheckpointSession::saved(core::ProtocolContext& ctx) {
   maybe_ack(ctx);
 }
 
-void CheckpointSession::on_cont(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+void CheckpointSession::on_cont(node::ProtocolContext& ctx, NodeId from, const Control& c) {
   if (c.round != current_.round || c.checkpoint != current_.id) return;
   current_.conts.insert(from);
   current_.awaiting.erase(from);
@@ -208,7 +208,7 @@ void CheckpointSession::on_cont(core::ProtocolContext& ctx, NodeId from, const C
   maybe_ack(ctx);
 }
 
-void CheckpointSession::maybe_ack(core::ProtocolContext& ctx) {
+void CheckpointSession::maybe_ack(node::ProtocolContext& ctx) {
   // 4.2: a CONT from every node it will send to and from every node that PINGed it.
   if (state_ != CheckpointState::saved || !current_.awaiting.empty()) return;
   enter(CheckpointState::acked);
@@ -223,7 +223,7 @@ void CheckpointSession::maybe_ack(core::ProtocolContext& ctx) {
   ack.messages = current_.messages;
   ack.message_bytes = current_.message_bytes;
   if (!(options_.coordinator_node && *options_.coordinator_node == self_)) {
-    const std::uint64_t size = core::encode(ack, kAck).encoded_size() + options_.envelope;
+    const std::uint64_t size = node::encode(ack, kAck).encoded_size() + options_.envelope;
     ++ack.messages;
     ack.message_bytes += size;
   }
@@ -231,7 +231,7 @@ void CheckpointSession::maybe_ack(core::ProtocolContext& ctx) {
   post_.to_coordinator(ctx, kAck, ack);
 }
 
-void CheckpointSession::abandon(core::ProtocolContext& ctx) {
+void CheckpointSession::abandon(node::ProtocolContext& ctx) {
   // What was held leaves now (its receivers' checkpoint is void).
   ctx.release_held_sends();
   // /checkpoint_data: its image (if written) is erased as aborted: the next one is full.

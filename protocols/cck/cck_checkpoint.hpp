@@ -35,17 +35,17 @@ public:
 
   // INIT, PING, PONG, CONT of round `round` (the restart round the node last joined), outside a
   // restart; a PING may come during one (`restarting`), or from a later round: kept for its turn.
-  void on_init(core::ProtocolContext& ctx, const Control& c, std::uint64_t round);
-  void on_ping(core::ProtocolContext& ctx, NodeId from, const Control& c, std::uint64_t round, bool restarting);
-  void on_pong(core::ProtocolContext& ctx, NodeId from, const Control& c);
-  void on_cont(core::ProtocolContext& ctx, NodeId from, const Control& c);
+  void on_init(node::ProtocolContext& ctx, const Control& c, std::uint64_t round);
+  void on_ping(node::ProtocolContext& ctx, NodeId from, const Control& c, std::uint64_t round, bool restarting);
+  void on_pong(node::ProtocolContext& ctx, NodeId from, const Control& c);
+  void on_cont(node::ProtocolContext& ctx, NodeId from, const Control& c);
   // A task ended or a send left: the node may be stopped now.
-  void try_stop(core::ProtocolContext& ctx);
+  void try_stop(node::ProtocolContext& ctx);
   // The server acknowledged checkpoint `checkpoint`; the CPU time of encoding its image is over.
-  void on_written(core::ProtocolContext& ctx, std::uint32_t checkpoint);
-  void on_encoded(core::ProtocolContext& ctx);
+  void on_written(node::ProtocolContext& ctx, std::uint32_t checkpoint);
+  void on_encoded(node::ProtocolContext& ctx);
   // A failure interrupted it (RESTART): what was held leaves now.
-  void abandon(core::ProtocolContext& ctx);
+  void abandon(node::ProtocolContext& ctx);
 
   // After its save, nothing leaves for a node whose CONT has not come (§3.4.2 step 4).
   bool holds(NodeId destination) const;
@@ -60,10 +60,10 @@ public:
 private:
   // The only place the state changes: a transition the protocol does not allow is a bug.
   void enter(CheckpointState next);
-  void save(core::ProtocolContext& ctx);
-  void write_image(core::ProtocolContext& ctx);
-  void saved(core::ProtocolContext& ctx);
-  void maybe_ack(core::ProtocolContext& ctx);
+  void save(node::ProtocolContext& ctx);
+  void write_image(node::ProtocolContext& ctx);
+  void saved(node::ProtocolContext& ctx);
+  void maybe_ack(node::ProtocolContext& ctx);
 
   // Checkpoint c, from its INIT on (reset by the next INIT or by abandon).
   struct Current {
@@ -87,7 +87,7 @@ private:
   std::uint32_t last_acked_ = 0;
   std::uint32_t next_cut_ = 1;  // at cuts: the checkpoint whose cut bounds its tasks
   // The image of current_.id waiting for the CPU time of its encoding.
-  std::optional<std::pair<std::uint32_t, core::Bytes>> pending_write_;
+  std::optional<std::pair<std::uint32_t, node::Bytes>> pending_write_;
   std::map<std::pair<std::uint64_t, std::uint32_t>, NodeSet> early_pings_;  // PINGs before their INIT, by (round, c)
 };
 

@@ -40,26 +40,26 @@ void Coordinator::enter(CoordinatorState next) {
   state_ = next;
 }
 
-void Coordinator::start(core::ProtocolContext& ctx) {
+void Coordinator::start(node::ProtocolContext& ctx) {
   answers_.from.assign(ctx.node_count(), 0);
   incarnations_.assign(ctx.node_count(), 0);
   incarnation_ = ctx.incarnation();
   next_checkpoint(ctx);
 }
 
-void Coordinator::restart(core::ProtocolContext& ctx, NodeId self, const core::RestartInfo& info) {
+void Coordinator::restart(node::ProtocolContext& ctx, NodeId self, const node::RestartInfo& info) {
   // Read its record back, then open a round for every failure notified so far (its own included).
   answers_.from.assign(ctx.node_count(), 0);
   incarnations_.assign(ctx.node_count(), 0);
   enter(CoordinatorState::recovering);
   incarnation_ = info.incarnation;
   round_.key = round_key(info.last_sequence, info.incarnation);
-  round_.cause = core::FailureNotice{self, info.incarnation - 1, info.last_sequence};
+  round_.cause = node::FailureNotice{self, info.incarnation - 1, info.last_sequence};
   unrecovered_.push_back(round_.cause);
   ctx.storage_read(0, kCoordinatorRecordKey, kRecordReadToken);
 }
 
-void Coordinator::next_checkpoint(core::ProtocolContext& ctx) {
+void Coordinator::next_checkpoint(node::ProtocolContext& ctx) {
   if (options_.at_cuts) {
     if (next_ <= options_.cut_positions.size()) start_checkpoint(ctx);
   } else {
@@ -67,27 +67,27 @@ void Coordinator::next_checkpoint(core::ProtocolContext& ctx) {
   }
 }
 
-void Coordinator::arm_period(core::ProtocolContext& ctx) {
+void Coordinator::arm_period(node::ProtocolContext& ctx) {
   if (options_.at_cuts) return;
   if (timer_) ctx.cancel_timer(*timer_);
   timer_ = ctx.set_timer(options_.period, 0);
 }
 
-void Coordinator::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+void Coordinator::on_timer(node::ProtocolContext& ctx, std::uint64_t token) {
   if (!timer_ || token != 0) return;
   timer_.reset();
   if (state_ == CoordinatorState::idle) start_checkpoint(ctx);
 }
 
-void Coordinator::write_record(core::ProtocolContext& ctx, std::uint64_t token) {
-  core::Bytes record;
-  core::WireWriter out(record);
+void Coordinator::write_record(node::ProtocolContext& ctx, std::uint64_t token) {
+  node::Bytes record;
+  node::WireWriter out(record);
   out.u32(state_ == CoordinatorState::validating ? current_ : valid_);
   out.u32(current_);
   ctx.storage_write(0, kCoordinatorRecordKey, std::move(record), 8, token);
 }
 
-void Coordinator::on_record(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+void Coordinator::on_record(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   if ((token & kReadToken) == 0) {
     if (state_ == CoordinatorState::starting && (token & 0xffffffffu) == current_) {
       broadcast_init(ctx);
@@ -98,7 +98,7 @@ void Coordinator::on_record(core::ProtocolContext& ctx, std::uint64_t token, con
   }
   if (state_ != CoordinatorState::recovering) return;
   if (content) {
-    core::WireReader in(*content);
+    node::WireReader in(*content);
     valid_ = in.u32();
     const std::uint32_t started = in.u32();
     next_ = std::max(valid_, started) + 1;
@@ -106,7 +106,7 @@ void Coordinator::on_record(core::ProtocolContext& ctx, std::uint64_t token, con
   open_round(ctx, round_.key, round_.cause);
 }
 
-void Coordinator::start_checkpoint(core::ProtocolContext& ctx) {
+void Coordinator::start_checkpoint(node::ProtocolContext& ctx) {
   current_ = next_++;
   answers_.reset();
   checkpoint_ = Checkpoint{};
@@ -122,13 +122,13 @@ void Coordinator::start_checkpoint(core::ProtocolContext& ctx) {
   broadcast_init(ctx);
 }
 
-void Coordinator::broadcast_init(core::ProtocolContext& ctx) {
+void Coordinator::broadcast_init(node::ProtocolContext& ctx) {
   enter(CoordinatorState::checkpointing);
   Control init;
   init.round = round_.key;
   init.checkpoint = current_;
   init.valid = valid_;
-  const std::uint64_t size = core::encode(init, kInit).encoded_size() + options_.envelope;
+  const std::uint64_t size = node::encode(init, kInit).encoded_size() + options_.envelope;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     if (!(options_.coordinator_node && n == *options_.coordinator_node)) {  // its own node: no message
       ++checkpoint_.messages;
@@ -139,7 +139,7 @@ void Coordinator::broadcast_init(core::ProtocolContext& ctx) {
   }
 }
 
-void Coordinator::on_ack(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+void Coordinator::on_ack(node::ProtocolContext& ctx, NodeId from, const Control& c) {
   if (state_ != CoordinatorState::checkpointing || c.checkpoint != current_ || c.round != round_.key || !answers_.add(from)) return;
   checkpoint_.record.bytes += c.bytes;
   checkpoint_.messages += c.messages;
@@ -154,14 +154,14 @@ void Coordinator::on_ack(core::ProtocolContext& ctx, NodeId from, const Control&
   validate(ctx);
 }
 
-void Coordinator::validate(core::ProtocolContext& ctx) {
+void Coordinator::validate(node::ProtocolContext& ctx) {
   const std::uint32_t previous = valid_;
   valid_ = current_;
   enter(CoordinatorState::idle);
-  core::CheckpointRecord& record = checkpoint_.record;
+  node::CheckpointRecord& record = checkpoint_.record;
   record.saved = record.committed = ctx.now();
   ctx.record_checkpoint(record);
-  core::ProtocolCounters& counters = ctx.counters();
+  node::ProtocolCounters& counters = ctx.counters();
   counters.add(kCheckpointsValidated);
   const auto duration = static_cast<std::uint64_t>((record.committed - record.started) * 1e6 + 0.5);
   counters.raise_to(kCheckpointDurationMax, duration);
@@ -182,7 +182,7 @@ void Coordinator::validate(core::ProtocolContext& ctx) {
   }
   aborted_.clear();
   if (notice_while_validating_) {  // a failure noticed while the record was being written
-    const core::FailureNotice notice = *notice_while_validating_;
+    const node::FailureNotice notice = *notice_while_validating_;
     notice_while_validating_.reset();
     on_notice(ctx, notice);
     return;
@@ -190,7 +190,7 @@ void Coordinator::validate(core::ProtocolContext& ctx) {
   next_checkpoint(ctx);
 }
 
-void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+void Coordinator::on_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) {
   const std::uint64_t round = round_key(notice.sequence, incarnation_);
   if (state_ == CoordinatorState::recovering) {  // its own record is being read back: the round opens then
     round_.key = std::max(round_.key, round);
@@ -212,7 +212,7 @@ void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotic
   open_round(ctx, round, notice);
 }
 
-void Coordinator::open_round(core::ProtocolContext& ctx, std::uint64_t round, const core::FailureNotice& cause) {
+void Coordinator::open_round(node::ProtocolContext& ctx, std::uint64_t round, const node::FailureNotice& cause) {
   if (timer_) {
     ctx.cancel_timer(*timer_);
     timer_.reset();
@@ -236,7 +236,7 @@ void Coordinator::open_round(core::ProtocolContext& ctx, std::uint64_t round, co
   restart.completed = completed_;
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     const std::uint32_t incarnation = post_.incarnation_of(n);
-    if (incarnation != 0 && incarnation != core::kAnyIncarnation) restart.incarnations.emplace_back(n, incarnation);
+    if (incarnation != 0 && incarnation != node::kAnyIncarnation) restart.incarnations.emplace_back(n, incarnation);
   }
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     post_.to_node(ctx, n, kRestart, restart);
@@ -244,7 +244,7 @@ void Coordinator::open_round(core::ProtocolContext& ctx, std::uint64_t round, co
   }
 }
 
-void Coordinator::on_done(core::ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, const Control& c) {
+void Coordinator::on_done(node::ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, const Control& c) {
   incarnations_[from] = std::max(incarnations_[from], incarnation);
   if (state_ != CoordinatorState::restarting || c.round != round_.key || !answers_.add(from)) return;
   if (c.restored) ++round_.restored;
@@ -253,8 +253,8 @@ void Coordinator::on_done(core::ProtocolContext& ctx, NodeId from, std::uint32_t
   round_.resends += c.messages;
   if (answers_.count < ctx.node_count()) return;
   // Every node restored or re-executed its part: the failures of this round are recovered.
-  for (const core::FailureNotice& notice : unrecovered_) {
-    core::FailureEffect effect;
+  for (const node::FailureNotice& notice : unrecovered_) {
+    node::FailureEffect effect;
     effect.restart_point = valid_ > 0 ? "checkpoint " + std::to_string(valid_) : "from scratch";
     effect.processes_rolled_back = round_.restored;
     effect.messages_replayed = round_.resends;
@@ -267,10 +267,10 @@ void Coordinator::on_done(core::ProtocolContext& ctx, NodeId from, std::uint32_t
     // A coordinator on a node may have missed notices (issued while its node was down): every
     // incarnation older than the one a node answered with has failed and is now recovered.
     for (NodeId n = 0; n < ctx.node_count(); ++n) {
-      for (std::uint32_t i = 0; i < incarnations_[n]; ++i) ctx.record_recovered(core::FailureNotice{n, i, 0});
+      for (std::uint32_t i = 0; i < incarnations_[n]; ++i) ctx.record_recovered(node::FailureNotice{n, i, 0});
     }
   }
-  core::ProtocolCounters& counters = ctx.counters();
+  node::ProtocolCounters& counters = ctx.counters();
   counters.add(kRestarts);
   counters.raise_to(kNodesInvolvedMax, round_.involved);
   counters.add(kNodesInvolvedTotal, round_.involved);
@@ -285,7 +285,7 @@ void Coordinator::on_done(core::ProtocolContext& ctx, NodeId from, std::uint32_t
   ctx.check_completion();
 }
 
-std::string Coordinator::phase(core::ProtocolContext& ctx) const {
+std::string Coordinator::phase(node::ProtocolContext& ctx) const {
   const std::string of = " (" + std::to_string(answers_.count) + " of " + std::to_string(ctx.node_count()) + " nodes)";
   switch (state_) {
     case CoordinatorState::idle: return {};

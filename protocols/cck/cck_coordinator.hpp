@@ -29,28 +29,28 @@ class Coordinator {
 public:
   Coordinator(const CckOptions& options, Post& post) : options_(options), post_(post) {}
 
-  void start(core::ProtocolContext& ctx);
+  void start(node::ProtocolContext& ctx);
   // The coordinator's node failed and this process replaces it (`self`): its state died with it.
-  void restart(core::ProtocolContext& ctx, NodeId self, const core::RestartInfo& info);
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t token);
+  void restart(node::ProtocolContext& ctx, NodeId self, const node::RestartInfo& info);
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t token);
   // Its record written (kRecordToken | c) or read back (kRecordReadToken).
-  void on_record(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content);
-  void on_ack(core::ProtocolContext& ctx, NodeId from, const Control& c);
-  void on_done(core::ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, const Control& c);
-  void on_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice);
-  std::string phase(core::ProtocolContext& ctx) const;
+  void on_record(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);
+  void on_ack(node::ProtocolContext& ctx, NodeId from, const Control& c);
+  void on_done(node::ProtocolContext& ctx, NodeId from, std::uint32_t incarnation, const Control& c);
+  void on_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice);
+  std::string phase(node::ProtocolContext& ctx) const;
 
 private:
   // The only place the state changes: a transition the protocol does not allow is a bug.
   void enter(CoordinatorState next);
   // After a validation or a round: the next cut's checkpoint, or the period's timer.
-  void next_checkpoint(core::ProtocolContext& ctx);
-  void arm_period(core::ProtocolContext& ctx);
-  void write_record(core::ProtocolContext& ctx, std::uint64_t token);
-  void start_checkpoint(core::ProtocolContext& ctx);
-  void broadcast_init(core::ProtocolContext& ctx);
-  void validate(core::ProtocolContext& ctx);
-  void open_round(core::ProtocolContext& ctx, std::uint64_t round, const core::FailureNotice& cause);
+  void next_checkpoint(node::ProtocolContext& ctx);
+  void arm_period(node::ProtocolContext& ctx);
+  void write_record(node::ProtocolContext& ctx, std::uint64_t token);
+  void start_checkpoint(node::ProtocolContext& ctx);
+  void broadcast_init(node::ProtocolContext& ctx);
+  void validate(node::ProtocolContext& ctx);
+  void open_round(node::ProtocolContext& ctx, std::uint64_t round, const node::FailureNotice& cause);
 
   // The nodes that answered the checkpoint or the round in progress (ACK or DONE).
   struct Answers {
@@ -69,13 +69,13 @@ private:
   };
   // The checkpoint in progress (or the last one).
   struct Checkpoint {
-    core::CheckpointRecord record;
+    node::CheckpointRecord record;
     std::uint64_t messages = 0, message_bytes = 0;  // its control messages, over every node
   };
   // The restart round in progress (or the last one).
   struct Round {
     std::uint64_t key = 0;  // round_key(sequence, incarnation)
-    core::FailureNotice cause{};
+    node::FailureNotice cause{};
     std::uint32_t involved = 0, restored = 0;  // nodes that restored or re-executed; that restored
     std::uint64_t tasks = 0, resends = 0;
     double began = 0;
@@ -91,10 +91,10 @@ private:
   std::vector<std::uint32_t> aborted_;  // checkpoint ids whose server copies are still to erase
   Round round_;
   std::uint64_t completed_ = 0;  // the last round completed
-  std::vector<core::FailureNotice> unrecovered_;
+  std::vector<node::FailureNotice> unrecovered_;
   std::vector<std::uint32_t> incarnations_;  // per node: the newest incarnation heard from (DONE)
   std::optional<std::uint64_t> timer_;
-  std::optional<core::FailureNotice> notice_while_validating_;
+  std::optional<node::FailureNotice> notice_while_validating_;
 };
 
 }  // namespace ftsim::protocols::cck

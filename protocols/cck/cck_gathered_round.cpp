@@ -17,8 +17,8 @@ namespace {
 // a WireError, never read as garbage.
 class BlockReader {
 public:
-  explicit BlockReader(const core::Bytes& block) : data_(block.data()), size_(block.size()) {}
-  BlockReader(const core::Bytes& block, std::size_t at) : data_(block.data()), size_(block.size()), at_(at) {}
+  explicit BlockReader(const node::Bytes& block) : data_(block.data()), size_(block.size()) {}
+  BlockReader(const node::Bytes& block, std::size_t at) : data_(block.data()), size_(block.size()), at_(at) {}
 
   std::uint8_t u8() {
     need(1);
@@ -36,21 +36,21 @@ public:
     need(sizeof value);
     std::memcpy(&value, data_ + at_, sizeof value);
     at_ += sizeof value;
-    if (value > (size_ - at_) / item_bytes) throw core::WireError("cck: a gathered block is truncated");
+    if (value > (size_ - at_) / item_bytes) throw node::WireError("cck: a gathered block is truncated");
     return value;
   }
   void skip_u32s(std::uint64_t n) {
-    if (n > (size_ - at_) / 4) throw core::WireError("cck: a gathered block is truncated");
+    if (n > (size_ - at_) / 4) throw node::WireError("cck: a gathered block is truncated");
     at_ += 4 * n;
   }
   std::size_t at() const { return at_; }
   void expect_done() const {
-    if (at_ != size_) throw core::WireError("cck: a gathered block has bytes left over");
+    if (at_ != size_) throw node::WireError("cck: a gathered block has bytes left over");
   }
 
 private:
   void need(std::size_t n) const {
-    if (n > size_ - at_) throw core::WireError("cck: a gathered block is truncated");
+    if (n > size_ - at_) throw node::WireError("cck: a gathered block is truncated");
   }
   const std::uint8_t* data_;
   std::size_t size_;
@@ -70,14 +70,14 @@ struct BlockIndex {
 // read), not by a search.
 class GatheredBlocks {
 public:
-  GatheredBlocks(const std::vector<core::SharedBytes>& blocks, const graphs::TaskGraph& graph)
+  GatheredBlocks(const std::vector<node::SharedBytes>& blocks, const graphs::TaskGraph& graph)
       : blocks_(blocks), transfers_(graph.transfers()), indexes_(blocks.size()), vertex_of_send_(transfers_.size(), kNoVertex) {
-    for (const core::SharedBytes& block : blocks_) {
-      if (!block) throw core::WireError("cck: a gathered block is missing");
+    for (const node::SharedBytes& block : blocks_) {
+      if (!block) throw node::WireError("cck: a gathered block is missing");
     }
   }
 
-  const core::Bytes& block(NodeId q) const { return *blocks_[q]; }
+  const node::Bytes& block(NodeId q) const { return *blocks_[q]; }
   // The vertex of send `id` in its sender's block, if that block lists it among its sends
   // executed since K (the first time it lists it).
   std::optional<std::pair<NodeId, std::uint32_t>> find(std::uint32_t id) {
@@ -92,7 +92,7 @@ public:
   // does not have is a WireError.
   bool follow(NodeId q, std::uint32_t v) {
     BlockIndex& index = index_of(q);
-    if (v >= index.vertex_at.size()) throw core::WireError("cck: a gathered block names a vertex it does not have");
+    if (v >= index.vertex_at.size()) throw node::WireError("cck: a gathered block names a vertex it does not have");
     if (index.followed[v]) return false;
     index.followed[v] = 1;
     return true;
@@ -123,7 +123,7 @@ private:
     return *index;
   }
 
-  const std::vector<core::SharedBytes>& blocks_;
+  const std::vector<node::SharedBytes>& blocks_;
   const graphs::TransferPlan& transfers_;
   std::vector<std::optional<BlockIndex>> indexes_;
   std::vector<std::uint32_t> vertex_of_send_;  // per transfer: its vertex in its sender's block
@@ -131,7 +131,7 @@ private:
 
 }  // namespace
 
-GatheredRound gathered_round(const PlanningContext& context, const std::vector<core::SharedBytes>& blocks) {
+GatheredRound gathered_round(const PlanningContext& context, const std::vector<node::SharedBytes>& blocks) {
   const auto& plan = context.graph.transfers();
   GatheredBlocks gathered(blocks, context.graph);
   const auto nodes = static_cast<NodeId>(blocks.size());
@@ -178,7 +178,7 @@ GatheredRound gathered_round(const PlanningContext& context, const std::vector<c
       const std::uint32_t id = in.u32();
       in.skip_u32s(in.u32());
       if (id == RestrictedGraph::kSharedTask) continue;
-      if (id >= plan.size()) throw core::WireError("cck: a gathered block names an unknown transfer");
+      if (id >= plan.size()) throw node::WireError("cck: a gathered block names an unknown transfer");
       if (round.lost_receives[plan[id].destination]) add(id);
     }
     const std::uint64_t required = in.count(4);

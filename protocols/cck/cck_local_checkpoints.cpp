@@ -11,7 +11,7 @@ LocalCheckpoints::LocalCheckpoints(const CckOptions& options, NodeId self, bool 
   if (options_.content && node) writer_.emplace(options_.content);
 }
 
-void LocalCheckpoints::advance_valid(core::ProtocolContext& ctx, std::uint32_t valid) {
+void LocalCheckpoints::advance_valid(node::ProtocolContext& ctx, std::uint32_t valid) {
   // Checkpoints older than the last valid one are of no use any more (the coordinator erases
   // their server copies).
   valid_ = std::max(valid_, valid);
@@ -33,7 +33,7 @@ void LocalCheckpoints::restart_from(std::uint32_t checkpoint) {
   }
 }
 
-LocalCheckpoints::Encoded LocalCheckpoints::encode(core::ProtocolContext& ctx, const core::NodeSnapshot& snapshot,
+LocalCheckpoints::Encoded LocalCheckpoints::encode(node::ProtocolContext& ctx, const node::NodeSnapshot& snapshot,
                                                    std::uint32_t checkpoint) {
   Encoded out;
   out.bytes = snapshot.bytes;
@@ -44,13 +44,13 @@ LocalCheckpoints::Encoded LocalCheckpoints::encode(core::ProtocolContext& ctx, c
     out.charge_seconds = image.charge_seconds;
     out.content = std::move(image.content);
   } else {
-    core::WireWriter writer(out.content);
+    node::WireWriter writer(out.content);
     snapshot.encode(writer);
   }
   return out;
 }
 
-void LocalCheckpoints::write(core::ProtocolContext& ctx, std::uint32_t checkpoint, core::Bytes content,
+void LocalCheckpoints::write(node::ProtocolContext& ctx, std::uint32_t checkpoint, node::Bytes content,
                              std::uint64_t bytes) {
   ctx.storage_write(self_ % options_.servers, checkpoint_key(self_, checkpoint), std::move(content), bytes, checkpoint);
 }
@@ -59,15 +59,15 @@ void LocalCheckpoints::abandon_image() {
   if (writer_) writer_->restart_chain();
 }
 
-void LocalCheckpoints::request(core::ProtocolContext& ctx, std::uint32_t checkpoint) {
+void LocalCheckpoints::request(node::ProtocolContext& ctx, std::uint32_t checkpoint) {
   ctx.storage_read(self_ % options_.servers, checkpoint_key(self_, checkpoint), kReadToken | checkpoint);
 }
 
-std::optional<core::NodeSnapshot> LocalCheckpoints::read_back(core::ProtocolContext& ctx, const core::Bytes& content,
+std::optional<node::NodeSnapshot> LocalCheckpoints::read_back(node::ProtocolContext& ctx, const node::Bytes& content,
                                                               std::uint32_t checkpoint) {
   if (!writer_) {
-    core::WireReader in(content);
-    return core::NodeSnapshot::decode(in);
+    node::WireReader in(content);
+    return node::NodeSnapshot::decode(in);
   }
   // /checkpoint_data: read back from the newest image to the full one, then restored in order.
   if (fetch_.want() == 0) fetch_.begin(checkpoint);
@@ -88,13 +88,13 @@ std::optional<core::NodeSnapshot> LocalCheckpoints::read_back(core::ProtocolCont
   return std::move(restored.snapshot);
 }
 
-std::optional<core::NodeSnapshot> LocalCheckpoints::take_decoded() {
-  std::optional<core::NodeSnapshot> out = std::move(decoded_);
+std::optional<node::NodeSnapshot> LocalCheckpoints::take_decoded() {
+  std::optional<node::NodeSnapshot> out = std::move(decoded_);
   decoded_.reset();
   return out;
 }
 
-void LocalCheckpoints::charge(core::ProtocolContext& ctx, double seconds, std::uint64_t kind) {
+void LocalCheckpoints::charge(node::ProtocolContext& ctx, double seconds, std::uint64_t kind) {
   content::charge(ctx, seconds, kind | ++charge_sequence_);
 }
 

@@ -21,24 +21,24 @@ public:
 
   std::uint32_t valid() const { return valid_; }
   // INIT told it `valid`: older copies and the images no chain needs any more go.
-  void advance_valid(core::ProtocolContext& ctx, std::uint32_t valid);
+  void advance_valid(node::ProtocolContext& ctx, std::uint32_t valid);
   // RESTART from K: K is the valid checkpoint, copies newer than K were never validated, and the
   // next image is a full one (a replacement lost its hashes; a survivor re-executes from K).
   void restart_from(std::uint32_t checkpoint);
 
   bool has_copy(std::uint32_t checkpoint) const { return copies_.count(checkpoint) != 0; }
-  const core::NodeSnapshot& copy(std::uint32_t checkpoint) const { return copies_.at(checkpoint); }
-  void keep(std::uint32_t checkpoint, core::NodeSnapshot snapshot) { copies_[checkpoint] = std::move(snapshot); }
+  const node::NodeSnapshot& copy(std::uint32_t checkpoint) const { return copies_.at(checkpoint); }
+  void keep(std::uint32_t checkpoint, node::NodeSnapshot snapshot) { copies_[checkpoint] = std::move(snapshot); }
 
   // What goes to the server for checkpoint `checkpoint`: an image (full or incremental, with the
   // CPU time it takes first) with /checkpoint_data, else the snapshot encoded.
   struct Encoded {
-    core::Bytes content;
+    node::Bytes content;
     std::uint64_t bytes = 0;     // what the server stores
     double charge_seconds = 0;
   };
-  Encoded encode(core::ProtocolContext& ctx, const core::NodeSnapshot& snapshot, std::uint32_t checkpoint);
-  void write(core::ProtocolContext& ctx, std::uint32_t checkpoint, core::Bytes content, std::uint64_t bytes);
+  Encoded encode(node::ProtocolContext& ctx, const node::NodeSnapshot& snapshot, std::uint32_t checkpoint);
+  void write(node::ProtocolContext& ctx, std::uint32_t checkpoint, node::Bytes content, std::uint64_t bytes);
   // An image written for an abandoned checkpoint: the next one is full.
   void abandon_image();
 
@@ -46,24 +46,24 @@ public:
   // protocol's on_storage_done with kReadToken | K); read_back() takes what came, asks for the
   // next image of a chain, and gives the state once complete (unless its decoding takes CPU time
   // first: then take_decoded() gives it once charged).
-  void request(core::ProtocolContext& ctx, std::uint32_t checkpoint);
-  std::optional<core::NodeSnapshot> read_back(core::ProtocolContext& ctx, const core::Bytes& content,
+  void request(node::ProtocolContext& ctx, std::uint32_t checkpoint);
+  std::optional<node::NodeSnapshot> read_back(node::ProtocolContext& ctx, const node::Bytes& content,
                                               std::uint32_t checkpoint);
-  std::optional<core::NodeSnapshot> take_decoded();
+  std::optional<node::NodeSnapshot> take_decoded();
 
   // Charges `seconds` of CPU (`kind`: kEncodeToken or kDecodeToken); current() says whether a
   // charge that is over is the last one asked.
-  void charge(core::ProtocolContext& ctx, double seconds, std::uint64_t kind);
+  void charge(node::ProtocolContext& ctx, double seconds, std::uint64_t kind);
   bool current(std::uint64_t token) const { return (token & 0xffffffffu) == charge_sequence_; }
 
 private:
   const CckOptions& options_;
   NodeId self_;
   std::uint32_t valid_ = 0;                             // the last valid checkpoint it knows of
-  std::map<std::uint32_t, core::NodeSnapshot> copies_;  // its own checkpoint copies, valid_ and newer
+  std::map<std::uint32_t, node::NodeSnapshot> copies_;  // its own checkpoint copies, valid_ and newer
   std::optional<content::ImageWriter> writer_;          // /checkpoint_data: its images
   content::ChainFetch fetch_;                           // a chain being read back
-  std::optional<core::NodeSnapshot> decoded_;           // read back, waiting for its decoding's CPU time
+  std::optional<node::NodeSnapshot> decoded_;           // read back, waiting for its decoding's CPU time
   std::uint32_t charge_sequence_ = 0;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // CCK's control messages: one struct for all of them, whose fields() lists each type's own fields
-// once (sim/node/codec.hpp: core::encode(control, type), core::decode<Control>(message)). Checkpoint
+// once (sim/node/codec.hpp: node::encode(control, type), node::decode<Control>(message)). Checkpoint
 // (Besseron 2006 §3.4, Figs. 3 and 4): INIT, PING, PONG, CONT, ACK. Restart (§3.5.5): RESTART,
 // PING and PONG again (the flush of step 1), GATHER (the all-gather of the communication-
 // restricted graphs, step 3), DONE.
@@ -41,12 +41,12 @@ inline std::uint32_t round_sequence(std::uint64_t key) { return static_cast<std:
 // the length, the count and the nodes, and each part counts 8 + its size, so the simulated size is
 // that of the inline array, 8 + 4 + Σ(4 + 8 + |block|).
 struct GatherBlocks {
-  std::vector<std::pair<core::NodeId, core::SharedBytes>>& blocks;
+  std::vector<std::pair<node::NodeId, node::SharedBytes>>& blocks;
 
-  static std::uint64_t length_of(std::uint64_t length, const core::SharedBytes& block) {
+  static std::uint64_t length_of(std::uint64_t length, const node::SharedBytes& block) {
     return length + 4 + 16 + block->size();
   }
-  void write_to(core::Encoder& out) const {
+  void write_to(node::Encoder& out) const {
     std::uint64_t length = 4;
     for (const auto& [node, block] : blocks) length = length_of(length, block);
     out(length, static_cast<std::uint32_t>(blocks.size()));
@@ -55,12 +55,12 @@ struct GatherBlocks {
       out.part(block);
     }
   }
-  void read_from(core::Decoder& in) {
+  void read_from(node::Decoder& in) {
     std::uint64_t length = 0;
     std::uint32_t count = 0;
     in(length, count);
     if (count != in.parts_left()) {
-      throw core::WireError("cck: GATHER names " + std::to_string(count) + " blocks, carries " +
+      throw node::WireError("cck: GATHER names " + std::to_string(count) + " blocks, carries " +
                             std::to_string(in.parts_left()));
     }
     std::uint64_t expected = 4;
@@ -70,7 +70,7 @@ struct GatherBlocks {
       block = in.part();
       expected = length_of(expected, block);
     }
-    if (length != expected) throw core::WireError("cck: GATHER's blocks do not have the length it states");
+    if (length != expected) throw node::WireError("cck: GATHER's blocks do not have the length it states");
   }
 };
 
@@ -86,10 +86,10 @@ struct Control {
   bool restored = false;          // DONE: it restarted from K
   std::uint32_t step = 0;         // GATHER
   std::uint64_t completed = 0;    // RESTART: the last restart round the coordinator completed
-  std::vector<std::pair<core::NodeId, std::uint32_t>> incarnations{};  // RESTART: nodes past incarnation 0
-  core::FailureNotice cause{};    // RESTART
+  std::vector<std::pair<node::NodeId, std::uint32_t>> incarnations{};  // RESTART: nodes past incarnation 0
+  node::FailureNotice cause{};    // RESTART
   // GATHER: the all-gather blocks it carries, (node, Ḡ of that node encoded), as the message's parts.
-  std::vector<std::pair<core::NodeId, core::SharedBytes>> blocks{};
+  std::vector<std::pair<node::NodeId, node::SharedBytes>> blocks{};
 
   template <class F> void fields(F& f, std::uint32_t type) {
     f(round);
@@ -97,7 +97,7 @@ struct Control {
       case kInit: f(checkpoint, valid); break;
       case kPing:
       case kPong:
-        f(core::bounded(session, 2));  // checkpoint or restart
+        f(node::bounded(session, 2));  // checkpoint or restart
         if (session == Session::checkpoint) f(checkpoint);
         break;
       case kCont: f(checkpoint); break;
@@ -105,14 +105,14 @@ struct Control {
       case kRestart: f(checkpoint, valid, cause, completed, incarnations); break;
       case kGather: f(step, GatherBlocks{blocks}); break;
       case kDone: f(tasks, messages, restored); break;
-      default: throw core::WireError("cck: unknown control message type " + std::to_string(type));
+      default: throw node::WireError("cck: unknown control message type " + std::to_string(type));
     }
   }
 };
 
 // Sends a control message to `to`'s incarnation `incarnation` (kAnyIncarnation: whichever holds
 // the rank); returns its simulated size (what the metrics count).
-std::uint64_t send(core::ProtocolContext& ctx, core::NodeId to, MessageType type, const Control& control,
+std::uint64_t send(node::ProtocolContext& ctx, node::NodeId to, MessageType type, const Control& control,
                    std::uint32_t incarnation);
 
 }  // namespace ftsim::protocols::cck

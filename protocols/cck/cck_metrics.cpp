@@ -2,9 +2,9 @@
 
 namespace ftsim::protocols::cck {
 
-using core::MetricFold;
+using node::MetricFold;
 
-const std::array<core::MetricDefinition, kMetricCount> kMetrics = {{
+const std::array<node::MetricDefinition, kMetricCount> kMetrics = {{
     {"checkpoints_validated", "checkpoints", MetricFold::sum, "checkpoints the coordinator validated (N acknowledgements)"},
     {"checkpoints_aborted", "checkpoints", MetricFold::sum, "checkpoints a failure interrupted"},
     {"checkpoint_messages", "messages", MetricFold::sum, "control messages of every checkpoint: INIT, PING, PONG, CONT, ACK"},

@@ -36,6 +36,6 @@ enum Metric : std::size_t {
   kMetricCount
 };
 
-extern const std::array<core::MetricDefinition, kMetricCount> kMetrics;
+extern const std::array<node::MetricDefinition, kMetricCount> kMetrics;
 
 }  // namespace ftsim::protocols::cck

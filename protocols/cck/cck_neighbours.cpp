@@ -2,7 +2,7 @@
 
 namespace ftsim::protocols::cck {
 
-std::vector<NodeId> expected_senders(core::ProtocolContext& ctx, const CckOptions& options, NodeId self) {
+std::vector<NodeId> expected_senders(node::ProtocolContext& ctx, const CckOptions& options, NodeId self) {
   const NodeId nodes = ctx.node_count();
   std::vector<NodeId> senders;
   if (options.flush_all) {
@@ -17,7 +17,7 @@ std::vector<NodeId> expected_senders(core::ProtocolContext& ctx, const CckOption
   // run; and V then depends on the graph and the tasks done only, not on when data arrived: the
   // same checkpoint at a cut costs the same messages on every backend).
   const graphs::TaskGraph& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   std::vector<std::uint8_t> from(nodes, 0);
   auto expect = [&](HandleId h, Version v) {
     const NodeId source = v == 0 ? graph.owner(h) : graph.node(graph.writer(h, v));
@@ -25,7 +25,7 @@ std::vector<NodeId> expected_senders(core::ProtocolContext& ctx, const CckOption
     from[source] = 1;
   };
   for (TaskId t : ctx.index().tasks_of(self)) {
-    if (runtime.status(t) == core::TaskStatus::done) continue;
+    if (runtime.status(t) == node::TaskStatus::done) continue;
     for (const graphs::Access& a : graph.accesses(t)) {
       if (graphs::reads(a.mode)) expect(a.handle, graphs::version_read(a));
     }
@@ -39,7 +39,7 @@ std::vector<NodeId> expected_senders(core::ProtocolContext& ctx, const CckOption
   return senders;
 }
 
-NodeSet future_receivers(core::ProtocolContext& ctx, const CckOptions& options, NodeId self) {
+NodeSet future_receivers(node::ProtocolContext& ctx, const CckOptions& options, NodeId self) {
   NodeSet receivers;
   if (options.flush_all) {
     for (NodeId n = 0; n < ctx.node_count(); ++n) {
@@ -47,9 +47,9 @@ NodeSet future_receivers(core::ProtocolContext& ctx, const CckOptions& options, 
     }
     return receivers;
   }
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   for (TaskId t : ctx.index().tasks_of(self)) {
-    if (runtime.status(t) == core::TaskStatus::done || runtime.executed_once(t)) continue;
+    if (runtime.status(t) == node::TaskStatus::done || runtime.executed_once(t)) continue;
     for (std::uint32_t id : ctx.index().sends_after(t)) receivers.insert(ctx.graph().transfers()[id].destination);
   }
   return receivers;

@@ -12,9 +12,9 @@
 namespace ftsim::protocols::cck {
 
 // V: the nodes it still expects data from (with "flush": "all", every other node).
-std::vector<NodeId> expected_senders(core::ProtocolContext& ctx, const CckOptions& options, NodeId self);
+std::vector<NodeId> expected_senders(node::ProtocolContext& ctx, const CckOptions& options, NodeId self);
 // W: the nodes it will still send to (with "flush": "all", every other node).
-NodeSet future_receivers(core::ProtocolContext& ctx, const CckOptions& options, NodeId self);
+NodeSet future_receivers(node::ProtocolContext& ctx, const CckOptions& options, NodeId self);
 // "3, 5, 8": at most six of `nodes`, then ", ...", for the phase reports.
 std::string node_list(const std::vector<NodeId>& nodes);
 

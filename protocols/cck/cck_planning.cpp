@@ -10,7 +10,7 @@
 
 namespace ftsim::protocols::cck {
 
-using core::VersionStore;
+using node::VersionStore;
 using graphs::Access;
 
 namespace {
@@ -110,9 +110,9 @@ NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState
 
 NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state,
                    const std::vector<RestrictedGraph>& graphs) {
-  std::vector<core::SharedBytes> blocks;
+  std::vector<node::SharedBytes> blocks;
   blocks.reserve(graphs.size());
-  for (const RestrictedGraph& g : graphs) blocks.push_back(std::make_shared<const core::Bytes>(g.encode()));
+  for (const RestrictedGraph& g : graphs) blocks.push_back(std::make_shared<const node::Bytes>(g.encode()));
   return plan_node(context, node, state, graphs[node], gathered_round(context, blocks));
 }
 

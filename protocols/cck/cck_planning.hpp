@@ -73,7 +73,7 @@ struct RestrictedGraph {
   std::vector<std::uint32_t> required;     // what pending re-executions need, in the same terms
 
   // The all-gather's block; the nodes read it where it is (gathered_round).
-  core::Bytes encode() const;
+  node::Bytes encode() const;
   std::size_t vertex_count() const { return dep_offsets.size() - 1; }
   std::uint64_t edge_count() const { return deps.size(); }
 };
@@ -91,7 +91,7 @@ struct NodePlan {
 
 struct PlanningContext {
   const graphs::TaskGraph& graph;
-  const core::RuntimeIndex& index;
+  const node::RuntimeIndex& index;
   const TransferLookup& transfers;
   bool keep_in_memory;
 };
@@ -112,9 +112,9 @@ struct GatheredRound {
 };
 // From the gathered blocks (node q's Ḡ^q encoded, at q), read where they are: every block's flags,
 // sends and required dependencies once, and the dependencies of only the vertices C_total reaches
-// (a shared task's vertex is followed without entering C_total). Throws core::WireError if a block
+// (a shared task's vertex is followed without entering C_total). Throws node::WireError if a block
 // is malformed.
-GatheredRound gathered_round(const PlanningContext& context, const std::vector<core::SharedBytes>& blocks);
+GatheredRound gathered_round(const PlanningContext& context, const std::vector<node::SharedBytes>& blocks);
 
 // T^p and C_total^p of node p from its own Ḡ^p and the round's C_total (step 6).
 NodePlan plan_node(const PlanningContext& context, NodeId node, const LocalState& state, const RestrictedGraph& own,

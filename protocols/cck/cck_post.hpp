@@ -13,9 +13,9 @@ namespace ftsim::protocols::cck {
 
 class Post {
 public:
-  virtual void to_coordinator(core::ProtocolContext& ctx, MessageType type, const Control& control) = 0;
-  virtual void to_node(core::ProtocolContext& ctx, NodeId node, MessageType type, const Control& control) = 0;
-  // The incarnation `node` is known to be at (core::kAnyIncarnation: not known yet).
+  virtual void to_coordinator(node::ProtocolContext& ctx, MessageType type, const Control& control) = 0;
+  virtual void to_node(node::ProtocolContext& ctx, NodeId node, MessageType type, const Control& control) = 0;
+  // The incarnation `node` is known to be at (node::kAnyIncarnation: not known yet).
   virtual std::uint32_t incarnation_of(NodeId node) const = 0;
 
 protected:

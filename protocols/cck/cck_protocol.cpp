@@ -22,7 +22,7 @@ CckProtocol::CckProtocol(std::shared_ptr<const CckOptions> options, NodeId node,
 
 void CckProtocol::count_sent(ProtocolContext& ctx, MessageType type, std::uint64_t body_bytes, bool restart) {
   const std::uint64_t bytes = body_bytes + options_->envelope;
-  core::ProtocolCounters& counters = ctx.counters();
+  node::ProtocolCounters& counters = ctx.counters();
   if (restart) {
     counters.add(kRestartMessages);
     if (type == kGather) {
@@ -43,7 +43,7 @@ void CckProtocol::to_coordinator(ProtocolContext& ctx, MessageType type, const C
     return;
   }
   const NodeId to = options_->coordinator_node ? *options_->coordinator_node : ctx.coordinator();
-  const std::uint32_t incarnation = options_->coordinator_node ? incarnation_of(to) : core::kAnyIncarnation;
+  const std::uint32_t incarnation = options_->coordinator_node ? incarnation_of(to) : node::kAnyIncarnation;
   count_sent(ctx, type, send(ctx, to, type, control, incarnation), type == kDone);
 }
 
@@ -63,11 +63,11 @@ std::uint32_t CckProtocol::incarnation_of(NodeId node) const {
 
 void CckProtocol::learn_incarnation(NodeId node, std::uint32_t incarnation) {
   const std::uint32_t known = incarnations_.get(node);
-  if (known == core::kAnyIncarnation || incarnation > known) incarnations_.set(node, incarnation);
+  if (known == node::kAnyIncarnation || incarnation > known) incarnations_.set(node, incarnation);
 }
 
 void CckProtocol::on_control(ProtocolContext& ctx, const Message& m) {
-  const Control c = core::decode<Control>(m);
+  const Control c = node::decode<Control>(m);
   learn_incarnation(m.source, m.source_incarnation);
   for (auto [node, incarnation] : c.incarnations) learn_incarnation(node, incarnation);
   const auto type = static_cast<MessageType>(m.control_type);
@@ -115,12 +115,12 @@ void CckProtocol::node_message(ProtocolContext& ctx, NodeId from, MessageType ty
 
 void CckProtocol::apply_priorities(ProtocolContext& ctx) {
   if (!options_->reorder) return;
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   for (TaskId t : ctx.index().tasks_of(self_)) runtime.set_priority(t, options_->priorities[t]);
 }
 
 void CckProtocol::on_start(ProtocolContext& ctx) {
-  incarnations_.reset(ctx.node_count(), 0, core::kAnyIncarnation);  // the job starts: every node's first
+  incarnations_.reset(ctx.node_count(), 0, node::kAnyIncarnation);  // the job starts: every node's first
   if (node_) {
     apply_priorities(ctx);
     ctx.runtime().set_task_limit(checkpoint_.task_limit());
@@ -128,8 +128,8 @@ void CckProtocol::on_start(ProtocolContext& ctx) {
   if (coordinator_) coordinator_->start(ctx);
 }
 
-void CckProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo& info) {
-  incarnations_.reset(ctx.node_count(), core::kAnyIncarnation, core::kAnyIncarnation);  // learned from RESTART and messages
+void CckProtocol::on_restart(ProtocolContext& ctx, const node::RestartInfo& info) {
+  incarnations_.reset(ctx.node_count(), node::kAnyIncarnation, node::kAnyIncarnation);  // learned from RESTART and messages
   incarnations_.set(self_, info.incarnation);
   // A replacement holds nothing: it waits for RESTART, then reads its checkpoint back.
   if (node_) {
@@ -161,14 +161,14 @@ void CckProtocol::on_data_released(ProtocolContext& ctx, const Message&) {
   try_stop(ctx);  // the node may have become quiescent
 }
 
-core::SendVerdict CckProtocol::on_send(ProtocolContext&, Message& m) {
-  return checkpoint_.holds(m.destination) ? core::SendVerdict::hold : core::SendVerdict::send;
+node::SendVerdict CckProtocol::on_send(ProtocolContext&, Message& m) {
+  return checkpoint_.holds(m.destination) ? node::SendVerdict::hold : node::SendVerdict::send;
 }
 
-core::ReceiveVerdict CckProtocol::on_receive(ProtocolContext&, const Message&) {
+node::ReceiveVerdict CckProtocol::on_receive(ProtocolContext&, const Message&) {
   // During a restart the node's state must not change before its plan is applied (a replacement:
   // before it restored K): data waits, in order of arrival.
-  return restart_.state() == RestartState::running ? core::ReceiveVerdict::accept : core::ReceiveVerdict::defer;
+  return restart_.state() == RestartState::running ? node::ReceiveVerdict::accept : node::ReceiveVerdict::defer;
 }
 
 void CckProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
@@ -192,7 +192,7 @@ void CckProtocol::charged(ProtocolContext& ctx, std::uint64_t token) {
   }
 }
 
-void CckProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+void CckProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   if ((token & kRecordToken) != 0) {  // the coordinator's record, written or read back
     if (coordinator_) coordinator_->on_record(ctx, token, content);
     return;

@@ -59,11 +59,11 @@
 
 namespace ftsim::protocols::cck {
 
-using core::FailureNotice;
-using core::Message;
-using core::ProtocolContext;
+using node::FailureNotice;
+using node::Message;
+using node::ProtocolContext;
 
-class CckProtocol final : public core::Protocol, private Post {
+class CckProtocol final : public node::Protocol, private Post {
 public:
   CckProtocol(std::shared_ptr<const CckOptions> options, NodeId node, bool coordinator_process);
   // The roles refer to each other and to the options: the object stays where it was made.
@@ -72,15 +72,15 @@ public:
 
   void on_start(ProtocolContext& ctx) override;
   void on_task_completed(ProtocolContext& ctx, TaskId task, bool first_execution) override;
-  core::SendVerdict on_send(ProtocolContext& ctx, Message& message) override;
-  core::ReceiveVerdict on_receive(ProtocolContext& ctx, const Message& message) override;
+  node::SendVerdict on_send(ProtocolContext& ctx, Message& message) override;
+  node::ReceiveVerdict on_receive(ProtocolContext& ctx, const Message& message) override;
   void on_data_released(ProtocolContext& ctx, const Message& message) override;
   void on_control(ProtocolContext& ctx, const Message& message) override;
   void on_timer(ProtocolContext& ctx, std::uint64_t token) override;
-  void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
+  void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) override;
   void on_activity_done(ProtocolContext& ctx, std::uint64_t token) override;
   void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) override;
-  void on_restart(ProtocolContext& ctx, const core::RestartInfo& info) override;
+  void on_restart(ProtocolContext& ctx, const node::RestartInfo& info) override;
   bool finished(ProtocolContext& ctx) override;
   std::string phase(ProtocolContext& ctx) override;
 
@@ -106,7 +106,7 @@ private:
   NodeId self_;
   bool node_;         // this process is a node (the dedicated coordinator process is not)
   bool coordinates_;  // this process runs the coordinator
-  NodeIncarnations incarnations_{core::kAnyIncarnation};
+  NodeIncarnations incarnations_{node::kAnyIncarnation};
   LocalCheckpoints local_;
   CheckpointSession checkpoint_;
   RestartSession restart_;             // drives checkpoint_ in a restart

@@ -8,7 +8,7 @@ void Reexecutions::owe(std::uint64_t round, std::uint64_t tasks, std::uint64_t r
   owed_ = Done{round, tasks, resends, restored};
 }
 
-void Reexecutions::report_if_done(core::ProtocolContext& ctx) {
+void Reexecutions::report_if_done(node::ProtocolContext& ctx) {
   if (!pending_.empty() || !owed_) return;
   Control done;
   done.round = owed_->round;
@@ -19,10 +19,10 @@ void Reexecutions::report_if_done(core::ProtocolContext& ctx) {
   post_.to_coordinator(ctx, kDone, done);
 }
 
-void Reexecutions::on_completed(core::ProtocolContext& ctx, TaskId task, const core::FailureNotice& cause) {
+void Reexecutions::on_completed(node::ProtocolContext& ctx, TaskId task, const node::FailureNotice& cause) {
   if (pending_.empty() || pending_.erase(task) == 0) return;
   ctx.counters().add(kSurvivorReexecutions);
-  core::FailureEffect effect;
+  node::FailureEffect effect;
   effect.tasks_reexecuted = 1;
   effect.work_lost_seconds = ctx.task_seconds(task);
   ctx.record_failure_effect(cause, effect);

@@ -20,9 +20,9 @@ public:
   void owe(std::uint64_t round, std::uint64_t tasks, std::uint64_t resends, bool restored);
   // A newer round: the DONE owed for an older one is not sent.
   void supersede() { owed_.reset(); }
-  void report_if_done(core::ProtocolContext& ctx);
+  void report_if_done(node::ProtocolContext& ctx);
   // A task completed: one of T^p (a re-execution that repairs `cause`), or not.
-  void on_completed(core::ProtocolContext& ctx, TaskId task, const core::FailureNotice& cause);
+  void on_completed(node::ProtocolContext& ctx, TaskId task, const node::FailureNotice& cause);
   std::size_t pending() const { return pending_.size(); }
 
 private:

@@ -29,22 +29,22 @@ const char* name(RestartState state) {
 // What the node knows of itself as round r starts (it is stopped): Ḡ^p is built from it.
 // `lost_receives`: it restored K in a round not followed by a completed one: the survivors'
 // re-sends of that round may never have left (it was superseded before they applied it).
-LocalState local_state(core::ProtocolContext& ctx, NodeId self, std::uint32_t checkpoint, bool restoring,
+LocalState local_state(node::ProtocolContext& ctx, NodeId self, std::uint32_t checkpoint, bool restoring,
                        bool lost_receives, const LocalCheckpoints& local) {
   LocalState state;
   state.checkpoint = checkpoint;
   state.restoring = restoring;
   state.lost_receives = lost_receives;
   if (state.restoring) return state;
-  core::ProtocolRuntime runtime = ctx.runtime();
-  const core::NodeSnapshot initial = checkpoint == 0 ? runtime.initial_snapshot() : core::NodeSnapshot{};
-  const core::NodeSnapshot& copy = checkpoint == 0 ? initial : local.copy(checkpoint);
+  node::ProtocolRuntime runtime = ctx.runtime();
+  const node::NodeSnapshot initial = checkpoint == 0 ? runtime.initial_snapshot() : node::NodeSnapshot{};
+  const node::NodeSnapshot& copy = checkpoint == 0 ? initial : local.copy(checkpoint);
   const auto tasks = ctx.index().tasks_of(self);
   state.executed.resize(tasks.size());
   state.done.resize(tasks.size());
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     state.executed[i] = runtime.executed_once(tasks[i]) ? 1 : 0;
-    state.done[i] = runtime.status(tasks[i]) == core::TaskStatus::done ? 1 : 0;
+    state.done[i] = runtime.status(tasks[i]) == node::TaskStatus::done ? 1 : 0;
   }
   state.at_checkpoint = copy.done;
   for (const auto& [key, entry] : copy.store) state.checkpoint_versions.insert(key);
@@ -82,7 +82,7 @@ bool RestartSession::restored() const {
 
 void RestartSession::become_replacement() { enter(RestartState::replacement); }
 
-void RestartSession::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+void RestartSession::on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) {
   if (!restored() || notice.sequence <= round_sequence(round_)) return;
   // Stop starting tasks: the coordinator's RESTART says what to do (§3.5.5 step 1). (A notice
   // that a round this node has joined already covers changes nothing: on MPI a coordinator on
@@ -91,7 +91,7 @@ void RestartSession::on_failure_notice(core::ProtocolContext& ctx, const core::F
   if (notice.sequence > cause_.sequence) cause_ = notice;
 }
 
-void RestartSession::on_restart(core::ProtocolContext& ctx, const Control& c) {
+void RestartSession::on_restart(node::ProtocolContext& ctx, const Control& c) {
   if (c.round <= round_) return;  // an older round, or one it has joined
   round_ = c.round;
   completed_ = c.completed;
@@ -107,7 +107,7 @@ void RestartSession::on_restart(core::ProtocolContext& ctx, const Control& c) {
   current_.began = ctx.now();
   enter(RestartState::stopping);
   reexecutions_.supersede();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   runtime.pause();
   if (current_.restoring) {
     if (c.checkpoint == 0) {
@@ -132,7 +132,7 @@ void RestartSession::on_restart(core::ProtocolContext& ctx, const Control& c) {
   try_stop(ctx);
 }
 
-void RestartSession::try_stop(core::ProtocolContext& ctx) {
+void RestartSession::try_stop(node::ProtocolContext& ctx) {
   if (state_ != RestartState::stopping) return;
   if (!current_.restoring && !ctx.runtime().quiescent()) return;
   // Step 1: stopped; flush the channels from V (a replacement expects nothing yet: what it needs
@@ -148,7 +148,7 @@ void RestartSession::try_stop(core::ProtocolContext& ctx) {
   if (current_.expect_from.empty()) start_gather(ctx);
 }
 
-void RestartSession::on_ping(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+void RestartSession::on_ping(node::ProtocolContext& ctx, NodeId from, const Control& c) {
   Control pong;
   pong.round = c.round;
   pong.session = Session::restart;
@@ -162,20 +162,20 @@ void RestartSession::on_ping(core::ProtocolContext& ctx, NodeId from, const Cont
   }
 }
 
-void RestartSession::on_pong(core::ProtocolContext& ctx, NodeId from, const Control& c) {
+void RestartSession::on_pong(node::ProtocolContext& ctx, NodeId from, const Control& c) {
   if (c.round != round_ || state_ != RestartState::flushing) return;
   if (!current_.pongs.insert(from) || --current_.pongs_expected > 0) return;
   start_gather(ctx);
 }
 
-void RestartSession::start_gather(core::ProtocolContext& ctx) {
+void RestartSession::start_gather(node::ProtocolContext& ctx) {
   // Step 2: Ḡ^p from its own state; step 3: the all-gather.
   enter(RestartState::gathering);
   const bool lost_receives = last_restore_.round > completed_ && last_restore_.checkpoint == current_.checkpoint;
   current_.local = local_state(ctx, self_, current_.checkpoint, current_.restoring, lost_receives, local_);
   const PlanningContext planning{ctx.graph(), ctx.index(), options_.transfers, options_.keep_in_memory};
   current_.own = build_restricted_graph(planning, self_, current_.local);
-  current_.gather.emplace(self_, ctx.node_count(), std::make_shared<const core::Bytes>(current_.own.encode()));
+  current_.gather.emplace(self_, ctx.node_count(), std::make_shared<const node::Bytes>(current_.own.encode()));
   if (auto it = early_gathers_.find(round_); it != early_gathers_.end()) {
     for (auto& [step, blocks] : it->second) current_.gather->receive(step, blocks);
   }
@@ -183,7 +183,7 @@ void RestartSession::start_gather(core::ProtocolContext& ctx) {
   pump_gather(ctx);
 }
 
-void RestartSession::on_gather(core::ProtocolContext& ctx, const Control& c) {
+void RestartSession::on_gather(node::ProtocolContext& ctx, const Control& c) {
   if (c.round == round_ && state_ == RestartState::gathered) return;  // complete: nothing more is awaited
   if (c.round == round_ && state_ == RestartState::gathering) {
     current_.gather->receive(c.step, c.blocks);
@@ -193,7 +193,7 @@ void RestartSession::on_gather(core::ProtocolContext& ctx, const Control& c) {
   }
 }
 
-void RestartSession::pump_gather(core::ProtocolContext& ctx) {
+void RestartSession::pump_gather(node::ProtocolContext& ctx) {
   const std::uint64_t round = round_;
   while (state_ == RestartState::gathering && round_ == round) {
     auto out = current_.gather->send();
@@ -221,53 +221,53 @@ void RestartSession::pump_gather(core::ProtocolContext& ctx) {
   apply_plan(ctx, *gathered);
 }
 
-void RestartSession::on_checkpoint_read(core::ProtocolContext& ctx, std::uint32_t checkpoint, const core::Bytes* content) {
+void RestartSession::on_checkpoint_read(node::ProtocolContext& ctx, std::uint32_t checkpoint, const node::Bytes* content) {
   if (!active() || !current_.restoring || current_.checkpoint != checkpoint || current_.state) return;
   if (!content) {
     ctx.fail_run("unrecoverable: checkpoint " + std::to_string(checkpoint) + " of node " + std::to_string(self_) +
                  " is not on its checkpoint server");
     return;
   }
-  std::optional<core::NodeSnapshot> state = local_.read_back(ctx, *content, checkpoint);
+  std::optional<node::NodeSnapshot> state = local_.read_back(ctx, *content, checkpoint);
   if (!state) return;  // more images to read, or its decoding to charge
   current_.state = std::move(*state);
   if (state_ == RestartState::gathered) apply_restore(ctx);
 }
 
-void RestartSession::on_decoded(core::ProtocolContext& ctx) {
+void RestartSession::on_decoded(node::ProtocolContext& ctx) {
   if (!active() || !current_.restoring || current_.state) return;
-  std::optional<core::NodeSnapshot> state = local_.take_decoded();
+  std::optional<node::NodeSnapshot> state = local_.take_decoded();
   if (!state) return;
   current_.state = std::move(*state);
   if (state_ == RestartState::gathered) apply_restore(ctx);
 }
 
-void RestartSession::apply_plan(core::ProtocolContext& ctx, const GatheredRound& round) {
+void RestartSession::apply_plan(node::ProtocolContext& ctx, const GatheredRound& round) {
   // Step 6 (T^p, C_total^p), then 7.
   const PlanningContext planning{ctx.graph(), ctx.index(), options_.transfers, options_.keep_in_memory};
   const NodePlan plan = plan_node(planning, self_, current_.local, current_.own, round);
   if (!plan.missing.empty()) {
     const std::uint64_t key = plan.missing.front();
     ctx.fail_run("cck: node " + std::to_string(self_) + " finds no way to provide " +
-                 ctx.graph().handle_name(core::VersionStore::handle_of(key)) + " v" +
-                 std::to_string(core::VersionStore::version_of(key)) + " for its re-executions (a protocol bug)");
+                 ctx.graph().handle_name(node::VersionStore::handle_of(key)) + " v" +
+                 std::to_string(node::VersionStore::version_of(key)) + " for its re-executions (a protocol bug)");
     return;
   }
-  core::ProtocolRuntime runtime = ctx.runtime();
-  core::ProtocolCounters& counters = ctx.counters();
+  node::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolCounters& counters = ctx.counters();
   std::uint64_t marked = 0;
   for (TaskId t : plan.reexecute) {
-    if (runtime.status(t) == core::TaskStatus::done) {
+    if (runtime.status(t) == node::TaskStatus::done) {
       runtime.mark_for_reexecution(t);
       ++marked;
     }
     reexecutions_.add(t);
   }
   const std::uint32_t k = current_.checkpoint;
-  const core::NodeSnapshot initial = k == 0 ? runtime.initial_snapshot() : core::NodeSnapshot{};
-  const core::NodeSnapshot& checkpoint = k == 0 ? initial : local_.copy(k);
+  const node::NodeSnapshot initial = k == 0 ? runtime.initial_snapshot() : node::NodeSnapshot{};
+  const node::NodeSnapshot& checkpoint = k == 0 ? initial : local_.copy(k);
   for (std::uint64_t key : plan.reloads) {
-    if (!runtime.reload_version(checkpoint, core::VersionStore::handle_of(key), core::VersionStore::version_of(key))) {
+    if (!runtime.reload_version(checkpoint, node::VersionStore::handle_of(key), node::VersionStore::version_of(key))) {
       ctx.fail_run("cck: node " + std::to_string(self_) + "'s copy of checkpoint " + std::to_string(k) +
                    " lacks a version its re-executions read (a protocol bug)");
       return;
@@ -277,7 +277,7 @@ void RestartSession::apply_plan(core::ProtocolContext& ctx, const GatheredRound&
   for (std::size_t i = 0; i < plan.resends.size(); ++i) {
     if (i + 1 == plan.resends.size() && FTSIM_MUTANT(last_resend_dropped)) break;  // planted: never re-sent
     const graphs::Transfer& x = transfers[plan.resends[i]];
-    runtime.subscribe(x.handle, x.version, x.destination, core::Traffic::recovery);
+    runtime.subscribe(x.handle, x.version, x.destination, node::Traffic::recovery);
   }
   counters.add(kPlannedReexecutions, marked);
   counters.add(kExecutedSinceCheckpoint, plan.executed_since_checkpoint);
@@ -304,8 +304,8 @@ void RestartSession::apply_plan(core::ProtocolContext& ctx, const GatheredRound&
   reexecutions_.report_if_done(ctx);
 }
 
-void RestartSession::apply_restore(core::ProtocolContext& ctx) {
-  core::ProtocolRuntime runtime = ctx.runtime();
+void RestartSession::apply_restore(node::ProtocolContext& ctx) {
+  node::ProtocolRuntime runtime = ctx.runtime();
   runtime.restore(*current_.state);
   if (current_.checkpoint > 0) local_.keep(current_.checkpoint, std::move(*current_.state));
   current_.state.reset();

@@ -51,17 +51,17 @@ public:
   // This process replaces a failed one: it waits for RESTART.
   void become_replacement();
   // A failure notice: a node with its own state stops starting tasks until RESTART says what to do.
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice);
-  void on_restart(core::ProtocolContext& ctx, const Control& c);
-  void on_ping(core::ProtocolContext& ctx, NodeId from, const Control& c);
-  void on_pong(core::ProtocolContext& ctx, NodeId from, const Control& c);
-  void on_gather(core::ProtocolContext& ctx, const Control& c);
+  void on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice);
+  void on_restart(node::ProtocolContext& ctx, const Control& c);
+  void on_ping(node::ProtocolContext& ctx, NodeId from, const Control& c);
+  void on_pong(node::ProtocolContext& ctx, NodeId from, const Control& c);
+  void on_gather(node::ProtocolContext& ctx, const Control& c);
   // Checkpoint K read back from its server (a replacement); its decoding's CPU time is over.
-  void on_checkpoint_read(core::ProtocolContext& ctx, std::uint32_t checkpoint, const core::Bytes* content);
-  void on_decoded(core::ProtocolContext& ctx);
+  void on_checkpoint_read(node::ProtocolContext& ctx, std::uint32_t checkpoint, const node::Bytes* content);
+  void on_decoded(node::ProtocolContext& ctx);
   // A task ended or a send left: the node may be stopped now; a re-execution of T^p may be done.
-  void try_stop(core::ProtocolContext& ctx);
-  void on_task_completed(core::ProtocolContext& ctx, TaskId task) { reexecutions_.on_completed(ctx, task, cause_); }
+  void try_stop(node::ProtocolContext& ctx);
+  void on_task_completed(node::ProtocolContext& ctx, TaskId task) { reexecutions_.on_completed(ctx, task, cause_); }
   // What it waits for (empty if nothing).
   std::string phase() const;
 
@@ -70,10 +70,10 @@ private:
   void enter(RestartState next);
   // Its state is its own: not a replacement before its restore.
   bool restored() const;
-  void start_gather(core::ProtocolContext& ctx);
-  void pump_gather(core::ProtocolContext& ctx);
-  void apply_plan(core::ProtocolContext& ctx, const GatheredRound& round);
-  void apply_restore(core::ProtocolContext& ctx);
+  void start_gather(node::ProtocolContext& ctx);
+  void pump_gather(node::ProtocolContext& ctx);
+  void apply_plan(node::ProtocolContext& ctx, const GatheredRound& round);
+  void apply_restore(node::ProtocolContext& ctx);
 
   // Round r, from its RESTART on.
   struct Round {
@@ -85,7 +85,7 @@ private:
     std::optional<AllGather> gather;     // while gathering
     RestrictedGraph own;                 // Ḡ^p, its own block
     LocalState local;                    // what Ḡ^p was built from
-    std::optional<core::NodeSnapshot> state;  // K, read back (a replacement)
+    std::optional<node::NodeSnapshot> state;  // K, read back (a replacement)
     double began = 0;
   };
 
@@ -99,7 +99,7 @@ private:
   Round current_;
   std::uint64_t round_ = 0;        // the restart round it last joined
   std::uint64_t completed_ = 0;    // the last round the coordinator completed (RESTART says)
-  core::FailureNotice cause_{};    // the failure the current recovery repairs
+  node::FailureNotice cause_{};    // the failure the current recovery repairs
   // The round in which it restored checkpoint `checkpoint` (what was sent to it since may be lost).
   struct LastRestore {
     std::uint64_t round = 0;

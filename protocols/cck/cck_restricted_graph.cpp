@@ -18,11 +18,11 @@
 
 namespace ftsim::protocols::cck {
 
-using core::VersionStore;
+using node::VersionStore;
 
-core::Bytes RestrictedGraph::encode() const {
-  core::Bytes out;
-  core::WireWriter w(out);
+node::Bytes RestrictedGraph::encode() const {
+  node::Bytes out;
+  node::WireWriter w(out);
   w.u8((restoring ? 1 : 0) | (lost_receives ? 2 : 0));
   w.u64(vertex_count());
   for (std::size_t i = 0; i < vertex_count(); ++i) {

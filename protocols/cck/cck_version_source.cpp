@@ -14,8 +14,8 @@ VersionSource version_source(const PlanningContext& context, NodeId node, const 
   const bool held = state.held.count(key) != 0;
   if (context.keep_in_memory && held) return {Kind::nothing};
   const graphs::TaskGraph& graph = context.graph;
-  const HandleId h = core::VersionStore::handle_of(key);
-  const Version v = core::VersionStore::version_of(key);
+  const HandleId h = node::VersionStore::handle_of(key);
+  const Version v = node::VersionStore::version_of(key);
   const bool own = v == 0 ? graph.owner(h) == node : graph.node(graph.writer(h, v)) == node;
   if (own && v > 0) {
     const TaskId writer = graph.writer(h, v);

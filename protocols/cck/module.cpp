@@ -14,9 +14,9 @@ namespace {
 
 void check(const config::Config& config, config::JsonReader& block) { cck::read_cck_options(config, block); }
 
-core::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
+node::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
   auto options = std::make_shared<const cck::CckOptions>(config, graph);
-  return [options](core::NodeId node, bool coordinator) {
+  return [options](node::NodeId node, bool coordinator) {
     return std::make_unique<cck::CckProtocol>(options, node, coordinator);
   };
 }
@@ -46,27 +46,27 @@ CampaignDraw campaign(std::mt19937_64& random, double makespan) {
 // as planned (C_total). (A node that failed also redoes its own lost work, which the world counts.)
 // A named metric's index in the run's metrics (their order there is the node counters' order,
 // which a results.json read back sorts by name).
-std::size_t metric_index(const core::RunMetrics& metrics, cck::Metric metric) {
+std::size_t metric_index(const node::RunMetrics& metrics, cck::Metric metric) {
   for (std::size_t i = 0; i < metrics.protocol_metrics.size(); ++i) {
     if (metrics.protocol_metrics[i].name == cck::kMetrics[metric].name) return i;
   }
-  return core::kMaxProtocolMetrics;
+  return node::kMaxProtocolMetrics;
 }
 
-std::vector<std::string> invariants(const core::RunMetrics& metrics) {
+std::vector<std::string> invariants(const node::RunMetrics& metrics) {
   std::vector<std::string> broken;
   const std::size_t survivor = metric_index(metrics, cck::kSurvivorReexecutions);
   const std::size_t planned_index = metric_index(metrics, cck::kPlannedReexecutions);
   const std::size_t resends_index = metric_index(metrics, cck::kResends);
-  if (std::max({survivor, planned_index, resends_index}) >= core::kMaxProtocolMetrics) {
+  if (std::max({survivor, planned_index, resends_index}) >= node::kMaxProtocolMetrics) {
     return {"the run's metrics lack cck's named metrics"};
   }
-  std::set<core::NodeId> failed;
-  for (const core::FailureRecord& f : metrics.failures) failed.insert(f.node);
+  std::set<node::NodeId> failed;
+  for (const node::FailureRecord& f : metrics.failures) failed.insert(f.node);
   std::uint64_t recovery_messages = 0, completed = 0, planned = 0;
-  for (core::NodeId n = 0; n < metrics.nodes.size(); ++n) {
-    const core::NodeMetrics& node = metrics.nodes[n];
-    recovery_messages += node.messages_sent[static_cast<std::size_t>(core::Traffic::recovery)];
+  for (node::NodeId n = 0; n < metrics.nodes.size(); ++n) {
+    const node::NodeMetrics& node = metrics.nodes[n];
+    recovery_messages += node.messages_sent[static_cast<std::size_t>(node::Traffic::recovery)];
     const std::uint64_t done = node.counters.named[survivor];
     completed += done;
     planned += node.counters.named[planned_index];

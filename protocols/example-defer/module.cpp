@@ -13,7 +13,7 @@
 
 namespace ftsim::protocols {
 namespace {
-using namespace core;
+using namespace node;
 
 class DeferProtocol final : public Protocol {
 public:

@@ -9,7 +9,7 @@
 
 namespace ftsim::protocols {
 namespace {
-using namespace core;
+using namespace node;
 
 class HoldFlushProtocol final : public NoneProtocol {
 public:

@@ -12,7 +12,7 @@
 
 namespace ftsim::protocols {
 namespace {
-using namespace core;
+using namespace node;
 
 class StorageCheckpointProtocol final : public Protocol {
 public:

@@ -81,7 +81,7 @@ void GlobalCheckpointer::on_start(ProtocolContext& ctx) {
 
 void GlobalCheckpointer::try_ready(ProtocolContext& ctx) {
   if (state_ != SessionState::armed) return;
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   // Nothing running and every message sent released: its outgoing channels hold all it sent.
   if (!runtime.quiescent()) return;
   if (options_.at_cuts && !runtime.done_before(runtime.task_limit())) return;

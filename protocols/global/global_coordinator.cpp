@@ -62,7 +62,7 @@ void GlobalCoordinator::start_checkpoint(ProtocolContext& ctx) {
   enter(CoordinatorState::gathering_ready);
   answers_ = 0;
   std::fill(expected_.begin(), expected_.end(), 0);
-  record_ = core::CheckpointRecord{};
+  record_ = node::CheckpointRecord{};
   record_.id = next_checkpoint_;
   record_.started = ctx.now();
   ctx.record_checkpoint(record_);
@@ -124,7 +124,7 @@ void GlobalCoordinator::maybe_resume(ProtocolContext& ctx) {
   if (state_ != CoordinatorState::recovering || restored_count_ != ctx.node_count()) return;
   // Every node is back at the restart point: resume.
   for (const FailureNotice& notice : unrecovered_) {
-    core::FailureEffect effect;
+    node::FailureEffect effect;
     effect.restart_point = committed_ > 0 ? "checkpoint " + std::to_string(committed_) : "from scratch";
     ctx.record_failure_effect(notice, effect);
     ctx.record_recovered(notice);
@@ -141,7 +141,7 @@ void GlobalCoordinator::maybe_resume(ProtocolContext& ctx) {
 }
 
 void GlobalCoordinator::on_message(ProtocolContext& ctx, const Message& m) {
-  const Control c = core::decode<Control>(m);
+  const Control c = node::decode<Control>(m);
   switch (m.control_type) {
     case kReady: on_ready(ctx, c); break;
     case kSaved: on_saved(ctx, c); break;
@@ -155,7 +155,7 @@ void GlobalCoordinator::on_ready(ProtocolContext& ctx, const Control& c) {
   if (c.epoch != ctx.epoch() || c.checkpoint != next_checkpoint_ || state_ != CoordinatorState::gathering_ready) return;
   if (answers_ == 0 && options_.at_cuts) {
     // At cuts the first node to reach the cut starts the checkpoint.
-    record_ = core::CheckpointRecord{};
+    record_ = node::CheckpointRecord{};
     record_.id = c.checkpoint;
     record_.started = ctx.now();
     ctx.record_checkpoint(record_);

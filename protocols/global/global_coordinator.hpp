@@ -60,7 +60,7 @@ private:
   std::uint32_t next_checkpoint_ = 1;
   std::uint32_t answers_ = 0;    // READY or SAVED answers to next_checkpoint_
   std::vector<std::uint64_t> expected_;  // per node: data messages sent to it (the READY counts added up)
-  core::CheckpointRecord record_;
+  node::CheckpointRecord record_;
   std::uint32_t recovery_epoch_ = 0;
   std::vector<std::uint32_t> restored_epoch_;  // per node: the latest epoch it restored for
   std::vector<std::uint32_t> restored_checkpoint_;  // per node: and the checkpoint it restored then

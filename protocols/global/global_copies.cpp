@@ -35,7 +35,7 @@ void GlobalCopies::step(CopyState to) {
   }
 }
 
-void GlobalCopies::save(ProtocolContext& ctx, std::uint32_t checkpoint, core::NodeSnapshot snapshot) {
+void GlobalCopies::save(ProtocolContext& ctx, std::uint32_t checkpoint, node::NodeSnapshot snapshot) {
   std::uint64_t bytes = snapshot.bytes;
   Bytes content;
   double charge = 0;
@@ -46,7 +46,7 @@ void GlobalCopies::save(ProtocolContext& ctx, std::uint32_t checkpoint, core::No
     charge = image.charge_seconds;
     content = std::move(image.content);
   } else {
-    core::WireWriter out(content);
+    node::WireWriter out(content);
     snapshot.encode(out);
   }
   local_[checkpoint] = std::move(snapshot);
@@ -100,7 +100,7 @@ void GlobalCopies::send(ProtocolContext& ctx) {
   Control data = with(checkpoint_, ctx.epoch());
   data.count = save.bytes;
   data.snapshot = std::move(save.content);
-  for (NodeId buddy : buddies) global_messages::send(ctx, buddy, kCheckpointData, data, core::Traffic::checkpoint, save.bytes);
+  for (NodeId buddy : buddies) global_messages::send(ctx, buddy, kCheckpointData, data, node::Traffic::checkpoint, save.bytes);
 }
 
 bool GlobalCopies::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch) {
@@ -139,7 +139,7 @@ void GlobalCopies::collect(ProtocolContext& ctx, std::uint32_t committed) {
   }
 }
 
-const core::NodeSnapshot* GlobalCopies::local_copy(std::uint32_t checkpoint) const {
+const node::NodeSnapshot* GlobalCopies::local_copy(std::uint32_t checkpoint) const {
   const auto it = local_.find(checkpoint);
   return it == local_.end() ? nullptr : &it->second;
 }

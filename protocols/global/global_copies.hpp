@@ -26,7 +26,7 @@ public:
   explicit GlobalCopies(const GlobalOptions& options);
 
   // This node's state as checkpoint `checkpoint`: kept here, and sent to storage or buddies.
-  void save(ProtocolContext& ctx, std::uint32_t checkpoint, core::NodeSnapshot snapshot);
+  void save(ProtocolContext& ctx, std::uint32_t checkpoint, node::NodeSnapshot snapshot);
   // /checkpoint_data: the CPU time of encoding the image is over (its token).
   void on_encoded(ProtocolContext& ctx, std::uint64_t token);
   // True when it completes the save in flight (a buddy's acknowledgement, the last one; a write).
@@ -38,9 +38,9 @@ public:
   void collect(ProtocolContext& ctx, std::uint32_t committed);
 
   // For the recovery.
-  const core::NodeSnapshot* local_copy(std::uint32_t checkpoint) const;
-  void keep_copy(std::uint32_t checkpoint, const core::NodeSnapshot& snapshot) { local_[checkpoint] = snapshot; }
-  void adopt_chain(std::span<const core::Bytes* const> chain);  // read back: its images on storage now
+  const node::NodeSnapshot* local_copy(std::uint32_t checkpoint) const;
+  void keep_copy(std::uint32_t checkpoint, const node::NodeSnapshot& snapshot) { local_[checkpoint] = snapshot; }
+  void adopt_chain(std::span<const node::Bytes* const> chain);  // read back: its images on storage now
   // Restored `checkpoint`: older local copies are of no use, and the next image is a full one.
   void restored(std::uint32_t checkpoint);
 
@@ -52,7 +52,7 @@ private:
   void drop_local_before(std::uint32_t checkpoint);
 
   const GlobalOptions& options_;
-  std::map<std::uint32_t, core::NodeSnapshot> local_;  // pending and committed
+  std::map<std::uint32_t, node::NodeSnapshot> local_;  // pending and committed
   CopyState state_ = CopyState::idle;
   std::uint32_t checkpoint_ = 0;  // in flight (0 when idle)
   std::uint64_t saved_bytes_ = 0;
@@ -61,7 +61,7 @@ private:
   // carry a sequence number: a stale one is ignored).
   std::optional<content::ImageWriter> writer_;
   struct Pending {
-    core::Bytes content;
+    node::Bytes content;
     std::uint64_t bytes = 0;
   };
   std::optional<Pending> pending_;

@@ -16,7 +16,7 @@ void GlobalKeeper::on_restore_request(ProtocolContext& ctx, NodeId from, const C
     // /checkpoint_data: the chain of that checkpoint (its full image and the incrementals after it).
     std::uint64_t bytes = 0;
     const auto find = [&](std::uint32_t id) -> const Bytes* {
-      const core::ProtocolStore::Entry* e = ctx.checkpoint_store().find(checkpoint_key(from, id));
+      const node::ProtocolStore::Entry* e = ctx.checkpoint_store().find(checkpoint_key(from, id));
       if (e) bytes += e->bytes;
       return e ? &e->content : nullptr;
     };
@@ -27,17 +27,17 @@ void GlobalKeeper::on_restore_request(ProtocolContext& ctx, NodeId from, const C
     }
     Control data = with(c.checkpoint, c.epoch);
     data.snapshot = content::pack(chain);
-    send(ctx, from, kRestoreData, data, core::Traffic::restore, bytes);
+    send(ctx, from, kRestoreData, data, node::Traffic::restore, bytes);
     return;
   }
-  const core::ProtocolStore::Entry* copy = ctx.checkpoint_store().find(checkpoint_key(from, c.checkpoint));
+  const node::ProtocolStore::Entry* copy = ctx.checkpoint_store().find(checkpoint_key(from, c.checkpoint));
   if (!copy) {
     send(ctx, from, kNotHeld, with(c.checkpoint, c.epoch));
     return;
   }
   Control data = with(c.checkpoint, c.epoch);
   data.snapshot = copy->content;
-  send(ctx, from, kRestoreData, data, core::Traffic::restore, copy->bytes);
+  send(ctx, from, kRestoreData, data, node::Traffic::restore, copy->bytes);
 }
 
 void GlobalKeeper::collect(ProtocolContext& ctx, std::uint32_t committed) {
@@ -51,7 +51,7 @@ void GlobalKeeper::collect(ProtocolContext& ctx, std::uint32_t committed) {
   ctx.checkpoint_store().for_each_key([&](std::uint64_t key) { first.emplace(origin_of(key), 0); });
   for (auto& [origin, keep] : first) {
     const auto find = [&](std::uint32_t id) -> const Bytes* {
-      const core::ProtocolStore::Entry* e = ctx.checkpoint_store().find(checkpoint_key(origin, id));
+      const node::ProtocolStore::Entry* e = ctx.checkpoint_store().find(checkpoint_key(origin, id));
       return e ? &e->content : nullptr;
     };
     const auto chain = content::collect_chain(find, committed);

@@ -14,10 +14,10 @@
 
 namespace ftsim::protocols::global_messages {
 
-using core::Bytes;
-using core::FailureNotice;
-using core::Message;
-using core::NodeId;
+using node::Bytes;
+using node::FailureNotice;
+using node::Message;
+using node::NodeId;
 
 enum MessageType : std::uint32_t {
   kRequest = 1,     // coordinator -> nodes: stop for checkpoint k
@@ -61,9 +61,9 @@ inline Control with(std::uint32_t checkpoint, std::uint32_t epoch) {
   return c;
 }
 
-inline void send(core::ProtocolContext& ctx, NodeId to, std::uint32_t type, const Control& c,
-                 core::Traffic traffic = core::Traffic::control, std::uint64_t payload_bytes = 0) {
-  ctx.send_control(to, type, core::encode(c, type), traffic, payload_bytes);
+inline void send(node::ProtocolContext& ctx, NodeId to, std::uint32_t type, const Control& c,
+                 node::Traffic traffic = node::Traffic::control, std::uint64_t payload_bytes = 0) {
+  ctx.send_control(to, type, node::encode(c, type), traffic, payload_bytes);
 }
 
 // Where a checkpoint lives: in a buddy's store or on stable storage, by origin and id.
@@ -73,7 +73,7 @@ inline std::uint64_t checkpoint_key(NodeId origin, std::uint32_t checkpoint) {
 inline NodeId origin_of(std::uint64_t key) { return static_cast<NodeId>(key >> 32); }
 inline std::uint32_t checkpoint_of(std::uint64_t key) { return static_cast<std::uint32_t>(key & 0xffffffffu); }
 // The stable-storage server of this node's checkpoints.
-inline std::uint32_t storage_server(core::ProtocolContext& ctx) {
+inline std::uint32_t storage_server(node::ProtocolContext& ctx) {
   return ctx.node() % std::max(1u, ctx.storage_servers());
 }
 

@@ -19,11 +19,11 @@
 
 namespace ftsim::protocols {
 
-using core::FailureNotice;
-using core::Message;
-using core::NodeId;
-using core::ProtocolContext;
-using core::TaskId;
+using node::FailureNotice;
+using node::Message;
+using node::NodeId;
+using node::ProtocolContext;
+using node::TaskId;
 
 struct GlobalConfig {
   bool at_cuts = false;

@@ -25,16 +25,16 @@ void GlobalProtocol::on_task_completed(ProtocolContext& ctx, TaskId, bool) {
   if (!coordinator_) checkpointer_.on_task_completed(ctx);
 }
 
-core::SendVerdict GlobalProtocol::on_send(ProtocolContext&, Message& m) {
+node::SendVerdict GlobalProtocol::on_send(ProtocolContext&, Message& m) {
   checkpointer_.count_sent(m.destination);
-  return core::SendVerdict::send;
+  return node::SendVerdict::send;
 }
 
-core::ReceiveVerdict GlobalProtocol::on_receive(ProtocolContext& ctx, const Message& m) {
+node::ReceiveVerdict GlobalProtocol::on_receive(ProtocolContext& ctx, const Message& m) {
   // Sent before a rollback that the receiver has already made: its sender's state is gone.
-  if (m.epoch < ctx.epoch()) return core::ReceiveVerdict::drop_orphan;
+  if (m.epoch < ctx.epoch()) return node::ReceiveVerdict::drop_orphan;
   if (m.epoch == ctx.epoch()) checkpointer_.count_received();
-  return core::ReceiveVerdict::accept;
+  return node::ReceiveVerdict::accept;
 }
 
 void GlobalProtocol::on_stored(ProtocolContext& ctx, const Message&) { checkpointer_.on_stored(ctx); }
@@ -46,7 +46,7 @@ void GlobalProtocol::on_control(ProtocolContext& ctx, const Message& m) {
     coordinator_->on_message(ctx, m);
     return;
   }
-  const Control c = core::decode<Control>(m);
+  const Control c = node::decode<Control>(m);
   switch (m.control_type) {
     case kRequest:
       if (c.epoch == ctx.epoch() && recovery_.holds_state()) checkpointer_.on_request(ctx, c.checkpoint);
@@ -92,7 +92,7 @@ void GlobalProtocol::charged(ProtocolContext& ctx, std::uint64_t token) {
   }
 }
 
-void GlobalProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+void GlobalProtocol::on_storage_done(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   if (token & kReadTokenBit) {
     recovery_.on_storage_read(ctx, token, content);  // a checkpoint read back
   } else {
@@ -108,7 +108,7 @@ void GlobalProtocol::on_failure_notice(ProtocolContext& ctx, const FailureNotice
   recovery_.on_failure_notice(ctx, notice);
 }
 
-void GlobalProtocol::on_restart(ProtocolContext& ctx, const core::RestartInfo& info) { recovery_.on_restart(ctx, info); }
+void GlobalProtocol::on_restart(ProtocolContext& ctx, const node::RestartInfo& info) { recovery_.on_restart(ctx, info); }
 
 std::string GlobalProtocol::phase(ProtocolContext& ctx) {
   if (coordinator_) return coordinator_->phase(ctx);

@@ -50,7 +50,7 @@
 
 namespace ftsim::protocols {
 
-class GlobalProtocol final : public core::Protocol {
+class GlobalProtocol final : public node::Protocol {
 public:
   GlobalProtocol(std::shared_ptr<const GlobalOptions> options, bool coordinator);
   // The parts refer to each other and to the options: the object stays where it was made.
@@ -59,16 +59,16 @@ public:
 
   void on_start(ProtocolContext& ctx) override;
   void on_task_completed(ProtocolContext& ctx, TaskId task, bool first_execution) override;
-  core::SendVerdict on_send(ProtocolContext& ctx, Message& message) override;
-  core::ReceiveVerdict on_receive(ProtocolContext& ctx, const Message& message) override;
+  node::SendVerdict on_send(ProtocolContext& ctx, Message& message) override;
+  node::ReceiveVerdict on_receive(ProtocolContext& ctx, const Message& message) override;
   void on_stored(ProtocolContext& ctx, const Message& message) override;
   void on_data_released(ProtocolContext& ctx, const Message& message) override;
   void on_control(ProtocolContext& ctx, const Message& message) override;
   void on_timer(ProtocolContext& ctx, std::uint64_t token) override;
-  void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
+  void on_storage_done(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) override;
   void on_activity_done(ProtocolContext& ctx, std::uint64_t token) override;
   void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice) override;
-  void on_restart(ProtocolContext& ctx, const core::RestartInfo& info) override;
+  void on_restart(ProtocolContext& ctx, const node::RestartInfo& info) override;
   std::string phase(ProtocolContext& ctx) override;
 
 private:

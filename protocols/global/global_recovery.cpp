@@ -67,7 +67,7 @@ void GlobalRecovery::on_failure_notice(ProtocolContext& ctx, const FailureNotice
   step(RecoveryEvent::notice);
 }
 
-void GlobalRecovery::on_restart(ProtocolContext& ctx, const core::RestartInfo& info) {
+void GlobalRecovery::on_restart(ProtocolContext& ctx, const node::RestartInfo& info) {
   // A replacement holds nothing: it waits for RECOVER, after restart_cost (spawn, reconnection).
   ctx.set_epoch(info.last_sequence);
   ctx.runtime().pause();
@@ -104,7 +104,7 @@ void GlobalRecovery::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
   ctx.set_epoch(epoch);
   if (began_ < 0) began_ = ctx.now();
   cause_ = cause;
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   runtime.abort();
   runtime.pause();
   checkpointer_.abort();
@@ -115,7 +115,7 @@ void GlobalRecovery::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
     restore(ctx, runtime.initial_snapshot());
     return;
   }
-  if (const core::NodeSnapshot* copy = copies_.local_copy(checkpoint)) {
+  if (const node::NodeSnapshot* copy = copies_.local_copy(checkpoint)) {
     if (ctx.recording()) ctx.note("epoch " + std::to_string(epoch) + ": restore checkpoint " + std::to_string(checkpoint) + " from the local copy");
     restore(ctx, *copy);
     return;
@@ -135,7 +135,7 @@ void GlobalRecovery::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
   }
 }
 
-void GlobalRecovery::on_storage_read(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+void GlobalRecovery::on_storage_read(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   const auto epoch = static_cast<std::uint32_t>(token & ~kReadTokenBit);
   if (epoch != ctx.epoch() || restoring() == 0) return;  // an older recovery's
   if (!content) {
@@ -154,8 +154,8 @@ void GlobalRecovery::on_storage_read(ProtocolContext& ctx, std::uint64_t token, 
     restore_chain(ctx, chain);
     return;
   }
-  core::WireReader in(*content);
-  core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
+  node::WireReader in(*content);
+  node::NodeSnapshot snapshot = node::NodeSnapshot::decode(in);
   copies_.keep_copy(restoring(), snapshot);
   restore(ctx, snapshot);
 }
@@ -169,8 +169,8 @@ void GlobalRecovery::on_restore_data(ProtocolContext& ctx, const Control& c) {
     restore_chain(ctx, chain);
     return;
   }
-  core::WireReader in(c.snapshot);
-  core::NodeSnapshot snapshot = core::NodeSnapshot::decode(in);
+  node::WireReader in(c.snapshot);
+  node::NodeSnapshot snapshot = node::NodeSnapshot::decode(in);
   copies_.keep_copy(restoring(), snapshot);
   restore(ctx, snapshot);
 }
@@ -218,21 +218,21 @@ void GlobalRecovery::restore_chain(ProtocolContext& ctx, std::span<const Bytes* 
 void GlobalRecovery::on_decoded(ProtocolContext& ctx, std::uint64_t token) {
   if ((token & kSequenceMask) != decode_sequence_) return;  // a stale one (a failure came in between)
   if (pending_restore_ && restoring() != 0) {
-    const core::NodeSnapshot snapshot = std::move(*pending_restore_);
+    const node::NodeSnapshot snapshot = std::move(*pending_restore_);
     pending_restore_.reset();
     restore(ctx, snapshot);
   }
 }
 
-void GlobalRecovery::restore(ProtocolContext& ctx, const core::NodeSnapshot& snapshot) {
-  core::ProtocolRuntime runtime = ctx.runtime();
+void GlobalRecovery::restore(ProtocolContext& ctx, const node::NodeSnapshot& snapshot) {
+  node::ProtocolRuntime runtime = ctx.runtime();
   // Work this rollback throws away: tasks done now that the restored state has not done.
-  core::FailureEffect effect;
+  node::FailureEffect effect;
   effect.processes_rolled_back = 1;
   effect.restart_point = restored_from_ > 0 ? "checkpoint " + std::to_string(restored_from_) : "from scratch";
   const auto local = ctx.index().tasks_of(ctx.node());
   for (std::size_t i = 0; i < local.size(); ++i) {
-    if (runtime.status(local[i]) == core::TaskStatus::done && !snapshot.done[i]) {
+    if (runtime.status(local[i]) == node::TaskStatus::done && !snapshot.done[i]) {
       ++effect.tasks_reexecuted;
       effect.work_lost_seconds += ctx.task_seconds(local[i]);
     }

@@ -57,13 +57,13 @@ public:
   bool holds_state() const { return replacement_ == Replacement::none; }
 
   void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice);
-  void on_restart(ProtocolContext& ctx, const core::RestartInfo& info);
+  void on_restart(ProtocolContext& ctx, const node::RestartInfo& info);
   void on_restart_cost_paid(ProtocolContext& ctx);  // kRestartDelayToken
   void on_recover(ProtocolContext& ctx, const global_messages::Control& recover);
   void on_resume(ProtocolContext& ctx, const global_messages::Control& resume);
   void on_restore_data(ProtocolContext& ctx, const global_messages::Control& data);  // from a buddy
   void on_not_held(ProtocolContext& ctx, const global_messages::Control& answer);    // from a buddy
-  void on_storage_read(ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content);
+  void on_storage_read(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);
   // /checkpoint_data: the CPU time of decoding the chain is over (its token).
   void on_decoded(ProtocolContext& ctx, std::uint64_t token);
   // What it waits for, for the stall reports (empty if nothing of the rollback).
@@ -78,8 +78,8 @@ private:
     return state_ == RecoveryState::fetching || state_ == RecoveryState::decoding ? restored_from_ : 0;
   }
   void recover(ProtocolContext& ctx, std::uint32_t epoch, std::uint32_t checkpoint, const FailureNotice& cause);
-  void restore_chain(ProtocolContext& ctx, std::span<const core::Bytes* const> chain);
-  void restore(ProtocolContext& ctx, const core::NodeSnapshot& snapshot);
+  void restore_chain(ProtocolContext& ctx, std::span<const node::Bytes* const> chain);
+  void restore(ProtocolContext& ctx, const node::NodeSnapshot& snapshot);
 
   const GlobalOptions& options_;
   GlobalCheckpointer& checkpointer_;  // aborted on a failure, given the restored state
@@ -93,7 +93,7 @@ private:
   std::optional<global_messages::Control> deferred_recover_;  // RECOVER received while paying the cost
   // /checkpoint_data: a chain being read back, a restore waiting for the CPU time of its decoding.
   content::ChainFetch fetch_;
-  std::optional<core::NodeSnapshot> pending_restore_;
+  std::optional<node::NodeSnapshot> pending_restore_;
   std::uint32_t decode_sequence_ = 0;
 };
 

@@ -8,9 +8,9 @@ namespace {
 
 void check(const config::Config& config, config::JsonReader& block) { read_global_options(config, block); }
 
-core::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
+node::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
   auto options = make_global_options(config, config::JsonReader(config.protocol.block, config.file, "/protocol"), graph);
-  return [options](core::NodeId, bool coordinator) { return std::make_unique<GlobalProtocol>(options, coordinator); };
+  return [options](node::NodeId, bool coordinator) { return std::make_unique<GlobalProtocol>(options, coordinator); };
 }
 
 // A random period or the graph cuts, on stable storage or in the buddies' memory (where a node

@@ -1,6 +1,6 @@
 #pragma once
 // The lineage protocol's control messages, one struct each whose fields() lists its fields once
-// (sim/node/codec.hpp: core::encode, core::decode<T>). The encoded bytes count in a message's
+// (sim/node/codec.hpp: node::encode, node::decode<T>). The encoded bytes count in a message's
 // simulated size: change the order or width of the fields only on purpose. Who sends what, and
 // why, is in lineage_protocol.hpp.
 #include <cstdint>

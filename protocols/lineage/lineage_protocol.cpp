@@ -9,10 +9,10 @@
 
 namespace ftsim::protocols {
 
-using core::Message;
-using core::NodeId;
-using core::TaskId;
-using core::TaskStatus;
+using node::Message;
+using node::NodeId;
+using node::TaskId;
+using node::TaskStatus;
 using graphs::Access;
 using graphs::HandleId;
 using graphs::Version;
@@ -32,20 +32,20 @@ using messages::Send;
 
 namespace {
 
-core::Bytes round_message(std::uint32_t round) { return core::encode(messages::Round{round}); }
-std::uint32_t round_of(const Message& m) { return core::decode<messages::Round>(m).round; }
+node::Bytes round_message(std::uint32_t round) { return node::encode(messages::Round{round}); }
+std::uint32_t round_of(const Message& m) { return node::decode<messages::Round>(m).round; }
 
 }  // namespace
 
 // ============================================================================ node side
 
-void LineageProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo&) {
+void LineageProtocol::on_restart(node::ProtocolContext& ctx, const node::RestartInfo&) {
   // A replacement holds nothing and knows nothing: it waits for its plan.
   fresh_ = true;
   ctx.runtime().pause();
 }
 
-void LineageProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+void LineageProtocol::on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) {
   if (!coordinator_) {
     // Survivors keep computing; the planner tells them what to do. What they send the failed node
     // from now on is for its replacement (on_send).
@@ -60,10 +60,10 @@ void LineageProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::
   gather(ctx);
 }
 
-void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t round) {
+void LineageProtocol::report_inventory(node::ProtocolContext& ctx, std::uint32_t round) {
   release_inventory_pins(ctx);
   inventory_round_ = std::max(inventory_round_, round);
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   messages::Inventory report;
   report.round = round;
   report.fresh = fresh_;
@@ -78,29 +78,29 @@ void LineageProtocol::report_inventory(core::ProtocolContext& ctx, std::uint32_t
     for (TaskId t : local) {
       if (runtime.status(t) == TaskStatus::done || !runtime.executed_once(t)) continue;
       for (const Access& a : ctx.graph().accesses(t)) {
-        if (graphs::writes(a.mode)) keep_outputs_.insert(core::VersionStore::key(a.handle, a.version));
+        if (graphs::writes(a.mode)) keep_outputs_.insert(node::VersionStore::key(a.handle, a.version));
       }
     }
     report.held = runtime.inventory().held;
     for (std::uint64_t key : report.held) {
       // Kept until the plan arrives: the planner counts on it.
-      runtime.pin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+      runtime.pin(node::VersionStore::handle_of(key), node::VersionStore::version_of(key));
       inventory_pins_.push_back(key);
     }
   }
-  ctx.send_control(ctx.coordinator(), kInventory, core::encode(report));
+  ctx.send_control(ctx.coordinator(), kInventory, node::encode(report));
 }
 
-void LineageProtocol::release_inventory_pins(core::ProtocolContext& ctx) {
+void LineageProtocol::release_inventory_pins(node::ProtocolContext& ctx) {
   for (std::uint64_t key : inventory_pins_) {
-    ctx.runtime().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+    ctx.runtime().unpin(node::VersionStore::handle_of(key), node::VersionStore::version_of(key));
   }
   inventory_pins_.clear();
   keep_outputs_.clear();
 }
 
-void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
-  const Plan plan = core::decode<Plan>(m);
+void LineageProtocol::apply_plan(node::ProtocolContext& ctx, const Message& m) {
+  const Plan plan = node::decode<Plan>(m);
   if (plan.round < plan_round_) return;  // superseded
   if (fresh_ && !plan.replacement) return;  // a plan made before the planner knew this node failed
   plan_round_ = plan.round;
@@ -109,18 +109,18 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
             std::to_string(plan.run.size()) + ", send " + std::to_string(plan.sends.size()) + ", reload " +
             std::to_string(plan.reloads.size()));
   }
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   const graphs::TaskGraph& graph = ctx.graph();
   if (plan.replacement) {
     // The planner counts this node as holding nothing (it failed, or reported itself fresh):
     // what an earlier plan gave it is superseded; only what this plan lists must run.
     for (auto& [task, pins] : reexecuting_) {
-      for (std::uint64_t key : pins) runtime.unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+      for (std::uint64_t key : pins) runtime.unpin(node::VersionStore::handle_of(key), node::VersionStore::version_of(key));
     }
     reexecuting_.clear();
     // A fresh replacement (paused, nothing run) takes the state "every task done, holding what it
     // holds": the plan lists what must run again; the rest ran in its predecessor and is not needed.
-    core::NodeSnapshot state = runtime.snapshot();
+    node::NodeSnapshot state = runtime.snapshot();
     std::fill(state.done.begin(), state.done.end(), std::uint8_t{1});
     runtime.restore(state);
     fresh_ = false;
@@ -136,7 +136,7 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
       const Version v = version_read(a);
       if (!runtime.holds(a.handle, v)) continue;
       runtime.pin(a.handle, v);
-      pins.push_back(core::VersionStore::key(a.handle, v));
+      pins.push_back(node::VersionStore::key(a.handle, v));
     }
   }
   // The re-sends leave once every node has applied its plan (GO): a version that arrived before
@@ -144,7 +144,7 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
   // are taken now (or when produced) and held (on_send), so that a later writer cannot take away
   // a version the plan counted on.
   holding_recovery_sends_ = true;
-  for (const Send& s : plan.sends) runtime.subscribe(s.handle, s.version, s.to, core::Traffic::recovery);
+  for (const Send& s : plan.sends) runtime.subscribe(s.handle, s.version, s.to, node::Traffic::recovery);
   release_inventory_pins(ctx);
   runtime.resume();
   runtime.rebuild();
@@ -153,54 +153,54 @@ void LineageProtocol::apply_plan(core::ProtocolContext& ctx, const Message& m) {
 
 std::uint32_t LineageProtocol::address(NodeId node) const {
   const std::uint32_t known = incarnation_.get(node);
-  return known > 0 ? known : core::kAnyIncarnation;
+  return known > 0 ? known : node::kAnyIncarnation;
 }
 
-core::SendVerdict LineageProtocol::on_send(core::ProtocolContext&, core::Message& m) {
+node::SendVerdict LineageProtocol::on_send(node::ProtocolContext&, node::Message& m) {
   // Data for a node heard failed is its replacement's. On MPI the victim runs on until its fail
   // order arrives (docs/mpi.md), and would take with it, e.g., the transfer of a writer that had
   // not run at the inventory, which the plan counts on to reach the replacement (plan(), step 3).
   m.destination_incarnation = address(m.destination);
-  return holding_recovery_sends_ && m.traffic == core::Traffic::recovery ? core::SendVerdict::hold : core::SendVerdict::send;
+  return holding_recovery_sends_ && m.traffic == node::Traffic::recovery ? node::SendVerdict::hold : node::SendVerdict::send;
 }
 
-void LineageProtocol::start_sends(core::ProtocolContext& ctx) {
+void LineageProtocol::start_sends(node::ProtocolContext& ctx) {
   holding_recovery_sends_ = false;
   ctx.release_held_sends();
   done_sent_ = false;
   maybe_done(ctx);
 }
 
-void LineageProtocol::maybe_done(core::ProtocolContext& ctx) {
+void LineageProtocol::maybe_done(node::ProtocolContext& ctx) {
   if (done_sent_ || !reexecuting_.empty()) return;
   done_sent_ = true;
   ctx.send_control(ctx.coordinator(), kRecomputed, round_message(plan_round_));
 }
 
-void LineageProtocol::on_task_completed(core::ProtocolContext& ctx, TaskId task, bool) {
+void LineageProtocol::on_task_completed(node::ProtocolContext& ctx, TaskId task, bool) {
   if (!keep_outputs_.empty()) {
     for (const Access& a : ctx.graph().accesses(task)) {
-      if (!graphs::writes(a.mode) || keep_outputs_.erase(core::VersionStore::key(a.handle, a.version)) == 0) continue;
+      if (!graphs::writes(a.mode) || keep_outputs_.erase(node::VersionStore::key(a.handle, a.version)) == 0) continue;
       ctx.runtime().pin(a.handle, a.version);
-      inventory_pins_.push_back(core::VersionStore::key(a.handle, a.version));
+      inventory_pins_.push_back(node::VersionStore::key(a.handle, a.version));
     }
   }
   if (reexecuting_.empty()) return;
   auto it = reexecuting_.find(task);
   if (it == reexecuting_.end()) return;
   for (std::uint64_t key : it->second) {
-    ctx.runtime().unpin(core::VersionStore::handle_of(key), core::VersionStore::version_of(key));
+    ctx.runtime().unpin(node::VersionStore::handle_of(key), node::VersionStore::version_of(key));
   }
   reexecuting_.erase(it);
   maybe_done(ctx);
 }
 
-bool LineageProtocol::finished(core::ProtocolContext&) {
+bool LineageProtocol::finished(node::ProtocolContext&) {
   if (coordinator_) return !gathering_ && done_waiting_ == 0;
   return reexecuting_.empty();
 }
 
-void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
+void LineageProtocol::on_control(node::ProtocolContext& ctx, const Message& m) {
   if (!coordinator_) {
     switch (m.control_type) {
       case kInventoryRequest: report_inventory(ctx, round_of(m)); break;
@@ -216,7 +216,7 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
   }
   switch (m.control_type) {
     case kInventory: {
-      auto report = core::decode<messages::Inventory>(m);
+      auto report = node::decode<messages::Inventory>(m);
       if (!gathering_ || report.round != round_ || inventories_[m.source].received) return;
       Inventory& inventory = inventories_[m.source];
       inventory.received = true;
@@ -239,8 +239,8 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
       if (round_of(m) == planned_round_ && done_waiting_ > 0 && --done_waiting_ == 0) {
         // Only the failures this plan covered: a notice heard since (a newer round now gathering)
         // is recovered when its own plan is done, not before its node is even replaced.
-        const auto covered = [&](const core::FailureNotice& n) { return n.sequence <= planned_round_; };
-        for (const core::FailureNotice& notice : unrecovered_) {
+        const auto covered = [&](const node::FailureNotice& n) { return n.sequence <= planned_round_; };
+        for (const node::FailureNotice& notice : unrecovered_) {
           if (covered(notice)) ctx.record_recovered(notice);
         }
         std::erase_if(unrecovered_, covered);
@@ -254,7 +254,7 @@ void LineageProtocol::on_control(core::ProtocolContext& ctx, const Message& m) {
 
 // ============================================================================ coordinator side
 
-void LineageProtocol::gather(core::ProtocolContext& ctx) {
+void LineageProtocol::gather(node::ProtocolContext& ctx) {
   const NodeId nodes = ctx.node_count();
   inventories_.assign(nodes, Inventory{});
   waiting_ = 0;
@@ -268,10 +268,10 @@ void LineageProtocol::gather(core::ProtocolContext& ctx) {
   if (waiting_ == 0) plan(ctx);
 }
 
-void LineageProtocol::plan(core::ProtocolContext& ctx) {
+void LineageProtocol::plan(node::ProtocolContext& ctx) {
   gathering_ = false;
   const graphs::TaskGraph& graph = ctx.graph();
-  const core::RuntimeIndex& index = ctx.index();
+  const node::RuntimeIndex& index = ctx.index();
   const NodeId nodes = ctx.node_count();
 
   // What the planner knows, from the inventories only.
@@ -283,7 +283,7 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     held[d].insert(inventories_[d].held.begin(), inventories_[d].held.end());
     for (std::uint64_t key : inventories_[d].held) first_holder.try_emplace(key, d);
   }
-  auto holds = [&](NodeId d, HandleId h, Version v) { return held[d].count(core::VersionStore::key(h, v)) != 0; };
+  auto holds = [&](NodeId d, HandleId h, Version v) { return held[d].count(node::VersionStore::key(h, v)) != 0; };
   auto state = [&](TaskId t) -> std::uint8_t {
     const NodeId d = graph.node(t);
     return failed_[d] ? std::uint8_t{kTaskDone} : inventories_[d].state[index.local_slot(t)];
@@ -306,7 +306,7 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
   std::deque<Need> queue;
   std::unordered_set<std::uint64_t> seen;
   auto need = [&](HandleId h, Version v, NodeId d) {
-    const std::uint64_t key = core::VersionStore::key(h, v) * (std::uint64_t(nodes) + 1) + d;
+    const std::uint64_t key = node::VersionStore::key(h, v) * (std::uint64_t(nodes) + 1) + d;
     if (seen.insert(key).second) queue.push_back({h, v, d});
   };
 
@@ -337,7 +337,7 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
   }
 
   // 3. Provide each need: re-send from a holder, read an initial value again, or re-execute.
-  core::FailureEffect effect;
+  node::FailureEffect effect;
   effect.restart_point = "lineage";
   effect.processes_rolled_back = 1;
   while (!queue.empty()) {
@@ -347,7 +347,7 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     const NodeId home = graph.version_node(n.handle, n.version);
     if (holds(home, n.handle, n.version)) source = home;
     if (source == graphs::kNone) {
-      auto first = first_holder.find(core::VersionStore::key(n.handle, n.version));
+      auto first = first_holder.find(node::VersionStore::key(n.handle, n.version));
       if (first != first_holder.end()) source = first->second;
     }
     if (source != graphs::kNone) {
@@ -360,8 +360,8 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
       // An initial value is the job's input: its owner reads it again.
       const NodeId owner = graph.owner(n.handle);
       plans[owner].reloads.push_back(n.handle);
-      held[owner].insert(core::VersionStore::key(n.handle, 0));
-      auto [first, added] = first_holder.try_emplace(core::VersionStore::key(n.handle, 0), owner);
+      held[owner].insert(node::VersionStore::key(n.handle, 0));
+      auto [first, added] = first_holder.try_emplace(node::VersionStore::key(n.handle, 0), owner);
       if (!added) first->second = std::min(first->second, owner);
       if (owner != n.node) plans[owner].sends.push_back({n.handle, 0, n.node});
       continue;
@@ -409,12 +409,12 @@ void LineageProtocol::plan(core::ProtocolContext& ctx) {
     plans[d].round = round_;
     plans[d].replacement = failed_[d] != 0;
     std::sort(plans[d].run.begin(), plans[d].run.end());
-    ctx.send_control(d, kPlan, core::encode(plans[d]));
+    ctx.send_control(d, kPlan, node::encode(plans[d]));
   }
   std::fill(failed_.begin(), failed_.end(), 0);
 }
 
-std::string LineageProtocol::phase(core::ProtocolContext&) {
+std::string LineageProtocol::phase(node::ProtocolContext&) {
   const std::string round = " (round " + std::to_string(coordinator_ ? round_ : plan_round_) + ")";
   if (coordinator_) {
     if (gathering_) return "waiting for " + std::to_string(waiting_) + " inventories" + round;

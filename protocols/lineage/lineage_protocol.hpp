@@ -26,36 +26,36 @@
 
 namespace ftsim::protocols {
 
-class LineageProtocol final : public core::Protocol {
+class LineageProtocol final : public node::Protocol {
 public:
   explicit LineageProtocol(bool coordinator) : coordinator_(coordinator) {}
 
-  void on_task_completed(core::ProtocolContext& ctx, core::TaskId task, bool first_execution) override;
-  void on_control(core::ProtocolContext& ctx, const core::Message& message) override;
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& message) override;
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override;
-  void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
-  bool finished(core::ProtocolContext& ctx) override;
-  std::string phase(core::ProtocolContext& ctx) override;
+  void on_task_completed(node::ProtocolContext& ctx, node::TaskId task, bool first_execution) override;
+  void on_control(node::ProtocolContext& ctx, const node::Message& message) override;
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& message) override;
+  void on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) override;
+  void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) override;
+  bool finished(node::ProtocolContext& ctx) override;
+  std::string phase(node::ProtocolContext& ctx) override;
 
 private:
   // --- node side ---
-  void report_inventory(core::ProtocolContext& ctx, std::uint32_t round);
-  void apply_plan(core::ProtocolContext& ctx, const core::Message& message);
-  void release_inventory_pins(core::ProtocolContext& ctx);
-  void start_sends(core::ProtocolContext& ctx);
-  void maybe_done(core::ProtocolContext& ctx);
-  std::uint32_t address(core::NodeId node) const;  // the incarnation data for `node` is meant for
+  void report_inventory(node::ProtocolContext& ctx, std::uint32_t round);
+  void apply_plan(node::ProtocolContext& ctx, const node::Message& message);
+  void release_inventory_pins(node::ProtocolContext& ctx);
+  void start_sends(node::ProtocolContext& ctx);
+  void maybe_done(node::ProtocolContext& ctx);
+  std::uint32_t address(node::NodeId node) const;  // the incarnation data for `node` is meant for
   // --- coordinator side ---
-  void gather(core::ProtocolContext& ctx);
-  void plan(core::ProtocolContext& ctx);
+  void gather(node::ProtocolContext& ctx);
+  void plan(node::ProtocolContext& ctx);
 
   bool coordinator_;
   // node side
   bool fresh_ = false;                                   // a replacement not yet given its plan
   std::vector<std::uint64_t> inventory_pins_;            // versions pinned for the planner
   std::unordered_set<std::uint64_t> keep_outputs_;       // versions to pin when produced, until the plan
-  std::unordered_map<core::TaskId, std::vector<std::uint64_t>> reexecuting_;  // task -> inputs pinned
+  std::unordered_map<node::TaskId, std::vector<std::uint64_t>> reexecuting_;  // task -> inputs pinned
   std::uint32_t plan_round_ = 0;
   std::uint32_t inventory_round_ = 0;                    // the latest round it reported for
   bool holding_recovery_sends_ = false;                  // between a plan and its GO
@@ -76,7 +76,7 @@ private:
   std::uint32_t planned_round_ = 0;
   std::uint32_t applied_waiting_ = 0;   // APPLIED answers still to come for planned_round_
   std::uint32_t done_waiting_ = 0;      // DONE answers still to come for planned_round_
-  std::vector<core::FailureNotice> unrecovered_;
+  std::vector<node::FailureNotice> unrecovered_;
 };
 
 }  // namespace ftsim::protocols

@@ -6,8 +6,8 @@ namespace ftsim::protocols {
 
 namespace {
 
-core::ProtocolFactory factory(const config::Config&, const graphs::TaskGraph&) {
-  return [](core::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(coordinator); };
+node::ProtocolFactory factory(const config::Config&, const graphs::TaskGraph&) {
+  return [](node::NodeId, bool coordinator) { return std::make_unique<LineageProtocol>(coordinator); };
 }
 
 CampaignDraw campaign(std::mt19937_64&, double) { return {{{"protocol", {{"type", "lineage"}}}}, false}; }

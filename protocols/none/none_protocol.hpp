@@ -19,11 +19,11 @@
 
 namespace ftsim::protocols {
 
-class NoneProtocol : public core::Protocol {  // not final: example-hold-flush adds to it
+class NoneProtocol : public node::Protocol {  // not final: example-hold-flush adds to it
 public:
   explicit NoneProtocol(bool coordinator) : coordinator_(coordinator) {}
 
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override {
+  void on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) override {
     ctx.set_epoch(std::max(ctx.epoch(), notice.sequence));  // data of older epochs are orphans now
     if (!coordinator_) {
       ctx.runtime().abort();  // stop at once: this work will be thrown away
@@ -33,28 +33,28 @@ public:
     notices_.push_back(notice);
     restored_.assign(ctx.node_count(), false);
     // A rank being replaced gets this when its replacement is up (its buffered messages).
-    for (core::NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRecover, notice);
+    for (node::NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRecover, notice);
   }
 
-  void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override {
+  void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) override {
     ctx.set_epoch(info.last_sequence);  // a replacement holds nothing and waits for RECOVER
     ctx.runtime().pause();
   }
 
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m) override {
-    return m.epoch < ctx.epoch() ? core::ReceiveVerdict::drop_orphan : core::ReceiveVerdict::accept;
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message& m) override {
+    return m.epoch < ctx.epoch() ? node::ReceiveVerdict::drop_orphan : node::ReceiveVerdict::accept;
   }
 
-  void on_control(core::ProtocolContext& ctx, const core::Message& m) override {
-    const auto notice = core::decode<core::FailureNotice>(m);
+  void on_control(node::ProtocolContext& ctx, const node::Message& m) override {
+    const auto notice = node::decode<node::FailureNotice>(m);
     if (notice.sequence < ctx.epoch()) return;  // from a recovery that a newer one replaced
     switch (m.control_type) {
       case kRecover: {  // node: back to the input
         ctx.set_epoch(notice.sequence);
-        core::ProtocolRuntime runtime = ctx.runtime();
+        node::ProtocolRuntime runtime = ctx.runtime();
         runtime.abort();
         runtime.pause();
-        core::FailureEffect effect;
+        node::FailureEffect effect;
         effect.processes_rolled_back = 1;
         ctx.record_failure_effect(notice, effect);
         runtime.restore(runtime.initial_snapshot());
@@ -66,14 +66,14 @@ public:
         if (!coordinator_ || notice.sequence != notices_.back().sequence) return;
         restored_[m.source] = true;
         if (std::find(restored_.begin(), restored_.end(), false) != restored_.end()) return;
-        for (const core::FailureNotice& n : notices_) {
-          core::FailureEffect effect;
+        for (const node::FailureNotice& n : notices_) {
+          node::FailureEffect effect;
           effect.restart_point = "from scratch";
           ctx.record_failure_effect(n, effect);
           ctx.record_recovered(n);
         }
         notices_.clear();
-        for (core::NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kResume, notice);
+        for (node::NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kResume, notice);
         break;
       case kResume:  // node: start over
         ctx.runtime().resume();
@@ -88,12 +88,12 @@ private:
 
   // Every message of this protocol carries the notice of the failure it is about (its fields:
   // sim/node/codec.hpp).
-  static void send(core::ProtocolContext& ctx, core::NodeId to, Type type, const core::FailureNotice& n) {
-    ctx.send_control(to, type, core::encode(n));
+  static void send(node::ProtocolContext& ctx, node::NodeId to, Type type, const node::FailureNotice& n) {
+    ctx.send_control(to, type, node::encode(n));
   }
 
   bool coordinator_;
-  std::vector<core::FailureNotice> notices_;  // coordinator: failures whose recovery is under way
+  std::vector<node::FailureNotice> notices_;  // coordinator: failures whose recovery is under way
   std::vector<bool> restored_;                // coordinator: ranks back at the start
 };
 

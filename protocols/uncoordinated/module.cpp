@@ -13,9 +13,9 @@ using namespace uncoordinated;
 
 void check(const config::Config& config, config::JsonReader& block) { check_options(config, block); }
 
-core::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
+node::ProtocolFactory factory(const config::Config& config, const graphs::TaskGraph& graph) {
   std::shared_ptr<const Options> options = make_options(config, graph);
-  return [options](core::NodeId node, bool coordinator) {
+  return [options](node::NodeId node, bool coordinator) {
     return std::make_unique<UncoordinatedProtocol>(options, node, coordinator);
   };
 }
@@ -44,7 +44,7 @@ CampaignDraw campaign(std::mt19937_64& random, double makespan) {
   return {{{"protocol", block}}, false};
 }
 
-std::uint64_t named(const core::RunMetrics& metrics, const char* name) {
+std::uint64_t named(const node::RunMetrics& metrics, const char* name) {
   for (const auto& m : metrics.protocol_metrics) {
     if (m.name == name) return m.value;
   }
@@ -52,10 +52,10 @@ std::uint64_t named(const core::RunMetrics& metrics, const char* name) {
 }
 
 // What every run with failures must show, whatever the logging mode.
-std::vector<std::string> invariants(const core::RunMetrics& metrics) {
+std::vector<std::string> invariants(const node::RunMetrics& metrics) {
   std::vector<std::string> broken;
   for (std::size_t i = 0; i < metrics.failures.size(); ++i) {
-    const core::FailureRecord& f = metrics.failures[i];
+    const node::FailureRecord& f = metrics.failures[i];
     if (f.processes_rolled_back < 1) {
       broken.push_back("failure " + std::to_string(i) + " of node " + std::to_string(f.node) + " rolled back no process (its node must restart)");
     }

@@ -25,7 +25,7 @@ void Checkpointer::transition(CheckpointState next) {
   state_ = next;
 }
 
-void Checkpointer::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+void Checkpointer::on_timer(node::ProtocolContext& ctx, std::uint64_t token) {
   if (!timer_.fired(token)) return;
   if (ctx.runtime().remaining_tasks() == 0) return;  // nothing left to protect
   if (progress_ == 0 && state_ == CheckpointState::idle) {
@@ -37,9 +37,9 @@ void Checkpointer::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
   try_checkpoint(ctx);
 }
 
-void Checkpointer::try_checkpoint(core::ProtocolContext& ctx) {
+void Checkpointer::try_checkpoint(node::ProtocolContext& ctx) {
   if ((state_ != CheckpointState::due && state_ != CheckpointState::draining) || abandoned_write_ != 0) return;
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   if (state_ == CheckpointState::due) {
     if (runtime.remaining_tasks() == 0) {
       transition(CheckpointState::idle);
@@ -56,18 +56,18 @@ void Checkpointer::try_checkpoint(core::ProtocolContext& ctx) {
   save(ctx);
 }
 
-void Checkpointer::acknowledged(core::ProtocolContext& ctx) {
+void Checkpointer::acknowledged(node::ProtocolContext& ctx) {
   if (state_ == CheckpointState::draining) try_checkpoint(ctx);
   if (ctx.runtime().remaining_tasks() == 0) ctx.check_completion();  // the last acknowledgement may end the run
 }
 
-void Checkpointer::save(core::ProtocolContext& ctx) {
+void Checkpointer::save(node::ProtocolContext& ctx) {
   writing_ = checkpoints_ + 1;
   progress_ = 0;
-  core::NodeSnapshot snapshot = ctx.runtime().snapshot();
+  node::NodeSnapshot snapshot = ctx.runtime().snapshot();
   log_.add_logged_versions(ctx, snapshot);
-  core::Bytes tables;
-  core::WireWriter t(tables);
+  node::Bytes tables;
+  node::WireWriter t(tables);
   log_.write_tables(t);
   CheckpointStore::Encoded encoded = store_.encode(ctx, writing_, snapshot, tables);
   // Data arriving now waits: it belongs to the next epoch.
@@ -83,7 +83,7 @@ void Checkpointer::save(core::ProtocolContext& ctx) {
   store_.write(ctx, writing_, std::move(encoded.content), encoded.bytes, encoded.charge);
 }
 
-void Checkpointer::on_encoded(core::ProtocolContext& ctx) {
+void Checkpointer::on_encoded(node::ProtocolContext& ctx) {
   auto image = store_.take_encoded();
   if (!image) return;
   if (state_ != CheckpointState::encoding || image->first != writing_ || abandoned_write_ != 0) return;  // abandoned since
@@ -91,7 +91,7 @@ void Checkpointer::on_encoded(core::ProtocolContext& ctx) {
   store_.write(ctx, image->first, std::move(image->second), save_bytes_, 0);
 }
 
-void Checkpointer::on_written(core::ProtocolContext& ctx, std::uint32_t checkpoint) {
+void Checkpointer::on_written(node::ProtocolContext& ctx, std::uint32_t checkpoint) {
   if (state_ == CheckpointState::writing && checkpoint == writing_ && abandoned_write_ == 0) {
     saved(ctx);
   } else if (checkpoint == abandoned_write_) {
@@ -102,12 +102,12 @@ void Checkpointer::on_written(core::ProtocolContext& ctx, std::uint32_t checkpoi
   }
 }
 
-void Checkpointer::saved(core::ProtocolContext& ctx) {
+void Checkpointer::saved(node::ProtocolContext& ctx) {
   // The state it saved is its state now (nothing happened since: paused, data deferred).
   checkpoints_ = writing_;
   writing_ = 0;
   ctx.record_local_checkpoint(checkpoints_);
-  core::CheckpointRecord record;
+  node::CheckpointRecord record;
   record.id = checkpoints_;
   record.process = node_;
   record.started = save_began_;
@@ -141,7 +141,7 @@ void Checkpointer::stop() {
 
 void Checkpointer::resume() { transition(state_ == CheckpointState::stopped_due ? CheckpointState::due : CheckpointState::idle); }
 
-void Checkpointer::restart_timer(core::ProtocolContext& ctx) {
+void Checkpointer::restart_timer(node::ProtocolContext& ctx) {
   if (state_ != CheckpointState::idle) {
     try_checkpoint(ctx);
   } else if (!timer_.armed()) {
@@ -149,7 +149,7 @@ void Checkpointer::restart_timer(core::ProtocolContext& ctx) {
   }
 }
 
-std::uint32_t Checkpointer::restore(core::ProtocolContext& ctx, Saved saved, bool keep_memory) {
+std::uint32_t Checkpointer::restore(node::ProtocolContext& ctx, Saved saved, bool keep_memory) {
   const std::uint32_t checkpoint = saved.tables.epoch - options_.first_epoch[node_];
   log_.restore(ctx, saved, keep_memory);
   // Checkpoints after this one belong to an execution that no longer exists.
@@ -162,7 +162,7 @@ std::uint32_t Checkpointer::restore(core::ProtocolContext& ctx, Saved saved, boo
   return checkpoint;
 }
 
-std::string Checkpointer::phase(core::ProtocolContext& ctx) const {
+std::string Checkpointer::phase(node::ProtocolContext& ctx) const {
   switch (state_) {
     case CheckpointState::draining:
       return ctx.runtime().quiescent() ? "checkpoint: waiting for acknowledgements" : "checkpoint: waiting for its tasks and sends";

@@ -29,16 +29,16 @@ enum class CheckpointState : std::uint8_t {
 
 class Checkpointer {
 public:
-  Checkpointer(const Options& options, core::NodeId node, Clock& clock, MessageLog& log, CheckpointStore& store)
+  Checkpointer(const Options& options, node::NodeId node, Clock& clock, MessageLog& log, CheckpointStore& store)
       : options_(options), node_(node), clock_(clock), log_(log), store_(store), timer_(options, node) {}
 
   CheckpointState state() const { return state_; }
   std::uint32_t checkpoints() const { return checkpoints_; }  // taken in this execution (epoch - first epoch)
 
-  void on_start(core::ProtocolContext& ctx) { timer_.arm(ctx); }
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t token);
-  void try_checkpoint(core::ProtocolContext& ctx);  // a task ended, a message left, an ack came
-  void task_completed(core::ProtocolContext& ctx) {
+  void on_start(node::ProtocolContext& ctx) { timer_.arm(ctx); }
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t token);
+  void try_checkpoint(node::ProtocolContext& ctx);  // a task ended, a message left, an ack came
+  void task_completed(node::ProtocolContext& ctx) {
     ++progress_;
     try_checkpoint(ctx);
   }
@@ -47,27 +47,27 @@ public:
     fresh_ = false;  // no longer exactly at the checkpoint it restored: a newer line restores it again
   }
   // An acknowledgement applied: it may complete a drain, or be the last thing the run waited for.
-  void acknowledged(core::ProtocolContext& ctx);
-  void on_encoded(core::ProtocolContext& ctx);  // the image's charge is over
-  void on_written(core::ProtocolContext& ctx, std::uint32_t checkpoint);
+  void acknowledged(node::ProtocolContext& ctx);
+  void on_encoded(node::ProtocolContext& ctx);  // the image's charge is over
+  void on_written(node::ProtocolContext& ctx, std::uint32_t checkpoint);
 
   // --- what the recovery asks ---
   void stop();    // no checkpoint until resume(); a save under way is abandoned
   void resume();  // the recovery is over: a checkpoint may start (restart_timer() starts it)
-  void restart_timer(core::ProtocolContext& ctx);  // the one due now, or its timer again
+  void restart_timer(node::ProtocolContext& ctx);  // the one due now, or its timer again
   // Restores `saved` (state, tables and clocks): returns the checkpoint it is now at.
-  std::uint32_t restore(core::ProtocolContext& ctx, Saved saved, bool keep_memory);
+  std::uint32_t restore(node::ProtocolContext& ctx, Saved saved, bool keep_memory);
   bool at_restored(std::uint32_t epoch) const { return fresh_ && epoch == clock_.epoch(); }  // nothing ran or came since
   void left_restored() { fresh_ = false; }  // it runs again
-  std::string phase(core::ProtocolContext& ctx) const;  // "" if no checkpoint is under way
+  std::string phase(node::ProtocolContext& ctx) const;  // "" if no checkpoint is under way
 
 private:
   void transition(CheckpointState next);
-  void save(core::ProtocolContext& ctx);
-  void saved(core::ProtocolContext& ctx);
+  void save(node::ProtocolContext& ctx);
+  void saved(node::ProtocolContext& ctx);
 
   const Options& options_;
-  core::NodeId node_;
+  node::NodeId node_;
   Clock& clock_;
   MessageLog& log_;
   CheckpointStore& store_;

@@ -29,7 +29,7 @@ void Coordinator::transition(Stage next) {
   stage_ = next;
 }
 
-void Coordinator::on_start(core::ProtocolContext& ctx) {
+void Coordinator::on_start(node::ProtocolContext& ctx) {
   latest_.assign(ctx.node_count(), 0);
   epochs_ = options_.first_epoch;
   epoch_counts_.clear();
@@ -37,7 +37,7 @@ void Coordinator::on_start(core::ProtocolContext& ctx) {
   floor_ = epochs_.empty() ? 0 : epoch_counts_.begin()->first;
 }
 
-void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+void Coordinator::on_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) {
   // A new round, whatever the stage: the line it computes covers this failure and the earlier ones.
   if (stage_ == Stage::idle) round_began_ = ctx.now();
   pending_.push_back(notice);
@@ -48,26 +48,26 @@ void Coordinator::on_notice(core::ProtocolContext& ctx, const core::FailureNotic
   orphan_phases_.clear();
   ready_ = kNotSent;
   if (ctx.recording()) ctx.note("round " + std::to_string(round_) + ": node " + std::to_string(notice.node) + " failed, every process reports");
-  for (core::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Round{round_, latest_[n]});
+  for (node::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Round{round_, latest_[n]});
 }
 
-void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m) {
+void Coordinator::on_message(node::ProtocolContext& ctx, const node::Message& m) {
   using namespace messages;
   switch (m.control_type) {
     case kCheckpointed: {
-      const Checkpointed c = core::decode<Checkpointed>(m);
+      const Checkpointed c = node::decode<Checkpointed>(m);
       latest_[m.source] = c.checkpoint;
       set_epoch(m.source, c.epoch);
       maybe_raise_floor(ctx);
       break;
     }
     case kReport: {
-      const Report report = core::decode<Report>(m);
+      const Report report = node::decode<Report>(m);
       if (report.round == round_ && stage_ == Stage::gathering) on_report(ctx, m.source, report);
       break;
     }
     case kNotification: {
-      const Notification n = core::decode<Notification>(m);
+      const Notification n = node::decode<Notification>(m);
       if (n.round != round_ || stage_ != Stage::notifying) break;
       notified_[m.source] = 1;
       set_epoch(m.source, n.epoch);
@@ -79,7 +79,7 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
       break;
     }
     case kNoOrphanPhase: {
-      const NoOrphanPhase n = core::decode<NoOrphanPhase>(m);
+      const NoOrphanPhase n = node::decode<NoOrphanPhase>(m);
       if (n.round != round_) break;
       auto it = orphan_phases_.find(n.phase);
       if (it != orphan_phases_.end() && --it->second == 0) orphan_phases_.erase(it);
@@ -90,8 +90,8 @@ void Coordinator::on_message(core::ProtocolContext& ctx, const core::Message& m)
   }
 }
 
-void Coordinator::on_report(core::ProtocolContext& ctx, core::NodeId from, const messages::Report& report) {
-  ctx.counters().add(kReportBytes, core::encode(report).size());
+void Coordinator::on_report(node::ProtocolContext& ctx, node::NodeId from, const messages::Report& report) {
+  ctx.counters().add(kReportBytes, node::encode(report).size());
   reports_[from] = report;
   for (const auto& r : reports_) {
     if (!r) return;  // Fig. 4 l. 9: wait until the dependency table is complete
@@ -99,11 +99,11 @@ void Coordinator::on_report(core::ProtocolContext& ctx, core::NodeId from, const
   compute_line(ctx);
 }
 
-void Coordinator::compute_line(core::ProtocolContext& ctx) {
-  const core::NodeId nodes = ctx.node_count();
+void Coordinator::compute_line(node::ProtocolContext& ctx) {
+  const node::NodeId nodes = ctx.node_count();
   std::vector<std::uint32_t> initial(nodes, kNoEpoch);
   std::vector<std::vector<messages::Dependency>> dependencies(nodes);
-  for (core::NodeId n = 0; n < nodes; ++n) {
+  for (node::NodeId n = 0; n < nodes; ++n) {
     initial[n] = reports_[n]->restart_epoch;
     dependencies[n] = reports_[n]->dependencies;
   }
@@ -115,7 +115,7 @@ void Coordinator::compute_line(core::ProtocolContext& ctx) {
   std::uint32_t rolled_back = 0;
   std::string restart;  // per node: its restart checkpoint, or '-'
   std::string failed;
-  for (core::NodeId n = 0; n < nodes; ++n) {
+  for (node::NodeId n = 0; n < nodes; ++n) {
     const auto& r = *reports_[n];
     if (line_[n] != kNoEpoch) {
       ++rolled_back;
@@ -136,26 +136,26 @@ void Coordinator::compute_line(core::ProtocolContext& ctx) {
     ctx.note("recovery line round " + std::to_string(round_) + " failed " + failed + " checkpoints " + restart, "recovery");
   }
   transition(Stage::notifying);
-  for (core::NodeId n = 0; n < nodes; ++n) messages::send(ctx, n, line);
+  for (node::NodeId n = 0; n < nodes; ++n) messages::send(ctx, n, line);
 }
 
-void Coordinator::notify_phases(core::ProtocolContext& ctx) {
+void Coordinator::notify_phases(node::ProtocolContext& ctx) {
   // Fig. 4 l. 39: the phases that depend on no orphan message still to be replayed.
   std::uint32_t ready = kNoEpoch;
   if (options_.logging == Logging::send_deterministic && !orphan_phases_.empty()) ready = orphan_phases_.begin()->first - 1;
   if (ready == ready_ && ready != kNoEpoch) return;
   ready_ = ready;
-  for (core::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Ready{round_, ready});
+  for (node::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Ready{round_, ready});
   if (ready == kNoEpoch) complete(ctx);
 }
 
-void Coordinator::complete(core::ProtocolContext& ctx) {
+void Coordinator::complete(node::ProtocolContext& ctx) {
   std::uint32_t rolled_back = 0;
   for (std::uint32_t e : line_) rolled_back += e != kNoEpoch ? 1 : 0;
-  for (const core::FailureNotice& notice : pending_) {
-    core::FailureEffect effect;
+  for (const node::FailureNotice& notice : pending_) {
+    node::FailureEffect effect;
     effect.processes_rolled_back = rolled_back;
-    const core::NodeId f = notice.node;
+    const node::NodeId f = notice.node;
     if (f < line_.size() && line_[f] != kNoEpoch) {
       const std::uint32_t checkpoint = line_[f] - options_.first_epoch[f];
       effect.restart_point = checkpoint == 0 ? "from scratch" : "checkpoint " + std::to_string(checkpoint);
@@ -175,7 +175,7 @@ void Coordinator::complete(core::ProtocolContext& ctx) {
   ctx.check_completion();
 }
 
-void Coordinator::set_epoch(core::NodeId node, std::uint32_t epoch) {
+void Coordinator::set_epoch(node::NodeId node, std::uint32_t epoch) {
   std::uint32_t& known = epochs_[node];
   if (known == epoch) return;
   auto it = epoch_counts_.find(known);
@@ -184,7 +184,7 @@ void Coordinator::set_epoch(core::NodeId node, std::uint32_t epoch) {
   known = epoch;
 }
 
-void Coordinator::maybe_raise_floor(core::ProtocolContext& ctx) {
+void Coordinator::maybe_raise_floor(node::ProtocolContext& ctx) {
   // No process restarts below the smallest current epoch (§III-A.4): older checkpoints and the
   // messages logged into older epochs can go. Not during a recovery (epochs are moving), and not
   // for the classic protocol, whose rollbacks have no bound (the domino effect).
@@ -192,7 +192,7 @@ void Coordinator::maybe_raise_floor(core::ProtocolContext& ctx) {
   const std::uint32_t floor = epoch_counts_.begin()->first;  // the least epoch (kept counted: no scan per message)
   if (floor <= floor_) return;
   floor_ = floor;
-  for (core::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Floor{floor_});
+  for (node::NodeId n = 0; n < ctx.node_count(); ++n) messages::send(ctx, n, messages::Floor{floor_});
 }
 
 std::string Coordinator::waiting_for(const std::vector<char>& have) const {
@@ -206,7 +206,7 @@ std::string Coordinator::waiting_for(const std::vector<char>& have) const {
   return nodes;
 }
 
-std::string Coordinator::phase(core::ProtocolContext&) const {
+std::string Coordinator::phase(node::ProtocolContext&) const {
   const std::string round = "recovery round " + std::to_string(round_) + ": ";
   switch (stage_) {
     case Stage::idle: return {};

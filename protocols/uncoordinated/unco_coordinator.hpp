@@ -29,11 +29,11 @@ class Coordinator {
 public:
   explicit Coordinator(const Options& options) : options_(options) {}
 
-  void on_start(core::ProtocolContext& ctx);
-  void on_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice);
-  void on_message(core::ProtocolContext& ctx, const core::Message& m);
+  void on_start(node::ProtocolContext& ctx);
+  void on_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice);
+  void on_message(node::ProtocolContext& ctx, const node::Message& m);
   bool finished() const { return stage_ == Stage::idle; }
-  std::string phase(core::ProtocolContext& ctx) const;
+  std::string phase(node::ProtocolContext& ctx) const;
 
 private:
   // Where the round is. Transitions: transition().
@@ -44,12 +44,12 @@ private:
     gating,     // READY(X) sent: waiting for the orphans of the phases above X (then READY(infinity))
   };
   void transition(Stage next);
-  void on_report(core::ProtocolContext& ctx, core::NodeId from, const messages::Report& report);
-  void compute_line(core::ProtocolContext& ctx);
-  void notify_phases(core::ProtocolContext& ctx);
-  void complete(core::ProtocolContext& ctx);
-  void maybe_raise_floor(core::ProtocolContext& ctx);
-  void set_epoch(core::NodeId node, std::uint32_t epoch);  // epochs_ and epoch_counts_ together
+  void on_report(node::ProtocolContext& ctx, node::NodeId from, const messages::Report& report);
+  void compute_line(node::ProtocolContext& ctx);
+  void notify_phases(node::ProtocolContext& ctx);
+  void complete(node::ProtocolContext& ctx);
+  void maybe_raise_floor(node::ProtocolContext& ctx);
+  void set_epoch(node::NodeId node, std::uint32_t epoch);  // epochs_ and epoch_counts_ together
   std::string waiting_for(const std::vector<char>& have) const;
 
   const Options& options_;
@@ -64,7 +64,7 @@ private:
   std::map<std::uint32_t, std::uint32_t> orphan_phases_;  // NbOrphanPhase: phase -> processes with orphans in it
   std::uint32_t ready_ = 0;                               // the last READY sent in this round
   std::vector<std::uint32_t> line_;                       // the round's recovery line
-  std::vector<core::FailureNotice> pending_;              // failures whose recovery is under way
+  std::vector<node::FailureNotice> pending_;              // failures whose recovery is under way
   double round_began_ = 0;
 };
 

@@ -9,7 +9,7 @@ namespace ftsim::protocols::uncoordinated {
 using messages::kNoEpoch;
 using messages::version_key;
 
-core::SendVerdict MessageLog::on_send(core::ProtocolContext& ctx, core::Message& m, bool recovering) {
+node::SendVerdict MessageLog::on_send(node::ProtocolContext& ctx, node::Message& m, bool recovering) {
   const SentKey key{m.destination, version_key(m.handle, m.version)};
   const auto stamp = [&](const Sent& s) {
     m.set_header(0, s.date);
@@ -17,7 +17,7 @@ core::SendVerdict MessageLog::on_send(core::ProtocolContext& ctx, core::Message&
     if (options_.logging == Logging::send_deterministic) m.set_header(2, s.phase);
   };
   auto it = sent_.find(key);
-  if (auto orphan = suppress_.find(key); orphan != suppress_.end() && m.traffic == core::Traffic::application) {
+  if (auto orphan = suppress_.find(key); orphan != suppress_.end() && m.traffic == node::Traffic::application) {
     // A re-send of a rolled-back process that its receiver already has (an orphan): send-
     // determinism makes it the same message, so it is not sent; the receiver counts it replayed.
     ctx.counters().add(kOrphansSuppressed);
@@ -40,12 +40,12 @@ core::SendVerdict MessageLog::on_send(core::ProtocolContext& ctx, core::Message&
       ctx.runtime().pin(m.handle, m.version);
       log_entry(ctx, key, sent_[key] = s);
     }
-    return core::SendVerdict::suppress;
+    return node::SendVerdict::suppress;
   }
-  if (m.traffic == core::Traffic::recovery && it != sent_.end()) {
+  if (m.traffic == node::Traffic::recovery && it != sent_.end()) {
     stamp(it->second);  // a replay from memory: the message as it was first sent
     m.logged = options_.logging != Logging::none;
-    return core::SendVerdict::send;
+    return node::SendVerdict::send;
   }
   if (it != sent_.end()) forget(ctx, it, recovering);  // sent before a rollback that undid the send
   Sent s;
@@ -59,10 +59,10 @@ core::SendVerdict MessageLog::on_send(core::ProtocolContext& ctx, core::Message&
   // acknowledgement (NonAck): until then it is in a log it can replay.
   m.logged = options_.logging != Logging::none;
   keep(ctx, key, s);
-  return core::SendVerdict::send;
+  return node::SendVerdict::send;
 }
 
-bool MessageLog::stale(const core::Message& m, std::uint32_t send_epoch) const {
+bool MessageLog::stale(const node::Message& m, std::uint32_t send_epoch) const {
   // Sent before a rollback of its sender (an older generation) from a state that rollback undid:
   // the re-execution sends it again.
   auto it = rollbacks_.find(m.source);
@@ -73,14 +73,14 @@ bool MessageLog::stale(const core::Message& m, std::uint32_t send_epoch) const {
   return false;
 }
 
-core::ReceiveVerdict MessageLog::on_receive(core::ProtocolContext& ctx, const core::Message& m) {
+node::ReceiveVerdict MessageLog::on_receive(node::ProtocolContext& ctx, const node::Message& m) {
   const std::uint32_t send_date = m.header_word(0), send_epoch = m.header_word(1);
   const std::uint32_t send_phase = options_.logging == Logging::send_deterministic ? m.header_word(2) : 0;
-  if (stale(m, send_epoch)) return core::ReceiveVerdict::drop_orphan;
+  if (stale(m, send_epoch)) return node::ReceiveVerdict::drop_orphan;
   const SentKey key{m.source, version_key(m.handle, m.version)};
   if (received_.count(key) || ctx.runtime().holds(m.handle, m.version)) {
     if (options_.logging != Logging::none) messages::send(ctx, m.source, messages::Ack{key.second, send_date, clock_.epoch(), true});
-    return core::ReceiveVerdict::drop_duplicate;  // an orphan sent again (l. 29-32)
+    return node::ReceiveVerdict::drop_duplicate;  // an orphan sent again (l. 29-32)
   }
   // l. 21-26: the phase grows past a logged message (the causality path is broken there).
   const bool logged = options_.logging == Logging::send_deterministic ? send_epoch < clock_.epoch() : options_.logging == Logging::all;
@@ -92,10 +92,10 @@ core::ReceiveVerdict MessageLog::on_receive(core::ProtocolContext& ctx, const co
     messages::send(ctx, m.source, messages::Ack{key.second, send_date, clock_.epoch(), false});
     ctx.counters().add(kAcks);
   }
-  return core::ReceiveVerdict::accept;
+  return node::ReceiveVerdict::accept;
 }
 
-bool MessageLog::on_ack(core::ProtocolContext& ctx, core::NodeId from, const messages::Ack& ack) {
+bool MessageLog::on_ack(node::ProtocolContext& ctx, node::NodeId from, const messages::Ack& ack) {
   auto it = sent_.find({from, ack.version});
   if (it == sent_.end() || it->second.date != ack.date || it->second.acked) return false;
   Sent& s = it->second;
@@ -116,7 +116,7 @@ bool MessageLog::on_ack(core::ProtocolContext& ctx, core::NodeId from, const mes
   return true;
 }
 
-void MessageLog::keep(core::ProtocolContext& ctx, const SentKey& key, Sent sent) {
+void MessageLog::keep(node::ProtocolContext& ctx, const SentKey& key, Sent sent) {
   ctx.runtime().pin(messages::handle_of(key.second), messages::version_of(key.second));
   Sent& s = sent_[key] = sent;
   if (options_.logging == Logging::send_deterministic) return;  // logged once acknowledged
@@ -127,17 +127,17 @@ void MessageLog::keep(core::ProtocolContext& ctx, const SentKey& key, Sent sent)
   }
 }
 
-void MessageLog::log_entry(core::ProtocolContext& ctx, const SentKey& key, Sent& sent) {
+void MessageLog::log_entry(node::ProtocolContext& ctx, const SentKey& key, Sent& sent) {
   if (sent.store_key == 0) sent.store_key = next_store_key_++;
-  core::Bytes record;
-  core::WireWriter out(record);
+  node::Bytes record;
+  node::WireWriter out(record);
   out.u32(key.first);
   out.u64(key.second);
   ctx.log_store().put(sent.store_key, std::move(record), ctx.graph().bytes(messages::handle_of(key.second)));
   ctx.counters().raise_to(kLogPeakBytes, ctx.log_store().bytes());
 }
 
-void MessageLog::forget(core::ProtocolContext& ctx, std::map<SentKey, Sent>::iterator it, bool recovering) {
+void MessageLog::forget(node::ProtocolContext& ctx, std::map<SentKey, Sent>::iterator it, bool recovering) {
   const graphs::HandleId h = messages::handle_of(it->first.second);
   const graphs::Version v = messages::version_of(it->first.second);
   if (it->second.store_key != 0) ctx.log_store().erase(it->second.store_key);
@@ -150,7 +150,7 @@ void MessageLog::forget(core::ProtocolContext& ctx, std::map<SentKey, Sent>::ite
   sent_.erase(it);
 }
 
-void MessageLog::collect(core::ProtocolContext& ctx, std::uint32_t floor) {
+void MessageLog::collect(node::ProtocolContext& ctx, std::uint32_t floor) {
   // Messages received in an earlier epoch, dependencies and receipts of messages sent in an
   // earlier epoch can go. Entries restored after a failure keep their receive epoch of the
   // checkpoint, which a replay since may have changed: they stay.
@@ -175,7 +175,7 @@ bool MessageLog::all_acked() const {
   return true;
 }
 
-std::string MessageLog::waiting_acks(core::ProtocolContext& ctx) const {
+std::string MessageLog::waiting_acks(node::ProtocolContext& ctx) const {
   std::size_t waiting = 0;
   const SentKey* first = nullptr;
   for (const auto& [key, s] : sent_) {
@@ -190,10 +190,10 @@ std::string MessageLog::waiting_acks(core::ProtocolContext& ctx) const {
 
 // ----------------------------------------------------------------------------- checkpoints
 
-void MessageLog::add_logged_versions(core::ProtocolContext& ctx, core::NodeSnapshot& snapshot) const {
-  core::ProtocolRuntime runtime = ctx.runtime();
+void MessageLog::add_logged_versions(node::ProtocolContext& ctx, node::NodeSnapshot& snapshot) const {
+  node::ProtocolRuntime runtime = ctx.runtime();
   for (const auto& [key, s] : sent_) {
-    const std::uint64_t k = core::VersionStore::key(messages::handle_of(key.second), messages::version_of(key.second));
+    const std::uint64_t k = node::VersionStore::key(messages::handle_of(key.second), messages::version_of(key.second));
     if (snapshot.store.count(k)) continue;
     auto it = runtime.versions().find(k);
     if (it == runtime.versions().end()) continue;
@@ -202,7 +202,7 @@ void MessageLog::add_logged_versions(core::ProtocolContext& ctx, core::NodeSnaps
   }
 }
 
-void MessageLog::write_tables(core::WireWriter& w) const {
+void MessageLog::write_tables(node::WireWriter& w) const {
   // The values it restarts with: after the save, the epoch and phase go up (l. 43-45).
   const std::uint32_t phase = options_.logging == Logging::send_deterministic ? clock_.phase() + 1 : clock_.phase();
   w.u32(clock_.epoch() + 1);
@@ -239,7 +239,7 @@ void MessageLog::write_tables(core::WireWriter& w) const {
   }
 }
 
-Tables Tables::read(core::WireReader& r) {
+Tables Tables::read(node::WireReader& r) {
   Tables s;
   s.epoch = r.u32();
   s.phase = r.u32();
@@ -275,8 +275,8 @@ Tables Tables::read(core::WireReader& r) {
   return s;
 }
 
-void MessageLog::restore(core::ProtocolContext& ctx, Saved& saved, bool keep_memory) {
-  core::ProtocolRuntime runtime = ctx.runtime();
+void MessageLog::restore(node::ProtocolContext& ctx, Saved& saved, bool keep_memory) {
+  node::ProtocolRuntime runtime = ctx.runtime();
   const std::uint32_t restart = saved.tables.epoch;
   // A live process keeps what it knows of the messages before its restart point (more recent
   // than the checkpoint's copy); a replacement has only the checkpoint's.
@@ -289,7 +289,7 @@ void MessageLog::restore(core::ProtocolContext& ctx, Saved& saved, bool keep_mem
     std::erase_if(receipts_, [&](const Receipt& r) { return r.epoch >= restart; });
     // Its logged versions replaced since the checkpoint are still pinned in memory.
     for (const auto& [key, s] : kept) {
-      const std::uint64_t k = core::VersionStore::key(messages::handle_of(key.second), messages::version_of(key.second));
+      const std::uint64_t k = node::VersionStore::key(messages::handle_of(key.second), messages::version_of(key.second));
       if (saved.snapshot.store.count(k)) continue;
       auto it = runtime.versions().find(k);
       if (it != runtime.versions().end()) saved.snapshot.store.emplace(k, it->second);
@@ -324,7 +324,7 @@ void MessageLog::restore(core::ProtocolContext& ctx, Saved& saved, bool keep_mem
 
 // ----------------------------------------------------------------------------- recovery
 
-std::vector<std::pair<core::NodeId, messages::Ack>> MessageLog::end_recovery(core::ProtocolContext& ctx) {
+std::vector<std::pair<node::NodeId, messages::Ack>> MessageLog::end_recovery(node::ProtocolContext& ctx) {
   for (const auto& [h, v] : unpin_later_) ctx.runtime().unpin(h, v);
   unpin_later_.clear();
   auto acks = std::move(held_acks_);
@@ -342,7 +342,7 @@ std::vector<messages::Dependency> MessageLog::dependencies() const {
   }
   // The receive table (the classic protocol): a message received in epoch r, sent by k in epoch
   // e: if k restarts in e or before, the message is an orphan and this process restarts in r.
-  std::map<std::pair<core::NodeId, std::uint32_t>, std::uint32_t> latest_send;  // (source, receive epoch) -> max send epoch
+  std::map<std::pair<node::NodeId, std::uint32_t>, std::uint32_t> latest_send;  // (source, receive epoch) -> max send epoch
   for (const Receipt& r : receipts_) {
     auto& e = latest_send[{r.source, r.epoch}];
     e = std::max(e, r.send_epoch);
@@ -365,7 +365,7 @@ std::vector<Receipt> MessageLog::orphans(const messages::Line& line) const {
 }
 
 void MessageLog::apply_line(const messages::Line& line) {
-  for (core::NodeId k = 0; k < line.epochs.size(); ++k) {
+  for (node::NodeId k = 0; k < line.epochs.size(); ++k) {
     if (line.epochs[k] != kNoEpoch) rollbacks_[k].emplace_back(line.round, line.epochs[k]);
   }
   // A receiver restarting before it got a message no longer has it: send it again if asked.

@@ -1,7 +1,7 @@
 #pragma once
 // The control messages of the uncoordinated protocol (Guermouche 2011, Figs. 3 and 4), one typed
-// struct each whose fields() lists its fields once (sim/node/codec.hpp: core::encode,
-// core::decode<T>); the field order and widths are the simulated sizes. Lists have u32 counts.
+// struct each whose fields() lists its fields once (sim/node/codec.hpp: node::encode,
+// node::decode<T>); the field order and widths are the simulated sizes. Lists have u32 counts.
 //   application process -> application process: ACK (Fig. 3 l. 27), LISTS and LISTS_ACK (the
 //     orphans a process keeps from a rolled-back one, so that it does not send them again, and
 //     the versions it lacks after a rollback), ORPHAN_SENT (an orphan the sender did not send
@@ -19,8 +19,8 @@
 
 namespace ftsim::protocols::uncoordinated::messages {
 
-using core::Bytes;
-using core::NodeId;
+using node::Bytes;
+using node::NodeId;
 
 inline constexpr std::uint32_t kNoEpoch = 0xffffffffu;  // a process that keeps its state (RL = infinity)
 
@@ -88,7 +88,7 @@ struct Report {
   std::vector<std::uint32_t> epoch_dates;  // its date at the beginning of each epoch from first_epoch
   std::vector<Dependency> dependencies;
   template <class F> void fields(F& f) {
-    f(round, incarnation, restart_epoch, epoch, first_epoch, core::count32(epoch_dates), core::count32(dependencies));
+    f(round, incarnation, restart_epoch, epoch, first_epoch, node::count32(epoch_dates), node::count32(dependencies));
   }
 };
 
@@ -96,7 +96,7 @@ struct Line {  // RL: per process its restart epoch (kNoEpoch: keeps its state) 
   static constexpr Type type = kLine;
   std::uint32_t round = 0;
   std::vector<std::uint32_t> epochs, dates;
-  template <class F> void fields(F& f) { f(round, core::count32(epochs), core::count32(dates)); }
+  template <class F> void fields(F& f) { f(round, node::count32(epochs), node::count32(dates)); }
 };
 
 struct Lists {
@@ -110,7 +110,7 @@ struct Lists {
   std::uint32_t round = 0;
   std::vector<Orphan> orphans;         // received from the addressee, sent after its restart point, kept
   std::vector<std::uint64_t> needed;   // versions the sender of LISTS lacks and the addressee sends it
-  template <class F> void fields(F& f) { f(round, core::count32(orphans), core::count32(needed)); }
+  template <class F> void fields(F& f) { f(round, node::count32(orphans), node::count32(needed)); }
 };
 
 struct ListsAck {
@@ -125,7 +125,7 @@ struct Notification {  // Fig. 3 l. 68: (Orphan, Status, Phase, OrphPhases); Log
   bool rolled_back = false;
   std::uint32_t phase = 0, epoch = 0;
   std::vector<std::uint32_t> orphan_phases;
-  template <class F> void fields(F& f) { f(round, rolled_back, phase, epoch, core::count32(orphan_phases)); }
+  template <class F> void fields(F& f) { f(round, rolled_back, phase, epoch, node::count32(orphan_phases)); }
 };
 
 struct OrphanSent {
@@ -147,8 +147,8 @@ struct Ready {  // ReadyPhase for every phase <= `phase` (kNoEpoch: every phase,
 };
 
 template <class M>
-void send(core::ProtocolContext& ctx, NodeId to, const M& message, std::uint32_t incarnation = core::kAnyIncarnation) {
-  ctx.send_control(to, M::type, core::encode(message), core::Traffic::control, 0, incarnation);
+void send(node::ProtocolContext& ctx, NodeId to, const M& message, std::uint32_t incarnation = node::kAnyIncarnation) {
+  ctx.send_control(to, M::type, node::encode(message), node::Traffic::control, 0, incarnation);
 }
 
 }  // namespace ftsim::protocols::uncoordinated::messages

@@ -18,7 +18,7 @@ namespace ftsim::protocols::uncoordinated {
 
 class Process {
 public:
-  Process(const Options& options, core::NodeId node)
+  Process(const Options& options, node::NodeId node)
       : options_(options),
         clock_(options.first_epoch[node]),
         log_(options, node, clock_),
@@ -30,23 +30,23 @@ public:
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;
 
-  void on_start(core::ProtocolContext& ctx) { checkpointer_.on_start(ctx); }
-  void on_task_completed(core::ProtocolContext& ctx) { checkpointer_.task_completed(ctx); }
-  void on_data_released(core::ProtocolContext& ctx) { checkpointer_.try_checkpoint(ctx); }
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& m);
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m);
-  void on_control(core::ProtocolContext& ctx, const core::Message& m);
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t token);
-  void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) { charged(ctx, token); }
-  void on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content);
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) { recovery_.on_failure_notice(ctx, notice); }
-  void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) { recovery_.on_restart(ctx, info); }
-  bool finished(core::ProtocolContext& ctx) const;
-  std::string phase(core::ProtocolContext& ctx) const;
+  void on_start(node::ProtocolContext& ctx) { checkpointer_.on_start(ctx); }
+  void on_task_completed(node::ProtocolContext& ctx) { checkpointer_.task_completed(ctx); }
+  void on_data_released(node::ProtocolContext& ctx) { checkpointer_.try_checkpoint(ctx); }
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& m);
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message& m);
+  void on_control(node::ProtocolContext& ctx, const node::Message& m);
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t token);
+  void on_activity_done(node::ProtocolContext& ctx, std::uint64_t token) { charged(ctx, token); }
+  void on_storage_done(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);
+  void on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) { recovery_.on_failure_notice(ctx, notice); }
+  void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) { recovery_.on_restart(ctx, info); }
+  bool finished(node::ProtocolContext& ctx) const;
+  std::string phase(node::ProtocolContext& ctx) const;
 
 private:
-  void charged(core::ProtocolContext& ctx, std::uint64_t token);  // /checkpoint_data: a CPU charge over
-  void on_floor(core::ProtocolContext& ctx, std::uint32_t floor);
+  void charged(node::ProtocolContext& ctx, std::uint64_t token);  // /checkpoint_data: a CPU charge over
+  void on_floor(node::ProtocolContext& ctx, std::uint32_t floor);
 
   const Options& options_;
   Clock clock_;

@@ -2,7 +2,7 @@
 
 namespace ftsim::protocols::uncoordinated {
 
-UncoordinatedProtocol::UncoordinatedProtocol(std::shared_ptr<const Options> options, core::NodeId node, bool coordinator)
+UncoordinatedProtocol::UncoordinatedProtocol(std::shared_ptr<const Options> options, node::NodeId node, bool coordinator)
     : options_(std::move(options)) {
   if (coordinator) {
     coordinator_.emplace(*options_);
@@ -11,7 +11,7 @@ UncoordinatedProtocol::UncoordinatedProtocol(std::shared_ptr<const Options> opti
   }
 }
 
-void UncoordinatedProtocol::on_start(core::ProtocolContext& ctx) {
+void UncoordinatedProtocol::on_start(node::ProtocolContext& ctx) {
   if (coordinator_) {
     coordinator_->on_start(ctx);
   } else {
@@ -19,23 +19,23 @@ void UncoordinatedProtocol::on_start(core::ProtocolContext& ctx) {
   }
 }
 
-void UncoordinatedProtocol::on_task_completed(core::ProtocolContext& ctx, core::TaskId, bool) {
+void UncoordinatedProtocol::on_task_completed(node::ProtocolContext& ctx, node::TaskId, bool) {
   if (process_) process_->on_task_completed(ctx);
 }
 
-core::SendVerdict UncoordinatedProtocol::on_send(core::ProtocolContext& ctx, core::Message& m) {
-  return process_ ? process_->on_send(ctx, m) : core::SendVerdict::send;
+node::SendVerdict UncoordinatedProtocol::on_send(node::ProtocolContext& ctx, node::Message& m) {
+  return process_ ? process_->on_send(ctx, m) : node::SendVerdict::send;
 }
 
-core::ReceiveVerdict UncoordinatedProtocol::on_receive(core::ProtocolContext& ctx, const core::Message& m) {
-  return process_ ? process_->on_receive(ctx, m) : core::ReceiveVerdict::accept;
+node::ReceiveVerdict UncoordinatedProtocol::on_receive(node::ProtocolContext& ctx, const node::Message& m) {
+  return process_ ? process_->on_receive(ctx, m) : node::ReceiveVerdict::accept;
 }
 
-void UncoordinatedProtocol::on_data_released(core::ProtocolContext& ctx, const core::Message&) {
+void UncoordinatedProtocol::on_data_released(node::ProtocolContext& ctx, const node::Message&) {
   if (process_) process_->on_data_released(ctx);
 }
 
-void UncoordinatedProtocol::on_control(core::ProtocolContext& ctx, const core::Message& m) {
+void UncoordinatedProtocol::on_control(node::ProtocolContext& ctx, const node::Message& m) {
   if (coordinator_) {
     coordinator_->on_message(ctx, m);
   } else {
@@ -43,19 +43,19 @@ void UncoordinatedProtocol::on_control(core::ProtocolContext& ctx, const core::M
   }
 }
 
-void UncoordinatedProtocol::on_timer(core::ProtocolContext& ctx, std::uint64_t token) {
+void UncoordinatedProtocol::on_timer(node::ProtocolContext& ctx, std::uint64_t token) {
   if (process_) process_->on_timer(ctx, token);
 }
 
-void UncoordinatedProtocol::on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) {
+void UncoordinatedProtocol::on_activity_done(node::ProtocolContext& ctx, std::uint64_t token) {
   if (process_) process_->on_activity_done(ctx, token);
 }
 
-void UncoordinatedProtocol::on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+void UncoordinatedProtocol::on_storage_done(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   if (process_) process_->on_storage_done(ctx, token, content);
 }
 
-void UncoordinatedProtocol::on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+void UncoordinatedProtocol::on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) {
   if (coordinator_) {
     coordinator_->on_notice(ctx, notice);
   } else {
@@ -63,15 +63,15 @@ void UncoordinatedProtocol::on_failure_notice(core::ProtocolContext& ctx, const 
   }
 }
 
-void UncoordinatedProtocol::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
+void UncoordinatedProtocol::on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) {
   if (process_) process_->on_restart(ctx, info);
 }
 
-bool UncoordinatedProtocol::finished(core::ProtocolContext& ctx) {
+bool UncoordinatedProtocol::finished(node::ProtocolContext& ctx) {
   return coordinator_ ? coordinator_->finished() : process_->finished(ctx);
 }
 
-std::string UncoordinatedProtocol::phase(core::ProtocolContext& ctx) {
+std::string UncoordinatedProtocol::phase(node::ProtocolContext& ctx) {
   return coordinator_ ? coordinator_->phase(ctx) : process_->phase(ctx);
 }
 

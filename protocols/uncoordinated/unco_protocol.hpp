@@ -40,23 +40,23 @@
 
 namespace ftsim::protocols::uncoordinated {
 
-class UncoordinatedProtocol final : public core::Protocol {
+class UncoordinatedProtocol final : public node::Protocol {
 public:
-  UncoordinatedProtocol(std::shared_ptr<const Options> options, core::NodeId node, bool coordinator);
+  UncoordinatedProtocol(std::shared_ptr<const Options> options, node::NodeId node, bool coordinator);
 
-  void on_start(core::ProtocolContext& ctx) override;
-  void on_task_completed(core::ProtocolContext& ctx, core::TaskId task, bool first_execution) override;
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& m) override;
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m) override;
-  void on_data_released(core::ProtocolContext& ctx, const core::Message& m) override;
-  void on_control(core::ProtocolContext& ctx, const core::Message& m) override;
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t token) override;
-  void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) override;
-  void on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override;
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override;
-  void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override;
-  bool finished(core::ProtocolContext& ctx) override;
-  std::string phase(core::ProtocolContext& ctx) override;
+  void on_start(node::ProtocolContext& ctx) override;
+  void on_task_completed(node::ProtocolContext& ctx, node::TaskId task, bool first_execution) override;
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& m) override;
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message& m) override;
+  void on_data_released(node::ProtocolContext& ctx, const node::Message& m) override;
+  void on_control(node::ProtocolContext& ctx, const node::Message& m) override;
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_activity_done(node::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_storage_done(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) override;
+  void on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) override;
+  void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) override;
+  bool finished(node::ProtocolContext& ctx) override;
+  std::string phase(node::ProtocolContext& ctx) override;
 
 private:
   std::shared_ptr<const Options> options_;

@@ -27,11 +27,11 @@ void Recovery::transition(RecoveryState next) {
   state_ = next;
 }
 
-void Recovery::stop(core::ProtocolContext& ctx) {
+void Recovery::stop(node::ProtocolContext& ctx) {
   // l. 55: blocked. What runs now is thrown away (it may be rolled back); data waits.
   if (state_ == RecoveryState::running) began_ = ctx.now();
   checkpointer_.stop();  // a save in progress is abandoned
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   runtime.abort();
   runtime.pause();
   runtime.rebuild();  // what abort() took off the ready queue is ready again (it starts on resume)
@@ -41,7 +41,7 @@ void Recovery::stop(core::ProtocolContext& ctx) {
   }
 }
 
-void Recovery::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) {
+void Recovery::on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) {
   // A failed node's new process holds nothing: it waits for ROUND (with its last checkpoint).
   transition(RecoveryState::restarted);
   checkpointer_.stop();
@@ -50,7 +50,7 @@ void Recovery::on_restart(core::ProtocolContext& ctx, const core::RestartInfo& i
   ctx.runtime().pause();
 }
 
-void Recovery::on_round(core::ProtocolContext& ctx, const messages::Round& round) {
+void Recovery::on_round(node::ProtocolContext& ctx, const messages::Round& round) {
   if (round.round <= round_) return;
   round_ = round.round;
   line_.reset();
@@ -66,7 +66,7 @@ void Recovery::on_round(core::ProtocolContext& ctx, const messages::Round& round
   report(ctx);
 }
 
-void Recovery::report(core::ProtocolContext& ctx) {
+void Recovery::report(node::ProtocolContext& ctx) {
   messages::Report report;
   report.round = round_;
   report.incarnation = ctx.incarnation();
@@ -78,13 +78,13 @@ void Recovery::report(core::ProtocolContext& ctx) {
   messages::send(ctx, ctx.coordinator(), report);
 }
 
-void Recovery::on_line(core::ProtocolContext& ctx, messages::Line line) {
+void Recovery::on_line(node::ProtocolContext& ctx, messages::Line line) {
   if (line.round != round_ || state_ != RecoveryState::stopped) return;
   line_ = std::move(line);
   apply_line(ctx);
 }
 
-void Recovery::apply_line(core::ProtocolContext& ctx) {
+void Recovery::apply_line(node::ProtocolContext& ctx) {
   const messages::Line& line = *line_;
   log_.apply_line(line);
   const std::uint32_t restart = line.epochs[node_];
@@ -109,25 +109,25 @@ void Recovery::apply_line(core::ProtocolContext& ctx) {
   store_.read(ctx, restart - first);  // l. 60: that checkpoint, from stable storage
 }
 
-void Recovery::on_read(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+void Recovery::on_read(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   if (state_ != RecoveryState::reloading && state_ != RecoveryState::restoring) return;
   if (std::optional<Saved> saved = store_.on_read(ctx, token, content)) install(ctx, std::move(*saved));
 }
 
-void Recovery::on_decoded(core::ProtocolContext& ctx) {
+void Recovery::on_decoded(node::ProtocolContext& ctx) {
   if (state_ != RecoveryState::reloading && state_ != RecoveryState::restoring) return;
   if (std::optional<Saved> saved = store_.take_decoded()) install(ctx, std::move(*saved));
 }
 
-void Recovery::install(core::ProtocolContext& ctx, Saved saved) {
+void Recovery::install(node::ProtocolContext& ctx, Saved saved) {
   const bool replacement = state_ == RecoveryState::reloading;
   // What this rollback undoes (a replacement had nothing: the world counts its re-executions).
   if (!replacement) {
-    core::ProtocolRuntime runtime = ctx.runtime();
-    core::FailureEffect effect;
+    node::ProtocolRuntime runtime = ctx.runtime();
+    node::FailureEffect effect;
     const auto local = ctx.index().tasks_of(node_);
     for (std::size_t i = 0; i < local.size(); ++i) {
-      if (runtime.status(local[i]) == core::TaskStatus::done && !saved.snapshot.done[i]) {
+      if (runtime.status(local[i]) == node::TaskStatus::done && !saved.snapshot.done[i]) {
         ++effect.tasks_reexecuted;
         effect.work_lost_seconds += ctx.task_seconds(local[i]);
       }
@@ -154,7 +154,7 @@ void Recovery::install(core::ProtocolContext& ctx, Saved saved) {
   restored(ctx);
 }
 
-void Recovery::restored(core::ProtocolContext& ctx) {
+void Recovery::restored(node::ProtocolContext& ctx) {
   transition(RecoveryState::applied);
   // The phase it is blocked (or rolled back) in: what it receives while it waits does not move it.
   replays_.block(clock_.phase());
@@ -162,7 +162,7 @@ void Recovery::restored(core::ProtocolContext& ctx) {
   replays_.send_lists(ctx, *line_, round_);
 }
 
-void Recovery::on_lists(core::ProtocolContext& ctx, core::NodeId from, messages::Lists lists) {
+void Recovery::on_lists(node::ProtocolContext& ctx, node::NodeId from, messages::Lists lists) {
   if (lists.round != round_) return;
   if (waits_for_line()) {
     replays_.hold_lists(from, std::move(lists));  // judged once this process is restored
@@ -171,11 +171,11 @@ void Recovery::on_lists(core::ProtocolContext& ctx, core::NodeId from, messages:
   replays_.on_lists(ctx, from, lists);
 }
 
-void Recovery::serve_replays(core::ProtocolContext& ctx) {
+void Recovery::serve_replays(node::ProtocolContext& ctx) {
   if (!waits_for_line()) replays_.serve(ctx);
 }
 
-void Recovery::on_ready(core::ProtocolContext& ctx, const messages::Ready& ready) {
+void Recovery::on_ready(node::ProtocolContext& ctx, const messages::Ready& ready) {
   if (ready.round != round_ || !line_) return;
   replays_.on_ready(ready.phase);
   serve_replays(ctx);
@@ -183,7 +183,7 @@ void Recovery::on_ready(core::ProtocolContext& ctx, const messages::Ready& ready
   if (ready.phase == kNoEpoch) end_recovery(ctx);
 }
 
-void Recovery::maybe_run(core::ProtocolContext& ctx) {
+void Recovery::maybe_run(node::ProtocolContext& ctx) {
   if (state_ != RecoveryState::applied || !replays_.may_run()) return;
   transition(RecoveryState::released);
   checkpointer_.left_restored();
@@ -191,7 +191,7 @@ void Recovery::maybe_run(core::ProtocolContext& ctx) {
   replays_.resumed(ctx);
 }
 
-void Recovery::end_recovery(core::ProtocolContext& ctx) {
+void Recovery::end_recovery(node::ProtocolContext& ctx) {
   maybe_run(ctx);
   if (state_ != RecoveryState::released) return;
   if (ctx.recording()) ctx.record_span("recovery round " + std::to_string(round_), "recovery", began_);

@@ -28,7 +28,7 @@ enum class RecoveryState : std::uint8_t {
 
 class Recovery {
 public:
-  Recovery(const Options& options, core::NodeId node, Clock& clock, MessageLog& log, Checkpointer& checkpointer,
+  Recovery(const Options& options, node::NodeId node, Clock& clock, MessageLog& log, Checkpointer& checkpointer,
            CheckpointStore& store, Replays& replays)
       : options_(options), node_(node), clock_(clock), log_(log), checkpointer_(checkpointer), store_(store), replays_(replays) {}
 
@@ -40,32 +40,32 @@ public:
   }
   std::uint32_t round() const { return round_; }
 
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) {
+  void on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) {
     cause_ = notice;
     stop(ctx);
   }
-  void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info);
-  void on_round(core::ProtocolContext& ctx, const messages::Round& round);
-  void on_line(core::ProtocolContext& ctx, messages::Line line);
-  void on_lists(core::ProtocolContext& ctx, core::NodeId from, messages::Lists lists);
-  void on_ready(core::ProtocolContext& ctx, const messages::Ready& ready);
-  void on_read(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content);  // from the store
-  void on_decoded(core::ProtocolContext& ctx);  // the store's decompression charge is over
+  void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info);
+  void on_round(node::ProtocolContext& ctx, const messages::Round& round);
+  void on_line(node::ProtocolContext& ctx, messages::Line line);
+  void on_lists(node::ProtocolContext& ctx, node::NodeId from, messages::Lists lists);
+  void on_ready(node::ProtocolContext& ctx, const messages::Ready& ready);
+  void on_read(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);  // from the store
+  void on_decoded(node::ProtocolContext& ctx);  // the store's decompression charge is over
   std::string phase() const;  // "" if none is under way
 
 private:
   void transition(RecoveryState next);
-  void stop(core::ProtocolContext& ctx);
-  void report(core::ProtocolContext& ctx);
-  void apply_line(core::ProtocolContext& ctx);
-  void install(core::ProtocolContext& ctx, Saved saved);
-  void restored(core::ProtocolContext& ctx);
-  void serve_replays(core::ProtocolContext& ctx);
-  void maybe_run(core::ProtocolContext& ctx);
-  void end_recovery(core::ProtocolContext& ctx);
+  void stop(node::ProtocolContext& ctx);
+  void report(node::ProtocolContext& ctx);
+  void apply_line(node::ProtocolContext& ctx);
+  void install(node::ProtocolContext& ctx, Saved saved);
+  void restored(node::ProtocolContext& ctx);
+  void serve_replays(node::ProtocolContext& ctx);
+  void maybe_run(node::ProtocolContext& ctx);
+  void end_recovery(node::ProtocolContext& ctx);
 
   const Options& options_;
-  core::NodeId node_;
+  node::NodeId node_;
   Clock& clock_;
   MessageLog& log_;
   Checkpointer& checkpointer_;
@@ -75,7 +75,7 @@ private:
   std::uint32_t round_ = 0;
   std::uint32_t restart_epoch_ = messages::kNoEpoch;  // restarted since the last complete recovery
   std::optional<messages::Line> line_;
-  core::FailureNotice cause_{};
+  node::FailureNotice cause_{};
   double began_ = 0;
 };
 

@@ -19,9 +19,9 @@ void Replays::begin_round() {
   status_ = Status::running;
 }
 
-void Replays::send_lists(core::ProtocolContext& ctx, const messages::Line& line, std::uint32_t round) {
+void Replays::send_lists(node::ProtocolContext& ctx, const messages::Line& line, std::uint32_t round) {
   // l. 62-64: the orphans it keeps, per sender and per phase of reception.
-  std::map<core::NodeId, messages::Lists> lists;
+  std::map<node::NodeId, messages::Lists> lists;
   for (const Receipt& r : log_.orphans(line)) {
     lists[r.source].orphans.push_back({r.version, r.epoch, r.send_phase});
     if (orphans_.emplace(SentKey{r.source, r.version}, r.phase).second) ++orphan_count_[r.phase];
@@ -48,14 +48,14 @@ void Replays::send_lists(core::ProtocolContext& ctx, const messages::Line& line,
   if (lists_unanswered_ == 0) notify(ctx, round);
 }
 
-void Replays::on_lists(core::ProtocolContext& ctx, core::NodeId from, const messages::Lists& lists) {
+void Replays::on_lists(node::ProtocolContext& ctx, node::NodeId from, const messages::Lists& lists) {
   for (const messages::Lists::Orphan& o : lists.orphans) {
     log_.suppress(from, o);
     // Not sent again by this process's re-execution (done before its restart point): it counts
     // as passed (the receiver's orphan count must reach zero).
     const graphs::HandleId h = messages::handle_of(o.version);
     const graphs::Version v = messages::version_of(o.version);
-    const bool again = v == 0 ? rolled_to_start_ : ctx.runtime().status(ctx.graph().writer(h, v)) != core::TaskStatus::done;
+    const bool again = v == 0 ? rolled_to_start_ : ctx.runtime().status(ctx.graph().writer(h, v)) != node::TaskStatus::done;
     if (!again && options_.logging == Logging::send_deterministic) messages::send(ctx, from, messages::OrphanSent{o.version});
   }
   for (std::uint64_t v : lists.needed) requests_.emplace_back(from, v);
@@ -63,11 +63,11 @@ void Replays::on_lists(core::ProtocolContext& ctx, core::NodeId from, const mess
   serve(ctx);
 }
 
-void Replays::on_lists_ack(core::ProtocolContext& ctx, const messages::ListsAck& ack, std::uint32_t round) {
+void Replays::on_lists_ack(node::ProtocolContext& ctx, const messages::ListsAck& ack, std::uint32_t round) {
   if (ack.round == round && lists_unanswered_ > 0 && --lists_unanswered_ == 0) notify(ctx, round);
 }
 
-void Replays::notify(core::ProtocolContext& ctx, std::uint32_t round) {
+void Replays::notify(node::ProtocolContext& ctx, std::uint32_t round) {
   messages::Notification n;
   n.round = round;
   n.rolled_back = status_ == Status::rolled_back;
@@ -81,7 +81,7 @@ void Replays::notify(core::ProtocolContext& ctx, std::uint32_t round) {
   messages::send(ctx, ctx.coordinator(), n);
 }
 
-void Replays::orphan_replayed(core::ProtocolContext& ctx, core::NodeId from, std::uint64_t version, std::uint32_t round) {
+void Replays::orphan_replayed(node::ProtocolContext& ctx, node::NodeId from, std::uint64_t version, std::uint32_t round) {
   auto it = orphans_.find({from, version});
   if (it == orphans_.end()) return;
   const std::uint32_t phase = it->second;
@@ -101,7 +101,7 @@ bool Replays::may_run() const {
   return status_ == Status::rolled_back ? blocked_phase_ <= ready_ + 1 : blocked_phase_ <= ready_;
 }
 
-void Replays::resumed(core::ProtocolContext& ctx) {
+void Replays::resumed(node::ProtocolContext& ctx) {
   if (!rolled_to_start_) return;
   rolled_to_start_ = false;
   ctx.runtime().send_initial_values();  // its re-execution from the input: the orphans among them are suppressed
@@ -121,20 +121,20 @@ std::string Replays::phase() const {
 
 // ----------------------------------------------------------------------------- re-sends
 
-std::vector<std::pair<core::NodeId, std::uint64_t>> Replays::missing_versions(core::ProtocolContext& ctx) const {
+std::vector<std::pair<node::NodeId, std::uint64_t>> Replays::missing_versions(node::ProtocolContext& ctx) const {
   // The versions its unfinished tasks read that it does not hold and that another node sends it.
   const auto& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   const auto& sources = options_.sources[node_];
-  std::vector<std::pair<core::NodeId, std::uint64_t>> missing;
-  for (core::TaskId t : ctx.index().tasks_of(node_)) {
-    if (runtime.status(t) == core::TaskStatus::done) continue;
+  std::vector<std::pair<node::NodeId, std::uint64_t>> missing;
+  for (node::TaskId t : ctx.index().tasks_of(node_)) {
+    if (runtime.status(t) == node::TaskStatus::done) continue;
     for (const graphs::Access& a : graph.accesses(t)) {
       if (!graphs::reads(a.mode)) continue;
       const graphs::Version v = graphs::version_read(a);
       if (runtime.holds(a.handle, v)) continue;
       const std::uint64_t key = messages::version_key(a.handle, v);
-      auto it = std::lower_bound(sources.begin(), sources.end(), std::make_pair(key, core::NodeId(0)));
+      auto it = std::lower_bound(sources.begin(), sources.end(), std::make_pair(key, node::NodeId(0)));
       if (it == sources.end() || it->first != key || it->second == node_) continue;
       missing.emplace_back(it->second, key);
     }
@@ -144,17 +144,17 @@ std::vector<std::pair<core::NodeId, std::uint64_t>> Replays::missing_versions(co
   return missing;
 }
 
-void Replays::serve(core::ProtocolContext& ctx) {
+void Replays::serve(node::ProtocolContext& ctx) {
   if (requests_.empty()) return;
   const auto& graph = ctx.graph();
-  core::ProtocolRuntime runtime = ctx.runtime();
+  node::ProtocolRuntime runtime = ctx.runtime();
   std::vector<SentKey> waiting;
   for (const SentKey& request : requests_) {
     const auto [to, key] = request;
     const graphs::HandleId h = messages::handle_of(key);
     const graphs::Version v = messages::version_of(key);
     // Its re-execution sends it (a task after its restart point, or its input sent again).
-    const bool again = v == 0 ? rolled_to_start_ : runtime.status(graph.writer(h, v)) != core::TaskStatus::done;
+    const bool again = v == 0 ? rolled_to_start_ : runtime.status(graph.writer(h, v)) != node::TaskStatus::done;
     if (again) continue;
     if (options_.logging == Logging::send_deterministic) {
       const std::optional<std::uint32_t> phase = log_.logged_phase(request);
@@ -173,7 +173,7 @@ void Replays::serve(core::ProtocolContext& ctx) {
       }
       runtime.reload_initial(h);  // an input is read again
     }
-    runtime.subscribe(h, v, to, core::Traffic::recovery);
+    runtime.subscribe(h, v, to, node::Traffic::recovery);
     ctx.counters().add(kMessagesReplayed);
     ctx.counters().add(kBytesReplayed, graph.bytes(h));
   }

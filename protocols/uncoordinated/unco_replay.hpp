@@ -23,7 +23,7 @@ class Replays {
 public:
   enum class Status : std::uint8_t { running, blocked, rolled_back };  // Fig. 3 l. 1, reported in l. 68
 
-  Replays(const Options& options, core::NodeId node, Clock& clock, MessageLog& log)
+  Replays(const Options& options, node::NodeId node, Clock& clock, MessageLog& log)
       : options_(options), node_(node), clock_(clock), log_(log) {}
 
   void begin_round();  // ROUND: what an earlier round found is void
@@ -32,25 +32,25 @@ public:
   void block(std::uint32_t phase) { blocked_phase_ = phase; }  // the phase it waits in (l. 73)
   // The line applied: LISTS to the senders of its orphans and of what it lacks, the lists that
   // came before, the re-sends it may make; its notification if it has no list to wait for.
-  void send_lists(core::ProtocolContext& ctx, const messages::Line& line, std::uint32_t round);
-  void on_lists(core::ProtocolContext& ctx, core::NodeId from, const messages::Lists& lists);
-  void hold_lists(core::NodeId from, messages::Lists lists) { pending_lists_.emplace_back(from, std::move(lists)); }
-  void on_lists_ack(core::ProtocolContext& ctx, const messages::ListsAck& ack, std::uint32_t round);
-  void orphan_replayed(core::ProtocolContext& ctx, core::NodeId from, std::uint64_t version, std::uint32_t round);
+  void send_lists(node::ProtocolContext& ctx, const messages::Line& line, std::uint32_t round);
+  void on_lists(node::ProtocolContext& ctx, node::NodeId from, const messages::Lists& lists);
+  void hold_lists(node::NodeId from, messages::Lists lists) { pending_lists_.emplace_back(from, std::move(lists)); }
+  void on_lists_ack(node::ProtocolContext& ctx, const messages::ListsAck& ack, std::uint32_t round);
+  void orphan_replayed(node::ProtocolContext& ctx, node::NodeId from, std::uint64_t version, std::uint32_t round);
   void on_ready(std::uint32_t phase) { ready_ = phase; }
   bool may_run() const;
-  void resumed(core::ProtocolContext& ctx);  // running again: from the input, its initial values go again
-  void serve(core::ProtocolContext& ctx);    // the re-sends asked of it that may go now
+  void resumed(node::ProtocolContext& ctx);  // running again: from the input, its initial values go again
+  void serve(node::ProtocolContext& ctx);    // the re-sends asked of it that may go now
   void end();  // READY(infinity)
   std::string phase() const;  // what it waits for once the line is applied
 
 private:
-  using SentKey = std::pair<core::NodeId, std::uint64_t>;
-  void notify(core::ProtocolContext& ctx, std::uint32_t round);
-  std::vector<std::pair<core::NodeId, std::uint64_t>> missing_versions(core::ProtocolContext& ctx) const;
+  using SentKey = std::pair<node::NodeId, std::uint64_t>;
+  void notify(node::ProtocolContext& ctx, std::uint32_t round);
+  std::vector<std::pair<node::NodeId, std::uint64_t>> missing_versions(node::ProtocolContext& ctx) const;
 
   const Options& options_;
-  core::NodeId node_;
+  node::NodeId node_;
   Clock& clock_;
   MessageLog& log_;
   Status status_ = Status::running;
@@ -62,7 +62,7 @@ private:
   std::map<SentKey, std::uint32_t> orphans_;
   std::map<std::uint32_t, std::uint32_t> orphan_count_;
   std::vector<SentKey> requests_;  // re-sends asked of it: (destination, version), served once allowed
-  std::vector<std::pair<core::NodeId, messages::Lists>> pending_lists_;  // arrived before its restore
+  std::vector<std::pair<node::NodeId, messages::Lists>> pending_lists_;  // arrived before its restore
   std::uint32_t lists_unanswered_ = 0;
 };
 

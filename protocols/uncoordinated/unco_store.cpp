@@ -6,7 +6,7 @@
 
 namespace ftsim::protocols::uncoordinated {
 
-CheckpointStore::CheckpointStore(const Options& options, core::NodeId node) : options_(options), node_(node) {
+CheckpointStore::CheckpointStore(const Options& options, node::NodeId node) : options_(options), node_(node) {
   if (options_.content) writer_.emplace(options_.content);
 }
 
@@ -27,8 +27,8 @@ void CheckpointStore::transition(ReadState next) {
 
 // ----------------------------------------------------------------------------- writes
 
-CheckpointStore::Encoded CheckpointStore::encode(core::ProtocolContext& ctx, std::uint32_t checkpoint, const core::NodeSnapshot& snapshot,
-                                                 const core::Bytes& tables) {
+CheckpointStore::Encoded CheckpointStore::encode(node::ProtocolContext& ctx, std::uint32_t checkpoint, const node::NodeSnapshot& snapshot,
+                                                 const node::Bytes& tables) {
   Encoded out;
   if (writer_) {
     // /checkpoint_data: the state as a full or incremental image, the tables as they are.
@@ -38,7 +38,7 @@ CheckpointStore::Encoded CheckpointStore::encode(core::ProtocolContext& ctx, std
     out.content = std::move(image.content);
     return out;
   }
-  core::WireWriter w(out.content);
+  node::WireWriter w(out.content);
   snapshot.encode(w);
   out.content.insert(out.content.end(), tables.begin(), tables.end());
   out.content.content_bytes += tables.content_bytes;
@@ -46,7 +46,7 @@ CheckpointStore::Encoded CheckpointStore::encode(core::ProtocolContext& ctx, std
   return out;
 }
 
-void CheckpointStore::write(core::ProtocolContext& ctx, std::uint32_t checkpoint, core::Bytes content, std::uint64_t bytes, double charge) {
+void CheckpointStore::write(node::ProtocolContext& ctx, std::uint32_t checkpoint, node::Bytes content, std::uint64_t bytes, double charge) {
   if (charge > 0) {
     // /checkpoint_data: hashing and compressing take a core first (a simulation; on MPI they ran).
     pending_write_.emplace(checkpoint, std::move(content));
@@ -56,7 +56,7 @@ void CheckpointStore::write(core::ProtocolContext& ctx, std::uint32_t checkpoint
   ctx.storage_write(server(ctx), key(checkpoint), std::move(content), bytes, kWriteBit | checkpoint);
 }
 
-std::optional<std::pair<std::uint32_t, core::Bytes>> CheckpointStore::take_encoded() {
+std::optional<std::pair<std::uint32_t, node::Bytes>> CheckpointStore::take_encoded() {
   if (!pending_write_) return std::nullopt;
   auto image = std::move(*pending_write_);
   pending_write_.reset();
@@ -72,9 +72,9 @@ void CheckpointStore::abandon(std::uint32_t checkpoints) {
   }
 }
 
-void CheckpointStore::erase(core::ProtocolContext& ctx, std::uint32_t checkpoint) { ctx.storage_erase(server(ctx), key(checkpoint)); }
+void CheckpointStore::erase(node::ProtocolContext& ctx, std::uint32_t checkpoint) { ctx.storage_erase(server(ctx), key(checkpoint)); }
 
-void CheckpointStore::restored(core::ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t checkpoints) {
+void CheckpointStore::restored(node::ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t checkpoints) {
   for (std::uint32_t c = checkpoint + 1; c <= checkpoints; ++c) ctx.storage_erase(server(ctx), key(c));
   if (writer_) {
     // /checkpoint_data: its next image is a full one (the hashes it kept describe a state it left).
@@ -84,7 +84,7 @@ void CheckpointStore::restored(core::ProtocolContext& ctx, std::uint32_t checkpo
   }
 }
 
-bool CheckpointStore::collect(core::ProtocolContext& ctx, std::uint32_t floor, std::uint32_t checkpoints) {
+bool CheckpointStore::collect(node::ProtocolContext& ctx, std::uint32_t floor, std::uint32_t checkpoints) {
   // Checkpoints that start an earlier epoch can go.
   if (floor <= floor_) return false;
   const std::uint32_t first = options_.first_epoch[node_];
@@ -105,26 +105,26 @@ bool CheckpointStore::collect(core::ProtocolContext& ctx, std::uint32_t floor, s
 
 // ----------------------------------------------------------------------------- reads
 
-void CheckpointStore::read(core::ProtocolContext& ctx, std::uint32_t checkpoint) {
+void CheckpointStore::read(node::ProtocolContext& ctx, std::uint32_t checkpoint) {
   transition(ReadState::reading);
   reading_ = checkpoint;
   start_read(ctx);
 }
 
-void CheckpointStore::probe(core::ProtocolContext& ctx, std::uint32_t latest) {
+void CheckpointStore::probe(node::ProtocolContext& ctx, std::uint32_t latest) {
   transition(ReadState::probing);
   probe_fallback_ = latest;
   reading_ = latest + 1;
   start_read(ctx);
 }
 
-void CheckpointStore::start_read(core::ProtocolContext& ctx) {
+void CheckpointStore::start_read(node::ProtocolContext& ctx) {
   fetch_.begin(0);  // a new read: a chain read for an earlier one is void
   pending_install_.reset();
   ctx.storage_read(server(ctx), key(reading_), kReadBit | ++read_token_);
 }
 
-std::optional<Saved> CheckpointStore::on_read(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) {
+std::optional<Saved> CheckpointStore::on_read(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   if (token != (kReadBit | read_token_)) return std::nullopt;
   if (!content) {
     if (state_ == ReadState::probing) {  // the checkpoint after the last one the coordinator knew was not written
@@ -144,15 +144,15 @@ std::optional<Saved> CheckpointStore::on_read(core::ProtocolContext& ctx, std::u
   }
   if (state_ == ReadState::probing) transition(ReadState::reading);
   if (writer_) return read_image(ctx, *content);
-  core::WireReader r(*content);
+  node::WireReader r(*content);
   Saved saved;
-  saved.snapshot = core::NodeSnapshot::decode(r);
+  saved.snapshot = node::NodeSnapshot::decode(r);
   saved.tables = Tables::read(r);
   transition(ReadState::idle);
   return saved;
 }
 
-std::optional<Saved> CheckpointStore::read_image(core::ProtocolContext& ctx, const core::Bytes& image) {
+std::optional<Saved> CheckpointStore::read_image(node::ProtocolContext& ctx, const node::Bytes& image) {
   // /checkpoint_data: read back from the newest image to the full one, then restored in order.
   if (fetch_.want() == 0) fetch_.begin(reading_);
   if (const std::uint32_t next = fetch_.add(image)) {
@@ -165,7 +165,7 @@ std::optional<Saved> CheckpointStore::read_image(core::ProtocolContext& ctx, con
   fetch_.begin(0);
   Saved saved;
   saved.snapshot = std::move(restored.snapshot);
-  core::WireReader r(restored.extra);
+  node::WireReader r(restored.extra);
   saved.tables = Tables::read(r);
   if (restored.charge_seconds > 0) {  // decompression takes a core first (a simulation)
     transition(ReadState::decoding);

@@ -24,35 +24,35 @@ enum class ReadState : std::uint8_t {
 
 class CheckpointStore {
 public:
-  CheckpointStore(const Options& options, core::NodeId node);
+  CheckpointStore(const Options& options, node::NodeId node);
 
   // --- writes ---
   struct Encoded {
-    core::Bytes content;
+    node::Bytes content;
     std::uint64_t bytes = 0;  // what stable storage receives
     double charge = 0;        // /checkpoint_data: CPU seconds before it is written
   };
-  Encoded encode(core::ProtocolContext& ctx, std::uint32_t checkpoint, const core::NodeSnapshot& snapshot, const core::Bytes& tables);
+  Encoded encode(node::ProtocolContext& ctx, std::uint32_t checkpoint, const node::NodeSnapshot& snapshot, const node::Bytes& tables);
   // Writes `content` (after `charge` seconds of a core: take_encoded() then gives it back).
-  void write(core::ProtocolContext& ctx, std::uint32_t checkpoint, core::Bytes content, std::uint64_t bytes, double charge);
-  std::optional<std::pair<std::uint32_t, core::Bytes>> take_encoded();
+  void write(node::ProtocolContext& ctx, std::uint32_t checkpoint, node::Bytes content, std::uint64_t bytes, double charge);
+  std::optional<std::pair<std::uint32_t, node::Bytes>> take_encoded();
   // A save abandoned: nothing more of it is written, and the next image is a full one.
   void abandon(std::uint32_t checkpoints);
-  void erase(core::ProtocolContext& ctx, std::uint32_t checkpoint);
+  void erase(node::ProtocolContext& ctx, std::uint32_t checkpoint);
   // Restored to `checkpoint`: the later ones (up to `checkpoints`) belong to an execution that
   // no longer exists.
-  void restored(core::ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t checkpoints);
+  void restored(node::ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t checkpoints);
   // §III-A.4: the checkpoints no restart can use below the smallest epoch go; false if `floor`
   // is no news.
-  bool collect(core::ProtocolContext& ctx, std::uint32_t floor, std::uint32_t checkpoints);
+  bool collect(node::ProtocolContext& ctx, std::uint32_t floor, std::uint32_t checkpoints);
 
   // --- reads ---
-  void read(core::ProtocolContext& ctx, std::uint32_t checkpoint);
+  void read(node::ProtocolContext& ctx, std::uint32_t checkpoint);
   // A replacement's last checkpoint: the coordinator may not know the very last one yet.
-  void probe(core::ProtocolContext& ctx, std::uint32_t latest);
+  void probe(node::ProtocolContext& ctx, std::uint32_t latest);
   // A read done: the checkpoint once it is all read (and not charged), the job's input if a
   // probe found nothing to fall back on; none otherwise (more to read, a charge, a stale token).
-  std::optional<Saved> on_read(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content);
+  std::optional<Saved> on_read(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);
   std::optional<Saved> take_decoded();  // the checkpoint whose decompression was charged
   std::uint32_t reading() const { return reading_; }
 
@@ -71,16 +71,16 @@ private:
   static constexpr std::uint64_t kDecodeBit = 1ull << 58;
 
   void transition(ReadState next);
-  void start_read(core::ProtocolContext& ctx);  // reading_, from storage
-  std::optional<Saved> read_image(core::ProtocolContext& ctx, const core::Bytes& image);
+  void start_read(node::ProtocolContext& ctx);  // reading_, from storage
+  std::optional<Saved> read_image(node::ProtocolContext& ctx, const node::Bytes& image);
   std::uint64_t key(std::uint32_t checkpoint) const { return (std::uint64_t(node_) << 32) | checkpoint; }
-  std::uint32_t server(core::ProtocolContext& ctx) const { return node_ % std::max(1u, ctx.storage_servers()); }
+  std::uint32_t server(node::ProtocolContext& ctx) const { return node_ % std::max(1u, ctx.storage_servers()); }
 
   const Options& options_;
-  core::NodeId node_;
+  node::NodeId node_;
   std::optional<content::ImageWriter> writer_;  // /checkpoint_data
   content::ChainFetch fetch_;
-  std::optional<std::pair<std::uint32_t, core::Bytes>> pending_write_;  // (checkpoint, image) being charged
+  std::optional<std::pair<std::uint32_t, node::Bytes>> pending_write_;  // (checkpoint, image) being charged
   std::optional<Saved> pending_install_;                                 // decoded, being charged
   std::uint32_t charge_sequence_ = 0;
   std::uint32_t floor_ = 0;

@@ -22,17 +22,17 @@ struct Sent {
   bool confirmed = true;  // false: restored after a failure, its receive epoch may be stale (kept)
   std::uint64_t store_key = 0;  // its entry in the log store (0: none)
 };
-using SentKey = std::pair<core::NodeId, std::uint64_t>;  // the other node, version key
+using SentKey = std::pair<node::NodeId, std::uint64_t>;  // the other node, version key
 
 // A data message it received first-time (RPP, l. 26): kept for the orphans and the receive table.
 struct Receipt {
-  core::NodeId source;
+  node::NodeId source;
   std::uint64_t version;
   std::uint32_t date, send_epoch, phase, epoch;  // sender's date and epoch; its phase and epoch then
   std::uint32_t send_phase;                      // the sender's phase (a suppressed re-send keeps it)
 };
 
-using SpeKey = std::pair<std::uint32_t, core::NodeId>;  // (send epoch, destination)
+using SpeKey = std::pair<std::uint32_t, node::NodeId>;  // (send epoch, destination)
 
 // The tables of a checkpoint: the values it restarts with and its messages.
 struct Tables {
@@ -42,7 +42,7 @@ struct Tables {
   std::vector<Receipt> receipts;
   std::vector<std::pair<SpeKey, std::uint32_t>> spe;
 
-  static Tables read(core::WireReader& r);  // what MessageLog::write_tables wrote
+  static Tables read(node::WireReader& r);  // what MessageLog::write_tables wrote
   // The job's input: no message yet.
   static Tables start(std::uint32_t first_epoch) {
     Tables t;
@@ -55,7 +55,7 @@ struct Tables {
 };
 
 struct Saved {
-  core::NodeSnapshot snapshot;
+  node::NodeSnapshot snapshot;
   Tables tables;
 };
 

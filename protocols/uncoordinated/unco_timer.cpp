@@ -2,7 +2,7 @@
 
 namespace ftsim::protocols::uncoordinated {
 
-void CheckpointTimer::arm(core::ProtocolContext& ctx) {
+void CheckpointTimer::arm(node::ProtocolContext& ctx) {
   if (timer_) ctx.cancel_timer(*timer_);
   timer_.reset();
   double delay = 0;

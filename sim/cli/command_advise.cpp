@@ -478,8 +478,8 @@ int Advisor::run() {
   });
   std::cout << fmt::format("\n{}: {} nodes, {} iterations, failure-free {} under none; {}\n\n", cfg.name, cfg.platform.nodes, iterations_,
                            config::format_seconds(none_makespan_), failure_note_);
-  Table table({"rank", "protocol", "checkpoint every", "period", "overhead [90%]", "checkpointing", "failures", "estimate",
-               "Daly: period, overhead"});
+  run::Table table({"rank", "protocol", "checkpoint every", "period", "overhead [90%]", "checkpointing", "failures", "estimate",
+                    "Daly: period, overhead"});
   Json out = {{"config", options_.config},
               {"name", cfg.name},
               {"failure_model", {{"mtbf", mtbf_}, {"shape", shape_}, {"downtime", downtime_}, {"note", failure_note_}}},

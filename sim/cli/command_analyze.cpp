@@ -94,7 +94,7 @@ void print_failure(const analysis::Trace& trace, const analysis::FailureAnalysis
   for (analysis::ProcessId p : line.failed) failed += (failed.empty() ? "" : ",") + std::to_string(p);
   std::cout << fmt::format("failure of {} at the end of the trace, {} determinism\n\n", failed,
                            analysis::determinism_name(line.rule));
-  Table table({"process", "restarts from", "position", "events undone"});
+  run::Table table({"process", "restarts from", "position", "events undone"});
   for (analysis::ProcessId p = 0; p < trace.process_count(); ++p) {
     table.add_row({std::to_string(p) + (trace.process_name(p).empty() ? "" : " (" + trace.process_name(p) + ")"),
                    line.checkpoints[p] ? "checkpoint " + std::to_string(*line.checkpoints[p]) : "keeps its state",
@@ -103,7 +103,7 @@ void print_failure(const analysis::Trace& trace, const analysis::FailureAnalysis
   }
   table.print(std::cout);
   std::cout << fmt::format("\nrolled back: {} of {} ({}); domino effect: {}\n", line.rolled_back, trace.process_count(),
-                           percent(double(line.rolled_back) / double(std::max<std::size_t>(1, trace.process_count()))),
+                           run::percent(double(line.rolled_back) / double(std::max<std::size_t>(1, trace.process_count()))),
                            line.domino ? "yes" : "no");
   std::cout << fmt::format("messages to replay from the logs: {}{}\n", result.messages.to_replay.size(),
                            result.messages.to_replay.empty() ? "" : " (" + list_of(trace, result.messages.to_replay) + ")");
@@ -120,10 +120,10 @@ void print_each(const analysis::Trace& trace, const analysis::EachFailureSummary
   const std::size_t processes = trace.process_count();
   std::cout << fmt::format("every single failure at the end of the trace, {} determinism\n\n",
                            analysis::determinism_name(summary.rule));
-  Table table({"failed", "rolled back", "% rolled back", "domino", "events undone", "to replay"});
+  run::Table table({"failed", "rolled back", "% rolled back", "domino", "events undone", "to replay"});
   for (analysis::ProcessId p = 0; p < processes; ++p) {
     table.add_row({std::to_string(p), std::to_string(summary.rolled_back[p]),
-                   percent(double(summary.rolled_back[p]) / double(processes)), summary.domino[p] ? "yes" : "no",
+                   run::percent(double(summary.rolled_back[p]) / double(processes)), summary.domino[p] ? "yes" : "no",
                    std::to_string(summary.events_undone[p]), std::to_string(summary.messages_to_replay[p])});
   }
   table.print(std::cout);

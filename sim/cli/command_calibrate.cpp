@@ -29,7 +29,7 @@ Command add_calibrate_command(CLI::App& app) {
   command->add_option("--set", options->sets, "Set a config key: KEY=VALUE (as for run)")->allow_extra_args(false);
   command->add_option("--cfg", options->cfgs, "SimGrid's spelling of --set: --cfg=KEY:VALUE")->allow_extra_args(false);
   // The options live as long as the callback: CLI11 writes into them while parsing.
-  return [options] { return exec_sibling("ftsim-mpi", arguments(), "ftsim calibrate --backend mpi"); };
+  return [options] { return sweep::exec_sibling("ftsim-mpi", arguments(), "ftsim calibrate --backend mpi"); };
 }
 
 }  // namespace ftsim::cli

@@ -486,7 +486,7 @@ int run_long_job(const EstimateOptions& options, const config::Config& cfg, cons
                            "from a short job of {} iterations\n",
                            cfg.name, cfg.protocol.type, failures.model == config::FailureModel::weibull ? "Weibull" : "exponential",
                            config::format_seconds(failures.mtbf), cfg.platform.nodes, iterations, short_iterations);
-  Table table({"quantity", "value"});
+  run::Table table({"quantity", "value"});
   table.add_row({"failure-free makespan (simulated)", config::format_seconds(t0)});
   if (reference > 0) table.add_row({"none's failure-free makespan", config::format_seconds(reference)});
   table.add_row({"cost of one failure (mean [90%])",
@@ -631,7 +631,7 @@ int run_estimate(const EstimateOptions& options) {
     conditioned["failures"]["first_before"] = t0;
     config::FailureConfig with_condition = failures;
     with_condition.first_before = t0;
-    probability = core::FailureSchedule::condition_probability(with_condition, cfg.platform.machines());
+    probability = world::FailureSchedule::condition_probability(with_condition, cfg.platform.machines());
     const auto samples = samples_of(run_points(conditioned, seeds, dir, "conditioned", options.jobs), counts);
     if (!samples.empty()) estimates.push_back(estimate::conditioned_estimate(t0, reference, probability, samples));
   }
@@ -648,7 +648,7 @@ int run_estimate(const EstimateOptions& options) {
                            cfg.platform.nodes);
   say << fmt::format("failure-free makespan {} (none: {}); P(a failure before its end) = {:.4g}\n\n",
                            config::format_seconds(t0), reference > 0 ? config::format_seconds(reference) : "unknown", probability);
-  Table table({"method", "samples", "expected makespan [90%]", "overhead [90%]", "of which failures [90%]", "P(incomplete) [90%]"});
+  run::Table table({"method", "samples", "expected makespan [90%]", "overhead [90%]", "of which failures [90%]", "P(incomplete) [90%]"});
   for (const auto& e : estimates) {
     table.add_row({e.method, fmt::format("{} ({} complete)", e.samples, e.complete),
                    fmt::format("{:.6g} s [{:.6g}, {:.6g}]", e.makespan.mean, e.makespan.low, e.makespan.high),

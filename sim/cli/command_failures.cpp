@@ -118,8 +118,8 @@ int run_fit(const FitOptions& options) {
 
   std::cout << fmt::format("{}: {} failures read; times between failures fitted by maximum likelihood, 90% intervals\n",
                            options.log, failures.size());
-  Table table({"system", "interruptions", "years", "MTBF (exponential)", "Weibull shape", "MTBF (Weibull)", "prefers",
-               "nodes", "node MTBF (exponential)", "node shape", "node MTBF (Weibull)"});
+  run::Table table({"system", "interruptions", "years", "MTBF (exponential)", "Weibull shape", "MTBF (Weibull)", "prefers",
+                    "nodes", "node MTBF (exponential)", "node shape", "node MTBF (Weibull)"});
   Json out = {{"log", options.log}, {"format", options.format}, {"systems", Json::array()}};
   for (const auto& s : fits) {
     const auto prefers = [](const std::optional<estimate::Fit>& f) {

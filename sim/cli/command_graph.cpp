@@ -38,12 +38,12 @@ void print_stats(const graphs::TaskGraph& graph, const graphs::GraphStats& s, st
   using config::format_bytes;
   out << fmt::format("tasks {}  edges {}  data handles {} ({})  candidate cuts {}\n", s.tasks, s.edges, s.handles,
                      format_bytes(double(s.data_bytes)), graph.cut_count());
-  Table kernels({"kernel", "tasks"});
+  run::Table kernels({"kernel", "tasks"});
   for (const auto& [name, count] : s.tasks_per_kernel) kernels.add_row({name, std::to_string(count)});
   kernels.print(out);
   out << fmt::format("\ntransfers {} ({}), reads served by the cache {}\n", s.transfers,
                      format_bytes(double(s.transfer_bytes)), s.cache_hits);
-  Table nodes({"node", "tasks", "sent", "messages sent", "received"});
+  run::Table nodes({"node", "tasks", "sent", "messages sent", "received"});
   const std::size_t shown = std::min<std::size_t>(graph.node_count(), 64);
   for (graphs::NodeId n = 0; n < shown; ++n) {
     nodes.add_row({std::to_string(n), std::to_string(s.tasks_per_node[n]), format_bytes(double(s.sent_bytes_per_node[n])),

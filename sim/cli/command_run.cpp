@@ -64,7 +64,7 @@ Command add_run_command(CLI::App& app) {
     // Every rank of an MPI job runs this: hand over at once, so that ftsim-mpi alone reads the
     // config and reports errors (from one rank).
     // (SimGrid's library defines MPI symbols of its own, SMPI's: the MPI backend is ftsim-mpi.)
-    if (options->backend == "mpi") return exec_sibling("ftsim-mpi", arguments(), "--backend mpi");
+    if (options->backend == "mpi") return sweep::exec_sibling("ftsim-mpi", arguments(), "--backend mpi");
     // From the first instruction: a signal only asks to stop; what is done so far is reported.
     simgrid_backend::install_stop_handlers();
     const config::Config cfg = protocols::load_config(options->config, config::parse_overrides(options->sets, options->cfgs));
@@ -74,13 +74,13 @@ Command add_run_command(CLI::App& app) {
     }
     const std::filesystem::path dir = options->output_dir.empty() ? std::filesystem::path("out") / cfg.name
                                                                   : std::filesystem::path(options->output_dir);
-    RunJobOptions job_options;
+    run::RunJobOptions job_options;
     if (options->trace) job_options.trace_file = (dir / "trace.json").string();
     job_options.checkpoint_trace_file = options->checkpoint_trace;
     if (!options->log.empty()) {
       std::uint32_t categories = 0;
       std::string unknown;
-      if (!core::parse_log_categories(options->log, categories, unknown)) {
+      if (!world::parse_log_categories(options->log, categories, unknown)) {
         std::cerr << "error: --log: unknown category \"" << unknown << "\" (task, message, failure, protocol, run, migration or all)\n";
         return 2;
       }
@@ -90,18 +90,18 @@ Command add_run_command(CLI::App& app) {
     std::error_code error;
     std::filesystem::create_directories(dir, error);
     if (error) throw config::ConfigError(dir.string(), "", "cannot create the output directory: " + error.message());
-    remove_stale_outputs(dir, options->trace, !options->log.empty(), std::cerr);
-    const RunJob job = run_job(cfg, job_options);
-    write_results(dir, job.results);
-    print_summary(cfg, job.graph, job.metrics, job.reference, job.wall_seconds,
-                  "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model) +
-                      (cfg.platform.network.contention == config::Contention::nic ? ", contention nic (LogGP-style NIC queues)" : "") +
-                      (cfg.platform.network.contention == config::Contention::flows &&
-                               cfg.platform.network.solver != config::SharingSolver::grouped
-                           ? std::string(", SimGrid's ") + config::to_string(cfg.platform.network.solver) + " sharing solver"
-                           : std::string()),
-                  false, std::cout,
-                  job.protocol_reference);
+    run::remove_stale_outputs(dir, options->trace, !options->log.empty(), std::cerr);
+    const run::RunJob job = run::run_job(cfg, job_options);
+    run::write_results(dir, job.results);
+    run::print_summary(cfg, job.graph, job.metrics, job.reference, job.wall_seconds,
+                       "network model " + simgrid_backend::describe_network_model(cfg.platform.network.model) +
+                           (cfg.platform.network.contention == config::Contention::nic ? ", contention nic (LogGP-style NIC queues)" : "") +
+                           (cfg.platform.network.contention == config::Contention::flows &&
+                                    cfg.platform.network.solver != config::SharingSolver::grouped
+                                ? std::string(", SimGrid's ") + config::to_string(cfg.platform.network.solver) + " sharing solver"
+                                : std::string()),
+                       false, std::cout,
+                       job.protocol_reference);
     std::cout << "results: " << (dir / "results.json").string();
     if (options->trace) std::cout << "  trace: " << (dir / "trace.json").string();
     if (!options->log.empty()) std::cout << "  log: " << (dir / "events.log").string();

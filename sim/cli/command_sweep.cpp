@@ -79,7 +79,7 @@ Command add_sweep_command(CLI::App& app) {
     // The ranks of an MPI job share the points: ftsim-mpi (which can call MPI, see
     // sibling_executable.hpp) gathers their rows on rank 0.
     if (under_mpirun()) {
-      return exec_sibling("ftsim-mpi", arguments(), "ftsim sweep under mpirun");
+      return sweep::exec_sibling("ftsim-mpi", arguments(), "ftsim sweep under mpirun");
     }
     return run_sweep(*options);
   };

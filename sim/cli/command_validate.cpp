@@ -141,7 +141,7 @@ constexpr double kMaxTasksBuilt = 1e6;
 
 // What the run will cost (run_estimate.hpp), from the graph's size.
 void print_estimate(const config::Config& cfg, std::ostream& out) {
-  GraphSize size;
+  run::GraphSize size;
   const graphs::GraphEstimate estimate = graphs::estimate_application(cfg);
   if (config::is_graph_file(cfg.application.type) || estimate.tasks <= kMaxTasksBuilt) {
     const graphs::TaskGraph graph = graphs::build_application(cfg);
@@ -149,7 +149,7 @@ void print_estimate(const config::Config& cfg, std::ostream& out) {
   } else {
     size = {estimate.tasks, estimate.transfers};
   }
-  const RunEstimate e = estimate_run(cfg, size);
+  const run::RunEstimate e = run::estimate_run(cfg, size);
   out << fmt::format("  estimate     `ftsim run` takes about {} of wall time and {} of memory on a 2-core machine ({} "
                      "simulation{} of about {:.2g} events{}; protocols and failures add to it)\n",
                      config::format_seconds(e.wall_seconds), config::format_bytes(e.peak_bytes), e.simulations,

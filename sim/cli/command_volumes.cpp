@@ -40,7 +40,7 @@ const config::ReferenceVolumes* reference_row(const config::Config& cfg, std::si
 // "892 MB (paper 892 MB, +0.0%)": sizes in a unit that fits them.
 std::string with_reference(double value, const std::optional<double>& reference) {
   std::string text = config::format_bytes(value);
-  if (reference) text += fmt::format(" (ref {}, {})", config::format_bytes(*reference), relative_gap(value, *reference));
+  if (reference) text += fmt::format(" (ref {}, {})", config::format_bytes(*reference), run::relative_gap(value, *reference));
   return text;
 }
 
@@ -81,7 +81,7 @@ Command add_volumes_command(CLI::App& app) {
     }
     graphs::set_huge_pages_default(false);  // built and read once: see graphs/huge_pages.hpp
     const graphs::TaskGraph graph = graphs::build_application(cfg);
-    const std::vector<PlacementVolumes> placements = placement_volumes(cfg, graph);
+    const std::vector<run::PlacementVolumes> placements = run::placement_volumes(cfg, graph);
     const analysis::PerNode application = analysis::application_bytes_sent(graph);
 
     std::cout << fmt::format("{}: {} on {} nodes, {} tasks, {} data handles ({})\n", cfg.name,
@@ -91,12 +91,12 @@ Command add_volumes_command(CLI::App& app) {
               << config::format_bytes(application.min()) << ", max " << config::format_bytes(application.max()) << ")";
     if (cfg.reference && cfg.reference->application_bytes_per_node) {
       std::cout << "; " << cfg.reference->source << ": " << config::format_bytes(*cfg.reference->application_bytes_per_node) << " ("
-                << relative_gap(application.average(), *cfg.reference->application_bytes_per_node) << ")";
+                << run::relative_gap(application.average(), *cfg.reference->application_bytes_per_node) << ")";
     }
     std::cout << "\n\n";
 
-    Table table({"checkpoints", "buddy", "blind/node", "differential/node", "cached/node", "cached-any/node",
-                 "peak held/node", "cached % of app"});
+    run::Table table({"checkpoints", "buddy", "blind/node", "differential/node", "cached/node", "cached-any/node",
+                      "peak held/node", "cached % of app"});
     for (const auto& [placement, v] : placements) {
       const auto* reference = reference_row(cfg, v.checkpoints);
       auto ref = [&](std::optional<double> config::ReferenceVolumes::*field) {
@@ -107,7 +107,7 @@ Command add_volumes_command(CLI::App& app) {
                      with_reference(v.differential.average(), ref(&config::ReferenceVolumes::differential)),
                      with_reference(v.cached.average(), ref(&config::ReferenceVolumes::cached)),
                      config::format_bytes(v.cached_any.average()), config::format_bytes(v.peak_held.average()),
-                     percent(v.cached.average() / std::max(application.average(), 1.0))});
+                     run::percent(v.cached.average() / std::max(application.average(), 1.0))});
     }
     if (cfg.reference && !cfg.reference->volumes.empty()) {
       std::cout << "bytes per node, averaged over nodes; in parentheses " << cfg.reference->source
@@ -120,7 +120,7 @@ Command add_volumes_command(CLI::App& app) {
     if (options->per_node) {
       for (const auto& [placement, v] : placements) {
         std::cout << "\n" << fmt::format("{} checkpoint(s), buddy {}", v.checkpoints, to_string(placement->buddy.kind)) << "\n";
-        Table nodes({"node", "app sent", "blind", "differential", "cached", "cached-any", "peak held"});
+        run::Table nodes({"node", "app sent", "blind", "differential", "cached", "cached-any", "peak held"});
         for (graphs::NodeId n = 0; n < graph.node_count(); ++n) {
           nodes.add_row({std::to_string(n), config::format_bytes(application.bytes[n]), config::format_bytes(v.blind.bytes[n]),
                          config::format_bytes(v.differential.bytes[n]), config::format_bytes(v.cached.bytes[n]),
@@ -131,7 +131,7 @@ Command add_volumes_command(CLI::App& app) {
     }
 
     if (!options->json_file.empty()) {
-      const config::Json document = volumes_document(cfg, graph, placements);
+      const config::Json document = run::volumes_document(cfg, graph, placements);
       std::ofstream out(options->json_file);
       if (!out) throw config::ConfigError(options->json_file, "", "cannot write this file");
       out << document.dump(2) << "\n";

@@ -7,6 +7,10 @@
 
 #include <CLI/CLI.hpp>
 
+namespace ftsim::sweep {
+struct SweepOptions;
+}
+
 namespace ftsim::cli {
 
 inline constexpr int kExitOk = 0;
@@ -30,9 +34,6 @@ Command add_estimate_command(CLI::App& app);
 Command add_failures_command(CLI::App& app);
 Command add_advise_command(CLI::App& app);
 
-namespace sweep {
-struct SweepOptions;
-}
 // `ftsim sweep` on this machine (command_sweep.cpp): the exit code of report_end.
 int run_sweep(const sweep::SweepOptions& options);
 // Under mpirun with more than one rank (Open MPI's OMPI_COMM_WORLD_SIZE).

@@ -90,16 +90,16 @@ int run_with_mpi(const config::Config& cfg, const MpiRunOptions& options, const 
 int report(const config::Config& cfg, const graphs::TaskGraph& graph, const mpi::MpiOutcome& outcome,
            const std::filesystem::path& dir) {
   {
-    nlohmann::json results = results_json(cfg, graph, outcome.metrics, outcome.reference, "mpi");
+    nlohmann::json results = run::results_json(cfg, graph, outcome.metrics, outcome.reference, "mpi");
     results["network_model"] = nullptr;  // a real network
     results["wall"] = {{"simulation_seconds", outcome.wall_seconds},
                        {"reference_seconds", outcome.reference_wall_seconds},
                        {"events_per_second", 0.0}};
     results["mpi"] = outcome.details;
-    write_results(dir, results);
-    print_summary(cfg, graph, outcome.metrics, outcome.reference, outcome.wall_seconds,
-                  fmt::format("backend mpi: {} node ranks and a driver rank, real kernels, wall-clock times", graph.node_count()),
-                  true, std::cout);
+    run::write_results(dir, results);
+    run::print_summary(cfg, graph, outcome.metrics, outcome.reference, outcome.wall_seconds,
+                       fmt::format("backend mpi: {} node ranks and a driver rank, real kernels, wall-clock times", graph.node_count()),
+                       true, std::cout);
     const auto& v = outcome.details["verification"];
     if (!v.is_null()) {
       std::cout << "verification: " << (v["bit_exact"].get<bool>() ? "bit-exact" : "NOT BIT-EXACT") << " against the failure-free MPI run ("
@@ -178,8 +178,8 @@ int main(int argc, char** argv) {
   CLI::App app{"ftsim-mpi: run a config for real on MPI ranks (started by `ftsim run --backend mpi` under mpirun)"};
   auto* run = app.add_subcommand("run", "Execute a config on MPI ranks: one per node plus one for the driver");
   auto* sweep = app.add_subcommand("sweep", "Run a sweep's points on the ranks (as child ftsim runs); rank 0 writes the rows");
-  ftsim::cli::sweep::SweepOptions sweep_options;
-  ftsim::cli::sweep::add_sweep_options(*sweep, sweep_options);
+  ftsim::sweep::SweepOptions sweep_options;
+  ftsim::sweep::add_sweep_options(*sweep, sweep_options);
   auto* calibrate = app.add_subcommand("calibrate", "Measure the ranks' kernels and network; rank 0 writes the calibrated config");
   ftsim::cli::CalibrateOptions calibrate_options;
   calibrate->add_option("CONFIG", calibrate_options.config, "JSON config file")->required();
@@ -213,7 +213,7 @@ int main(int argc, char** argv) {
   if (calibrate->parsed()) return ftsim::cli::run_calibrate(calibrate_options, session);
   if (sweep->parsed()) {
     try {
-      return ftsim::cli::sweep::run_sweep_on_ranks(sweep_options, session.rank(), session.size());
+      return ftsim::mpi::run_sweep_on_ranks(sweep_options, session.rank(), session.size());
     } catch (const std::exception& e) {
       // Rank 0 could not write a row, or a bug: end the whole job, naming the rank.
       const std::string line = fmt::format("ftsim-mpi sweep: rank {}: error: {}\n", session.rank(), e.what());
@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
       }
       if (directory_ok) {  // the MPI backend writes results.json only
         try {
-          remove_stale_outputs(dir, false, false, std::cerr);
+          ftsim::run::remove_stale_outputs(dir, false, false, std::cerr);
         } catch (const ftsim::config::ConfigError& e) {
           directory_ok = 0;
           directory_error = e.what();

@@ -36,11 +36,11 @@ constexpr int kRuns = 3;  // failure-free runs of the config that level the rate
 
 // One kernel's median time on this rank: its first task, on buffers holding the initial values of
 // the data it reads, restored before each repetition (POTRF must see the matrix, not its factor).
-double time_kernel(const graphs::TaskGraph& graph, const kernels::KernelSet& set, graphs::TaskId t, double cost_seconds,
+double time_kernel(const graphs::TaskGraph& graph, const graphs::kernels::KernelSet& set, graphs::TaskId t, double cost_seconds,
                    int& repetitions) {
-  std::vector<kernels::Buffer> pristine, work;
+  std::vector<graphs::kernels::Buffer> pristine, work;
   for (const graphs::Access& a : graph.accesses(t)) {
-    kernels::Buffer b(graph.bytes(a.handle), 0);
+    graphs::kernels::Buffer b(graph.bytes(a.handle), 0);
     if (graphs::reads(a.mode)) set.initial(a.handle, b);
     pristine.push_back(std::move(b));
   }
@@ -64,7 +64,7 @@ double time_kernel(const graphs::TaskGraph& graph, const kernels::KernelSet& set
 // A data message of `bytes` through the path of a run's messages: encoded into a packet with its
 // content inline, sent by the transport, polled for as a rank's main loop polls (backing off from
 // 20 to 200 us while nothing arrives, rank_process.cpp), decoded.
-void send_message(Transport& transport, int to, const core::ContentRef& content) {
+void send_message(Transport& transport, int to, const node::ContentRef& content) {
   HostMessage outgoing;
   outgoing.message.is_data = true;
   outgoing.message.content = content;
@@ -72,23 +72,23 @@ void send_message(Transport& transport, int to, const core::ContentRef& content)
   transport.send(to, encode_packet(outgoing, 128 + content->size()));
 }
 
-core::Message receive_message(Transport& transport) {
+node::Message receive_message(Transport& transport) {
   std::vector<std::uint64_t> released;
   int from = 0;
-  core::Bytes packet;
+  node::Bytes packet;
   for (std::uint32_t idle = 0;; ++idle) {
     transport.progress(released);
     if (transport.receive(from, packet)) break;
     std::this_thread::sleep_for(std::chrono::microseconds(std::min<std::uint32_t>(20u << std::min(idle, 4u), 200)));
   }
-  core::WireReader in(packet.data() + 1, packet.size() - 1);  // after the packet kind
+  node::WireReader in(packet.data() + 1, packet.size() - 1);  // after the packet kind
   return read_packet<HostMessage>(in).message;
 }
 
 // Half the median round trip of a `bytes` data message between ranks 0 and 1 (the others wait),
 // through a run's message path.
 double ping_pong(MPI_Comm comm, Transport& transport, int rank, std::uint64_t bytes) {
-  const auto content = std::make_shared<const core::Content>(bytes, std::uint8_t{1});
+  const auto content = std::make_shared<const node::Content>(bytes, std::uint8_t{1});
   std::vector<double> samples;
   double spent = 0;
   int go = 1;
@@ -99,7 +99,7 @@ double ping_pong(MPI_Comm comm, Transport& transport, int rank, std::uint64_t by
       send_message(transport, 1, content);
       receive_message(transport);
     } else if (rank == 1) {
-      const core::Message m = receive_message(transport);
+      const node::Message m = receive_message(transport);
       send_message(transport, 0, m.content);
     }
     const double round_trip = MPI_Wtime() - start;
@@ -145,10 +145,10 @@ Calibration calibrate(const config::Config& config, const graphs::TaskGraph& gra
   c.synthetic = synthetic(config.application.type);
   const bool node_rank = rank < driver_rank(graph);
   if (!c.synthetic) {
-    std::unique_ptr<kernels::KernelSet> set;
+    std::unique_ptr<graphs::kernels::KernelSet> set;
     try {
-      set = kernels::KernelSet::make(config, graph);
-    } catch (const kernels::KernelError& e) {
+      set = graphs::kernels::KernelSet::make(config, graph);
+    } catch (const graphs::kernels::KernelError& e) {
       throw config::ConfigError(config.file, "/application", e.what());
     }
     // Each kernel's first task, in submission order.
@@ -167,7 +167,7 @@ Calibration calibrate(const config::Config& config, const graphs::TaskGraph& gra
       MPI_Barrier(comm);  // every node rank times the same kernel at once: a loaded machine
       try {
         if (node_rank) mine = time_kernel(graph, *set, first[k], 0.0, timing.repetitions);
-      } catch (const kernels::KernelError& e) {
+      } catch (const graphs::kernels::KernelError& e) {
         throw config::ConfigError(config.file, "/application",
                                   fmt::format("kernel {} cannot be timed on the initial data: {}", timing.kernel, e.what()));
       }

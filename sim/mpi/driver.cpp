@@ -7,7 +7,7 @@
 
 namespace ftsim::mpi {
 
-using core::WireReader;
+using node::WireReader;
 
 namespace {
 
@@ -51,7 +51,7 @@ void Driver::inject(NodeId node, double downtime) {
   ++injected_;
   local_.hold_timers(false);  // the run goes on: the coordinator's timers are needed again
   const double now = local_.clock();
-  core::FailureRecord record;
+  node::FailureRecord record;
   record.time = now;
   record.node = node;
   up_[node] = false;
@@ -69,7 +69,7 @@ void Driver::inject(NodeId node, double downtime) {
 }
 
 void Driver::notify(NodeId node, std::uint32_t incarnation) {
-  if (core::FailureRecord* r = ledger_.find(node, incarnation)) r->detected_at = local_.clock();
+  if (node::FailureRecord* r = ledger_.find(node, incarnation)) r->detected_at = local_.clock();
   if (!up_[node] && !replacement_scheduled_[node]) {
     finish(false, "node " + std::to_string(node) + " failed and no spare node is left (/platform/spares = " +
                       std::to_string(spec_.config.platform.spares) + ")");
@@ -87,7 +87,7 @@ void Driver::replace(NodeId node) {
   if (up_[node] || finishing_) return;
   up_[node] = true;
   replacement_scheduled_[node] = false;
-  if (core::FailureRecord* r = ledger_.find(node, incarnation_[node] - 1)) r->replaced_at = local_.clock();
+  if (node::FailureRecord* r = ledger_.find(node, incarnation_[node] - 1)) r->replaced_at = local_.clock();
   local_.send_packet(static_cast<int>(node), encode_packet(Replace{incarnation_[node], detections_}));
   if (spec_.inject_failures) {
     if (auto next = schedule_.next_after(node, local_.clock())) timers_.add(*next, {Action::Kind::inject, node, 0});
@@ -106,7 +106,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
     }
     case PacketKind::storage_read: {
       const StorageRead read = read_packet<StorageRead>(in);
-      const core::StableStorage::Object* object = storage_.find(read.server, read.key);
+      const world::StableStorage::Object* object = storage_.find(read.server, read.key);
       StorageDone answer{read.incarnation, read.token, true, object != nullptr, 0, {}};
       answer.bytes = storage_.answer_bytes(read.server, read.key);  // a "not found" answer is a tiny message
       if (object) answer.content = object->content;
@@ -127,7 +127,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
     }
     case PacketKind::failure_effect: {
       const FailureEffectReport e = read_packet<FailureEffectReport>(in);
-      if (core::FailureRecord* r = ledger_.find(e.failure.node, e.failure.incarnation)) core::add_effect(*r, e.effect);
+      if (node::FailureRecord* r = ledger_.find(e.failure.node, e.failure.incarnation)) node::add_effect(*r, e.effect);
       return;
     }
     case PacketKind::recovered: {
@@ -135,7 +135,7 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
       ledger_.recovered(r.failure.node, r.failure.incarnation, local_.clock());
       return;
     }
-    case PacketKind::checkpoint: core::update_checkpoints(metrics_, read_packet<Checkpoint>(in).record); return;
+    case PacketKind::checkpoint: node::update_checkpoints(metrics_, read_packet<Checkpoint>(in).record); return;
     case PacketKind::fail_run: finish(false, read_packet<FailRun>(in).reason); return;
     case PacketKind::task_count: inject(read_packet<TaskCount>(in).node, spec_.config.failures.downtime); return;
     case PacketKind::results: add_results(static_cast<NodeId>(from), read_packet<Results>(in)); return;
@@ -240,7 +240,7 @@ void Driver::add_results(NodeId process, Results results) {
   process_metrics_[process] = std::move(results.metrics);
   // (its last completion is already in the statuses)
   for (const auto& [failure, effect] : results.effects) {
-    if (failure < metrics_.failures.size()) core::add_effect(metrics_.failures[failure], effect);
+    if (failure < metrics_.failures.size()) node::add_effect(metrics_.failures[failure], effect);
   }
   if (!results.stall.empty() && !metrics_.complete) metrics_.stall_report.push_back(std::move(results.stall));
   for (std::string& line : results.missing) {
@@ -255,14 +255,14 @@ void Driver::add_results(NodeId process, Results results) {
   }
   if (--results_missing_ > 0) return;
   // Everything is in.
-  core::fold_process_metrics(metrics_, process_metrics_, nodes(), spec_.protocol_metrics);
+  node::fold_process_metrics(metrics_, process_metrics_, nodes(), spec_.protocol_metrics);
   metrics_.oracle_missing = missing_;
   metrics_.oracle_wrong = wrong_;
   metrics_.oracle_ok = metrics_.complete && missing_count_ == 0 && wrong_count_ == 0;
-  for (const core::NodeMetrics& m : process_metrics_) metrics_.events += m.executions;
+  for (const node::NodeMetrics& m : process_metrics_) metrics_.events += m.executions;
   result_.checksums.assign(result_.finals.size(), 0);
   for (std::size_t h = 0; h < result_.finals.size(); ++h) {
-    if (!result_.finals[h].empty()) result_.checksums[h] = kernels::checksum(result_.finals[h]);
+    if (!result_.finals[h].empty()) result_.checksums[h] = graphs::kernels::checksum(result_.finals[h]);
   }
   result_.phases.gather = local_.clock() - gather_started_;
 }

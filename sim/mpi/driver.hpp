@@ -31,7 +31,7 @@ public:
 
   void start();
   // A packet for the driver (from any rank, this one included).
-  void handle(int from, PacketKind kind, core::WireReader& in);
+  void handle(int from, PacketKind kind, node::WireReader& in);
   // Timers, termination rounds, limits; returns whether anything happened.
   bool tick();
   bool done() const { return results_missing_ == 0; }
@@ -55,18 +55,18 @@ private:
 
   const MpiRunSpec& spec_;
   RankProcess& local_;
-  core::FailureSchedule schedule_;
+  world::FailureSchedule schedule_;
   TimerQueue<Action> timers_;
-  core::RunMetrics metrics_;
-  std::vector<core::NodeMetrics> process_metrics_;
+  node::RunMetrics metrics_;
+  std::vector<node::NodeMetrics> process_metrics_;
   std::vector<bool> up_;
   std::vector<std::uint32_t> incarnation_;
   std::vector<bool> replacement_scheduled_;
-  core::FailureLedger ledger_;  // the failure records by node and incarnation (in metrics_)
-  core::SparePool spares_;
+  world::FailureLedger ledger_;  // the failure records by node and incarnation (in metrics_)
+  world::SparePool spares_;
   std::uint32_t injected_ = 0, detections_ = 0;
   std::uint32_t pending_actions_ = 0;  // detections and replacements to come
-  core::StableStorage storage_;
+  world::StableStorage storage_;
   // Termination detection: rounds of status queries; the end is two identical rounds in which
   // every host is finished and every counted packet sent was received.
   std::uint64_t round_ = 0;

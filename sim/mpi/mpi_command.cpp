@@ -79,10 +79,10 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
                                 "yet (its driver fails one rank at a time; use the simgrid backend)");
     }
   }
-  std::unique_ptr<kernels::KernelSet> kernel_set;
+  std::unique_ptr<graphs::kernels::KernelSet> kernel_set;
   try {
-    kernel_set = kernels::KernelSet::make(config, graph);
-  } catch (const kernels::KernelError& e) {
+    kernel_set = graphs::kernels::KernelSet::make(config, graph);
+  } catch (const graphs::kernels::KernelError& e) {
     throw config::ConfigError(config.file, "/application", e.what());
   }
   MpiOutcome outcome;
@@ -131,7 +131,7 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
     nlohmann::json checks = nlohmann::json::array();
     bool numeric_ok = true;
     if (run.result.metrics.complete && mismatch_count == 0) {
-      for (const auto& c : kernels::check_numerics(config, graph, run.result.finals)) {
+      for (const auto& c : graphs::kernels::check_numerics(config, graph, run.result.finals)) {
         checks.push_back({{"name", c.name}, {"value", c.value}, {"tolerance", c.tolerance}, {"ok", c.ok}, {"detail", c.detail}});
         numeric_ok = numeric_ok && c.ok;
       }

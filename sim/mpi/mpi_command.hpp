@@ -33,8 +33,8 @@ struct MpiOptions {
 
 struct MpiOutcome {
   bool reporter = false;  // this rank (the driver) reports; the others stay silent
-  core::RunMetrics metrics;
-  std::optional<core::RunMetrics> reference;  // the failure-free MPI run (verify)
+  node::RunMetrics metrics;
+  std::optional<node::RunMetrics> reference;  // the failure-free MPI run (verify)
   double wall_seconds = 0, reference_wall_seconds = 0;
   bool verified = true;   // bit-exact and numerically right (or not asked)
   nlohmann::json details;  // the "mpi" section of results.json

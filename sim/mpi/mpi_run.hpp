@@ -22,11 +22,11 @@ struct MpiRunSpec {
   const config::Config& config;
   const graphs::TaskGraph& graph;
   const graphs::CostModel& cost;
-  const kernels::KernelSet& kernels;
-  core::ProtocolFactory factory;
+  const graphs::kernels::KernelSet& kernels;
+  node::ProtocolFactory factory;
   bool inject_failures = true;  // false for the failure-free reference run
   bool progress = false;        // progress lines on stderr (driver rank)
-  std::vector<core::MetricDefinition> protocol_metrics;  // the protocol's named metrics
+  std::vector<node::MetricDefinition> protocol_metrics;  // the protocol's named metrics
 };
 
 // Wall times of the phases of one run, measured on the driver rank.
@@ -37,9 +37,9 @@ struct PhaseTimes {
 };
 
 struct MpiRunResult {  // filled on the driver rank only
-  core::RunMetrics metrics;
-  std::vector<kernels::Buffer> finals;     // per handle: its final version's content (empty: missing)
-  std::vector<std::uint64_t> checksums;    // per handle: checksum of finals[h] (0 if missing)
+  node::RunMetrics metrics;
+  std::vector<graphs::kernels::Buffer> finals;    // per handle: its final version's content (empty: missing)
+  std::vector<std::uint64_t> checksums;           // per handle: checksum of finals[h] (0 if missing)
   PhaseTimes phases;
 };
 

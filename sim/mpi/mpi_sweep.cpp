@@ -16,7 +16,7 @@
 #include "sim/config/config_error.hpp"
 #include "sim/config/stop_request.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::mpi {
 
 namespace {
 
@@ -70,15 +70,15 @@ int receive_int(const MPI_Status& status) {
 
 }  // namespace
 
-int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
-  install_stop_handlers();
+int run_sweep_on_ranks(const sweep::SweepOptions& options, int rank, int size) {
+  sweep::install_stop_handlers();
   const auto start = std::chrono::steady_clock::now();
   const bool writer = rank == 0;
-  std::optional<SweepPlan> plan;
+  std::optional<sweep::SweepPlan> plan;
   int code = 0;
   std::string error;
   try {
-    plan = SweepPlan::load(options.config, config::parse_overrides(options.sets, options.cfgs));
+    plan = sweep::SweepPlan::load(options.config, config::parse_overrides(options.sets, options.cfgs));
   } catch (const config::ConfigError& e) {
     error = e.what();
     code = 2;
@@ -94,16 +94,16 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
     std::fwrite(line.data(), 1, line.size(), stderr);
   }
   if (agree(code) != 0) return 2;
-  const Shard shard = parse_shard(options.shard);
-  const std::vector<std::size_t> selected = shard_points(*plan, shard);
+  const sweep::Shard shard = sweep::parse_shard(options.shard);
+  const std::vector<std::size_t> selected = sweep::shard_points(*plan, shard);
   if (options.list || options.list_json) {
-    if (writer) print_points(*plan, selected, options.list_json);
+    if (writer) sweep::print_points(*plan, selected, options.list_json);
     return 0;
   }
 
   // Rank 0 alone reads and writes the rows; it tells the ranks which points are left.
-  const SweepPaths paths = sweep_paths(options, *plan, shard);
-  std::optional<RowsFiles> files;
+  const sweep::SweepPaths paths = sweep::sweep_paths(options, *plan, shard);
+  std::optional<sweep::RowsFiles> files;
   std::vector<std::size_t> todo;
   if (writer) {
     try {
@@ -123,15 +123,15 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
   for (std::size_t i = static_cast<std::size_t>(rank); i < todo.size(); i += static_cast<std::size_t>(size)) mine.push_back(todo[i]);
   char host[256] = "?";
   ::gethostname(host, sizeof host - 1);
-  RunnerOptions runner_options{sibling_executable("ftsim"), paths.points, options.jobs, true,
-                               "rank " + std::to_string(rank) + " of " + std::to_string(size) + " on " + host};
-  PointRunner runner(*plan, mine, runner_options);
+  sweep::RunnerOptions runner_options{sweep::sibling_executable("ftsim"), paths.points, options.jobs, true,
+                                      "rank " + std::to_string(rank) + " of " + std::to_string(size) + " on " + host};
+  sweep::PointRunner runner(*plan, mine, runner_options);
 
   if (!writer) {
     bool stopped_by_writer = false;
     while (!runner.done() && !stop_requested() && !stopped_by_writer) {
-      const std::vector<Row> rows = runner.step();
-      for (const Row& row : rows) {
+      const std::vector<sweep::Row> rows = runner.step();
+      for (const sweep::Row& row : rows) {
         const std::string text = row.dump();
         MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, 0, kTagRow, MPI_COMM_WORLD);
       }
@@ -151,12 +151,12 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
     }
   }
 
-  Progress progress(selected.size(), selected.size() - todo.size(), ::isatty(STDERR_FILENO) == 1, estimate_points(*plan, todo),
-                    options.jobs * static_cast<std::size_t>(size));
+  sweep::Progress progress(selected.size(), selected.size() - todo.size(), ::isatty(STDERR_FILENO) == 1, sweep::estimate_points(*plan, todo),
+                           options.jobs * static_cast<std::size_t>(size));
   std::size_t run_now = 0;
   int open_ranks = size - 1;
   bool interrupted = false, stop_sent = false;
-  auto record = [&](const Row& row) {
+  auto record = [&](const sweep::Row& row) {
     files->append(row);
     progress.finished(row, plan->describe(plan->points()[row["point"].get<std::size_t>()]));
     ++run_now;
@@ -171,16 +171,16 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
       interrupted = true;
       runner.stop();
     }
-    std::vector<Row> rows = runner.step();
+    std::vector<sweep::Row> rows = runner.step();
     bool busy = !rows.empty();
-    for (const Row& row : rows) record(row);
+    for (const sweep::Row& row : rows) record(row);
     int arrived = 0;
     MPI_Status status;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &arrived, &status);
     while (arrived) {
       busy = true;
       if (status.MPI_TAG == kTagRow) {
-        record(Row::parse(receive_text(status)));
+        record(sweep::Row::parse(receive_text(status)));
       } else if (status.MPI_TAG == kTagDone) {
         interrupted = receive_int(status) != 0 || interrupted;
         --open_ranks;
@@ -194,9 +194,9 @@ int run_sweep_on_ranks(const SweepOptions& options, int rank, int size) {
   interrupted = interrupted || stop_requested();
   if (!interrupted) files->sort();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  code = report_end(*plan, *files, paths, selected, run_now, wall, interrupted);
+  code = sweep::report_end(*plan, *files, paths, selected, run_now, wall, interrupted);
   for (int r = 1; r < size; ++r) MPI_Send(&code, 1, MPI_INT, r, kTagEnd, MPI_COMM_WORLD);
   return code;
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::mpi

@@ -4,9 +4,9 @@
 // at once) and sends each row to rank 0, the only one to read and write the rows files.
 #include "sim/sweep/sweep_options.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::mpi {
 
 // Every rank of MPI_COMM_WORLD calls it (MPI initialized); every rank returns the sweep's exit code.
-int run_sweep_on_ranks(const SweepOptions& options, int rank, int size);
+int run_sweep_on_ranks(const sweep::SweepOptions& options, int rank, int size);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::mpi

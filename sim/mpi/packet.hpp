@@ -2,7 +2,7 @@
 // What MPI ranks send each other, on one tag of one communicator so that MPI's non-overtaking
 // rule keeps every pair of ranks FIFO (the channel semantics of sim/core). A packet is a kind
 // byte and its fields: one struct per kind, whose fields() lists them once (sim/node/codec.hpp,
-// the convention of control messages); a host message carries a core::Message whole, with the
+// the convention of control messages); a host message carries a node::Message whole, with the
 // real content of a data version inline.
 #include <cstdint>
 #include <string>
@@ -51,14 +51,14 @@ struct RankStatus {
 // Packets counted by the termination detection (all but the detection's own).
 inline bool counted(PacketKind kind) { return kind != PacketKind::status_query && kind != PacketKind::status; }
 
-// A core::Message's header words, through header_word() and set_header(): a u32 count, then the words.
+// A node::Message's header words, through header_word() and set_header(): a u32 count, then the words.
 struct HeaderWords {
-  core::Message& m;
-  void write_to(core::Encoder& out) const {
+  node::Message& m;
+  void write_to(node::Encoder& out) const {
     out(m.header_words);
     for (std::uint32_t word = 0; word < m.header_words; ++word) out(m.header_word(word));
   }
-  void read_from(core::Decoder& in) {
+  void read_from(node::Decoder& in) {
     std::uint32_t words = 0;
     in(words);
     for (std::uint32_t word = 0; word < words; ++word) {
@@ -71,10 +71,10 @@ struct HeaderWords {
 
 struct HostMessage {
   static constexpr PacketKind kind = PacketKind::host_message;
-  core::Message message;
+  node::Message message;
   template <class F> void fields(F& f) {
-    core::Message& m = message;
-    f(m.source, m.destination, m.bytes, core::bounded(m.traffic, core::kTrafficKinds), m.is_data, m.handle, m.version,
+    node::Message& m = message;
+    f(m.source, m.destination, m.bytes, node::bounded(m.traffic, node::kTrafficKinds), m.is_data, m.handle, m.version,
       m.digest, m.section, m.content, m.control_type, m.body, m.parts, HeaderWords{m}, m.source_incarnation,
       m.destination_incarnation, m.epoch, m.sent_at, m.sequence);
   }
@@ -91,7 +91,7 @@ struct Fail {  // fail-stop now
 
 struct Notice {
   static constexpr PacketKind kind = PacketKind::notice;
-  core::FailureNotice notice;
+  node::FailureNotice notice;
   template <class F> void fields(F& f) { f(notice); }
 };
 
@@ -109,7 +109,7 @@ struct StorageDone {
   bool read = false;
   bool found = false;
   std::uint64_t bytes = 0;
-  core::Bytes content;
+  node::Bytes content;
   template <class F> void fields(F& f) { f(incarnation, token, read, found, bytes, content); }
 };
 
@@ -130,7 +130,7 @@ struct StorageWrite {
   static constexpr PacketKind kind = PacketKind::storage_write;
   std::uint32_t incarnation = 0, server = 0;
   std::uint64_t key = 0, bytes = 0, token = 0;
-  core::Bytes content;
+  node::Bytes content;
   template <class F> void fields(F& f) { f(incarnation, server, key, bytes, token, content); }
 };
 
@@ -157,7 +157,7 @@ struct Status {
 
 // Which failure a report is about: the node and its incarnation that failed.
 struct FailureId {
-  core::NodeId node = 0;
+  node::NodeId node = 0;
   std::uint32_t incarnation = 0;
   template <class F> void fields(F& f) { f(node, incarnation); }
 };
@@ -165,7 +165,7 @@ struct FailureId {
 struct FailureEffectReport {
   static constexpr PacketKind kind = PacketKind::failure_effect;
   FailureId failure;
-  core::FailureEffect effect;
+  node::FailureEffect effect;
   template <class F> void fields(F& f) { f(failure, effect); }
 };
 
@@ -177,7 +177,7 @@ struct Recovered {
 
 struct Checkpoint {
   static constexpr PacketKind kind = PacketKind::checkpoint;
-  core::CheckpointRecord record;
+  node::CheckpointRecord record;
   template <class F> void fields(F& f) { f(record); }
 };
 
@@ -189,7 +189,7 @@ struct FailRun {
 
 struct TaskCount {  // the node reached a task count at which a failure is configured
   static constexpr PacketKind kind = PacketKind::task_count;
-  core::NodeId node = 0;
+  node::NodeId node = 0;
   template <class F> void fields(F& f) { f(node); }
 };
 
@@ -197,27 +197,27 @@ struct TaskCount {  // the node reached a task count at which a failure is confi
 // report, the oracle's findings on its share and its final buffers.
 struct Results {
   static constexpr PacketKind kind = PacketKind::results;
-  core::NodeId process = 0;
-  core::NodeMetrics metrics;
+  node::NodeId process = 0;
+  node::NodeMetrics metrics;
   double last_completion = 0;
-  std::vector<std::pair<std::uint64_t, core::FailureEffect>> effects;  // by failure index
+  std::vector<std::pair<std::uint64_t, node::FailureEffect>> effects;  // by failure index
   std::string stall;
   std::vector<std::string> missing, wrong;
-  std::vector<std::pair<graphs::HandleId, core::ContentRef>> finals;
+  std::vector<std::pair<graphs::HandleId, node::ContentRef>> finals;
   template <class F> void fields(F& f) { f(process, metrics, last_completion, effects, stall, missing, wrong, finals); }
 };
 
 // The bytes of a packet: its kind, then its fields (`capacity`: what to allocate at once).
-template <class Packet> core::Bytes encode_packet(const Packet& p, std::size_t capacity = 0) {
-  core::Bytes out{static_cast<std::uint8_t>(Packet::kind)};
+template <class Packet> node::Bytes encode_packet(const Packet& p, std::size_t capacity = 0) {
+  node::Bytes out{static_cast<std::uint8_t>(Packet::kind)};
   out.reserve(capacity);
-  core::append(out, p);
+  node::append(out, p);
   return out;
 }
 
-// A packet's fields, after its kind byte: all of them (core::WireError otherwise).
-template <class Packet> Packet read_packet(core::WireReader& in) {
-  Packet p = core::read<Packet>(in);
+// A packet's fields, after its kind byte: all of them (node::WireError otherwise).
+template <class Packet> Packet read_packet(node::WireReader& in) {
+  Packet p = node::read<Packet>(in);
   in.expect_done();
   return p;
 }

@@ -11,8 +11,8 @@
 
 namespace ftsim::mpi {
 
-using core::Bytes;
-using core::WireReader;
+using node::Bytes;
+using node::WireReader;
 
 RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
     : spec_(spec),
@@ -124,7 +124,7 @@ bool RankProcess::step() {
   for (std::uint64_t token : released_) {
     auto it = in_flight_.find(token);
     if (it == in_flight_.end()) continue;
-    const core::Message m = std::move(it->second);
+    const node::Message m = std::move(it->second);
     in_flight_.erase(it);
     // A dead incarnation's sends are nobody's business any more.
     if (host() && m.source_incarnation == incarnation()) host()->released(m);
@@ -188,8 +188,8 @@ void RankProcess::handle(int from, const Bytes& packet) {
       if (!host() || done.incarnation != incarnation()) return;  // the requester died meanwhile
       if (done.read && is_node()) {
         // The server's answer, on the reader's account (as the simulation counts it).
-        ++metrics_.messages_sent[static_cast<std::size_t>(core::Traffic::restore)];
-        metrics_.bytes_sent[static_cast<std::size_t>(core::Traffic::restore)] += done.bytes;
+        ++metrics_.messages_sent[static_cast<std::size_t>(node::Traffic::restore)];
+        metrics_.bytes_sent[static_cast<std::size_t>(node::Traffic::restore)] += done.bytes;
       }
       host()->on_storage_done(done.token, done.read && done.found ? &done.content : nullptr);
       return;
@@ -223,11 +223,11 @@ RankStatus RankProcess::status() const {
 
 // ----------------------------------------------------------------------------- messages
 
-void RankProcess::send(core::Message m) {
+void RankProcess::send(node::Message m) {
   const std::uint64_t token = next_token_++;
   const int to = static_cast<int>(m.destination);
   std::size_t size = 128 + m.body.size() + (m.content ? m.content->size() : 0);
-  for (const core::SharedBytes& part : m.parts) size += 16 + part->size();
+  for (const node::SharedBytes& part : m.parts) size += 16 + part->size();
   HostMessage outgoing{std::move(m)};
   Bytes packet = encode_packet(outgoing, size);
   // What released() needs: not the body nor the content.
@@ -244,7 +244,7 @@ void RankProcess::send(core::Message m) {
   }
 }
 
-void RankProcess::on_host_message(core::Message m) {
+void RankProcess::on_host_message(node::Message m) {
   // The rule of every backend (sim/world/rank_lifecycle.hpp): the running host takes it, or it is
   // kept for the replacement or a later incarnation (its sender heard of a failure whose fail
   // order is still on its way here), or it named a gone incarnation and is dropped.
@@ -266,7 +266,7 @@ void RankProcess::replace(std::uint32_t incarnation, std::uint32_t last_sequence
   if (rank_.up()) return;
   rank_.replace(incarnation, last_sequence, metrics_);
   // What was kept for it is handed over at once, through the rule again.
-  rank_.redeliver([this](core::Message&& m) {
+  rank_.redeliver([this](node::Message&& m) {
     on_host_message(std::move(m));
     return true;
   });
@@ -275,7 +275,7 @@ void RankProcess::replace(std::uint32_t incarnation, std::uint32_t last_sequence
 // ----------------------------------------------------------------------------- tasks
 
 void RankProcess::start_task(NodeId, TaskId task, double seconds) {
-  if (task >= core::kActivityBase) {
+  if (task >= node::kActivityBase) {
     // A protocol activity (e.g. a copy task): it occupies a core of the host for its duration.
     activity_timer_[task] = timers_.add(now() + seconds, {TimerAction::Kind::activity, incarnation(), task});
     return;
@@ -287,14 +287,14 @@ void RankProcess::start_task(NodeId, TaskId task, double seconds) {
   job->generation = ++generation_[s];
   job->seconds = seconds;
   started_at_[s] = now();
-  const core::NodeRuntime& runtime = host()->node_runtime();
+  const node::NodeRuntime& runtime = host()->node_runtime();
   for (const graphs::Access& a : graph_.accesses(task)) {
     const std::uint64_t bytes = graph_.bytes(a.handle);
-    core::ContentRef input;
+    node::ContentRef input;
     if (graphs::reads(a.mode)) {
       input = runtime.input_content(a);
       // Not in memory at all (a protocol bug the oracle reports): the kernel reads zeros.
-      if (!input || input->size() != bytes) input = std::make_shared<core::Content>(bytes, 0);
+      if (!input || input->size() != bytes) input = std::make_shared<node::Content>(bytes, 0);
     }
     if (a.mode == graphs::AccessMode::R) {
       // Kernels do not write their R accesses: the shared, immutable content is safe to view.
@@ -303,7 +303,7 @@ void RankProcess::start_task(NodeId, TaskId task, double seconds) {
       job->outputs.push_back(nullptr);
       continue;
     }
-    auto output = input ? std::make_shared<core::Content>(*input) : std::make_shared<core::Content>(bytes, 0);
+    auto output = input ? std::make_shared<node::Content>(*input) : std::make_shared<node::Content>(bytes, 0);
     job->data.emplace_back(output->data(), output->size());
     job->outputs.push_back(std::move(output));
   }
@@ -311,7 +311,7 @@ void RankProcess::start_task(NodeId, TaskId task, double seconds) {
 }
 
 void RankProcess::cancel_task(NodeId, TaskId task) {
-  if (task >= core::kActivityBase) {
+  if (task >= node::kActivityBase) {
     auto it = activity_timer_.find(task);
     if (it != activity_timer_.end()) {
       timers_.cancel(it->second);
@@ -339,7 +339,7 @@ void RankProcess::on_job_done(std::unique_ptr<KernelJob> job) {
 
 }
 
-core::ContentRef RankProcess::output_content(NodeId, TaskId task, HandleId h) {
+node::ContentRef RankProcess::output_content(NodeId, TaskId task, HandleId h) {
   if (!completing_ || completing_->task != task) return nullptr;
   const auto accesses = graph_.accesses(task);
   for (std::size_t i = 0; i < accesses.size(); ++i) {
@@ -348,18 +348,18 @@ core::ContentRef RankProcess::output_content(NodeId, TaskId task, HandleId h) {
   return nullptr;
 }
 
-core::ContentRef RankProcess::initial_content(HandleId h) {
-  auto content = std::make_shared<core::Content>(graph_.bytes(h), 0);
+node::ContentRef RankProcess::initial_content(HandleId h) {
+  auto content = std::make_shared<node::Content>(graph_.bytes(h), 0);
   spec_.kernels.initial(h, *content);
   return content;
 }
 
 bool RankProcess::observe_execution(TaskId task) {
-  const core::NodeObserver::Execution execution = observer_->observe(task);
+  const world::NodeObserver::Execution execution = observer_->observe(task);
   if (execution.redoes_lost_work) {
     // Work the failure destroyed on this node, redone now: its cost is what the lost execution
     // measured.
-    core::FailureEffect& effect = lost_effects_[execution.failure];
+    node::FailureEffect& effect = lost_effects_[execution.failure];
     ++effect.tasks_reexecuted;
     effect.work_lost_seconds += last_duration_[slot(task)];
   }
@@ -405,15 +405,15 @@ std::uint64_t RankProcess::set_timer(NodeId, double delay, std::uint64_t token) 
 
 void RankProcess::cancel_timer(std::uint64_t id) { timers_.cancel(id); }
 
-void RankProcess::record_failure_effect(const core::FailureNotice& failure, const core::FailureEffect& effect) {
+void RankProcess::record_failure_effect(const node::FailureNotice& failure, const node::FailureEffect& effect) {
   to_driver(encode_packet(FailureEffectReport{{failure.node, failure.incarnation}, effect}));
 }
 
-void RankProcess::record_recovered(const core::FailureNotice& failure) {
+void RankProcess::record_recovered(const node::FailureNotice& failure) {
   to_driver(encode_packet(Recovered{{failure.node, failure.incarnation}}));
 }
 
-void RankProcess::record_checkpoint(const core::CheckpointRecord& record) {
+void RankProcess::record_checkpoint(const node::CheckpointRecord& record) {
   to_driver(encode_packet(Checkpoint{record}));
 }
 
@@ -432,24 +432,24 @@ Results RankProcess::results() {
   results.effects.assign(lost_effects_.begin(), lost_effects_.end());
   // The oracle on this rank's share: the final versions it must hold, and its tasks; and the
   // final buffers, for the bit-exact check against the failure-free run.
-  core::OracleFindings findings;
+  world::OracleFindings findings;
   if (is_node()) {
     std::vector<HandleId> final_handles;
     for (HandleId h = 0; h < graph_.handle_count(); ++h) {
       if (graph_.version_node(h, graph_.final_version(h)) == process_) final_handles.push_back(h);
     }
-    const core::NodeRuntime* runtime = host() ? &host()->node_runtime() : nullptr;
-    observer_->check_oracle(graph_, runtime, final_handles, core::failure_free_digests(graph_), findings);
+    const node::NodeRuntime* runtime = host() ? &host()->node_runtime() : nullptr;
+    observer_->check_oracle(graph_, runtime, final_handles, world::failure_free_digests(graph_), findings);
     for (HandleId h : final_handles) {
       if (!runtime) break;
-      auto it = runtime->store().entries().find(core::VersionStore::key(h, graph_.final_version(h)));
+      auto it = runtime->store().entries().find(node::VersionStore::key(h, graph_.final_version(h)));
       if (it != runtime->store().entries().end()) results.finals.emplace_back(h, it->second.content);
     }
   }
   std::string& stall = results.stall;
   const std::string phase = host() ? host()->protocol_phase() : std::string();
   if (is_node() && host() && (host()->node_runtime().remaining_tasks() > 0 || !phase.empty())) {
-    const core::NodeRuntime& runtime = host()->node_runtime();
+    const node::NodeRuntime& runtime = host()->node_runtime();
     stall = "node " + std::to_string(process_) + ": " + std::to_string(runtime.remaining_tasks()) + " tasks left" +
             (runtime.paused() ? " (paused by the protocol)" : "");
     for (TaskId t : runtime.waiting_sample(3)) stall += "; " + runtime.describe_wait(t);

@@ -34,7 +34,7 @@ using graphs::TaskId;
 
 class Driver;
 
-class RankProcess final : public core::HostEnvironment {
+class RankProcess final : public node::HostEnvironment {
 public:
   RankProcess(const MpiRunSpec& spec, Transport& transport);
   ~RankProcess() override;
@@ -43,7 +43,7 @@ public:
   MpiRunResult run();
 
   // --- for the driver (same rank) ---
-  void send_packet(int to, core::Bytes packet);
+  void send_packet(int to, node::Bytes packet);
   RankStatus status() const;
   double clock() const { return now(); }
   // This rank's share of the results (metrics, oracle, final buffers).
@@ -57,24 +57,24 @@ public:
   double now() const override;
   void start_task(NodeId node, TaskId task, double seconds) override;
   void cancel_task(NodeId node, TaskId task) override;
-  void send(core::Message message) override;
+  void send(node::Message message) override;
   std::uint32_t storage_servers() const override;
-  void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, core::Bytes content, std::uint64_t bytes,
+  void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, node::Bytes content, std::uint64_t bytes,
                      std::uint64_t token) override;
   void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
   void storage_erase(std::uint32_t server, std::uint64_t key) override;
   std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) override;
   void cancel_timer(std::uint64_t id) override;
-  core::NodeMetrics& metrics_of(NodeId) override { return metrics_; }
+  node::NodeMetrics& metrics_of(NodeId) override { return metrics_; }
   bool observe_execution(TaskId task) override;
-  void record_failure_effect(const core::FailureNotice& failure, const core::FailureEffect& effect) override;
-  void record_recovered(const core::FailureNotice& failure) override;
-  void record_checkpoint(const core::CheckpointRecord& record) override;
-  core::Recorder& recorder() override { return recorder_; }
+  void record_failure_effect(const node::FailureNotice& failure, const node::FailureEffect& effect) override;
+  void record_recovered(const node::FailureNotice& failure) override;
+  void record_checkpoint(const node::CheckpointRecord& record) override;
+  node::Recorder& recorder() override { return recorder_; }
   void fail_run(const std::string& reason) override;
   void check_completion() override {}  // the driver detects the end (termination detection)
-  core::ContentRef initial_content(HandleId h) override;
-  core::ContentRef output_content(NodeId node, TaskId task, HandleId h) override;
+  node::ContentRef initial_content(HandleId h) override;
+  node::ContentRef output_content(NodeId node, TaskId task, HandleId h) override;
 
 private:
   struct TimerAction {
@@ -84,15 +84,15 @@ private:
   };
   bool is_node() const { return process_ < node_count_; }
   // The rank's running host (null while down) and its incarnation (while down, the replacement's).
-  core::NodeHost* host() const { return rank_.host(); }
+  node::NodeHost* host() const { return rank_.host(); }
   std::uint32_t incarnation() const { return rank_.incarnation(); }
   bool step();
-  void handle(int from, const core::Bytes& packet);
-  void on_host_message(core::Message m);
+  void handle(int from, const node::Bytes& packet);
+  void on_host_message(node::Message m);
   void fail(std::uint32_t incarnation, std::uint64_t failure_index);
   void replace(std::uint32_t incarnation, std::uint32_t last_sequence);
   void on_job_done(std::unique_ptr<KernelJob> job);
-  void to_driver(core::Bytes packet);
+  void to_driver(node::Bytes packet);
   bool storage_missing();  // fails the run if the platform has no storage server
   std::uint32_t slot(TaskId t) const { return index_.local_slot(t); }
 
@@ -101,28 +101,28 @@ private:
   const graphs::TaskGraph& graph_;
   NodeId node_count_;
   NodeId process_;  // node id, or node_count for the coordinator (driver rank)
-  core::RuntimeIndex index_;
-  core::HostSetup setup_;
+  node::RuntimeIndex index_;
+  node::HostSetup setup_;
   std::chrono::steady_clock::time_point start_;
   // The observer's share kept on this rank (outlives the hosts): metrics, executions, lost work.
-  core::NodeMetrics metrics_;
-  core::Recorder recorder_;  // no exporter on MPI yet (see docs/mpi.md)
-  std::optional<core::NodeObserver> observer_;   // a node's rank: executions, lost work, its oracle share
-  std::vector<double> last_duration_;            // per local task: its last measured execution
-  std::unordered_map<std::uint64_t, core::FailureEffect> lost_effects_;  // per failure index
+  node::NodeMetrics metrics_;
+  node::Recorder recorder_;  // no exporter on MPI yet (see docs/mpi.md)
+  std::optional<world::NodeObserver> observer_;   // a node's rank: executions, lost work, its oracle share
+  std::vector<double> last_duration_;             // per local task: its last measured execution
+  std::unordered_map<std::uint64_t, node::FailureEffect> lost_effects_;  // per failure index
   double last_completion_ = 0;
   // The process: its host, incarnation and the messages kept for a later incarnation.
-  core::RankLifecycle rank_;
+  world::RankLifecycle rank_;
   std::unique_ptr<WorkerPool> pool_;
   std::vector<std::uint32_t> generation_;        // per local task: its current start
   std::vector<double> started_at_;               // per local task
   const KernelJob* completing_ = nullptr;        // the job whose outputs the runtime is storing
   TimerQueue<TimerAction> timers_;
   std::unordered_map<TaskId, std::uint64_t> activity_timer_;
-  std::unordered_map<std::uint64_t, core::Message> in_flight_;  // by release token (no body)
+  std::unordered_map<std::uint64_t, node::Message> in_flight_;  // by release token (no body)
   std::uint64_t next_token_ = 1;
   struct LocalPacket {
-    core::Bytes packet;
+    node::Bytes packet;
     std::uint64_t token;
   };
   std::deque<LocalPacket> inbox_;  // packets to this very rank
@@ -134,7 +134,7 @@ private:
   // Test only: a fail order, and what the driver rank sent after it, taken that late (seconds).
   double fail_order_delay_ = 0;
   double late_until_ = 0;
-  std::vector<core::Bytes> late_packets_;
+  std::vector<node::Bytes> late_packets_;
   std::unique_ptr<Driver> driver_;
   std::vector<std::uint64_t> released_;
   std::vector<std::unique_ptr<KernelJob>> done_jobs_;

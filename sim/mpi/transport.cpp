@@ -15,14 +15,14 @@ Transport::~Transport() {
   for (Pending& p : pending_) MPI_Request_free(&p.request);
 }
 
-void Transport::send(int to, core::Bytes packet, std::uint64_t release_token) {
+void Transport::send(int to, node::Bytes packet, std::uint64_t release_token) {
   if (packet.size() > std::size_t(INT32_MAX)) throw std::runtime_error("MPI packet larger than 2 GiB");
   pending_.push_back({MPI_REQUEST_NULL, std::move(packet), release_token});
   Pending& p = pending_.back();  // the vector's element owns the buffer until MPI releases it
   MPI_Isend(p.packet.data(), static_cast<int>(p.packet.size()), MPI_BYTE, to, kTag, comm_, &p.request);
 }
 
-bool Transport::receive(int& from, core::Bytes& packet) {
+bool Transport::receive(int& from, node::Bytes& packet) {
   int arrived = 0;
   MPI_Status status;
   MPI_Iprobe(MPI_ANY_SOURCE, kTag, comm_, &arrived, &status);
@@ -56,7 +56,7 @@ void Transport::finish() {
   MPI_Request barrier = MPI_REQUEST_NULL;
   bool entered = false;
   std::vector<std::uint64_t> released;
-  core::Bytes dropped;
+  node::Bytes dropped;
   while (true) {
     int from = 0;
     while (receive(from, dropped)) {

@@ -21,9 +21,9 @@ public:
   int rank() const { return rank_; }
   int size() const { return size_; }
   // Sends a packet; when MPI releases it, `release_token` (if not 0) is returned by progress().
-  void send(int to, core::Bytes packet, std::uint64_t release_token = 0);
+  void send(int to, node::Bytes packet, std::uint64_t release_token = 0);
   // The next packet that arrived, if any.
-  bool receive(int& from, core::Bytes& packet);
+  bool receive(int& from, node::Bytes& packet);
   // Completes what MPI has finished sending; appends the tokens of released packets.
   void progress(std::vector<std::uint64_t>& released);
   bool sending() const { return !pending_.empty(); }
@@ -36,7 +36,7 @@ public:
 private:
   struct Pending {
     MPI_Request request;
-    core::Bytes packet;
+    node::Bytes packet;
     std::uint64_t token;
   };
   static constexpr int kTag = 7;

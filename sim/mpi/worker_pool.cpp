@@ -2,7 +2,7 @@
 
 namespace ftsim::mpi {
 
-WorkerPool::WorkerPool(unsigned threads, const kernels::KernelSet& kernels) : kernels_(kernels) {
+WorkerPool::WorkerPool(unsigned threads, const graphs::kernels::KernelSet& kernels) : kernels_(kernels) {
   for (unsigned i = 0; i < std::max(1u, threads); ++i) threads_.emplace_back([this] { work(); });
 }
 

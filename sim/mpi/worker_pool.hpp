@@ -23,15 +23,15 @@ struct KernelJob {
   std::uint32_t incarnation = 0;  // of the host that started it: a dead host's job is ignored
   std::uint32_t generation = 0;   // of the start: a cancelled execution's result is ignored
   double seconds = 0;
-  std::vector<core::ContentRef> inputs;               // kept alive while the kernel reads them
-  std::vector<std::shared_ptr<core::Content>> outputs;  // per access; null for reads
+  std::vector<node::ContentRef> inputs;               // kept alive while the kernel reads them
+  std::vector<std::shared_ptr<node::Content>> outputs;  // per access; null for reads
   std::vector<std::span<std::uint8_t>> data;          // per access, what the kernel sees
   std::string error;                                  // the kernel failed (a KernelError)
 };
 
 class WorkerPool {
 public:
-  WorkerPool(unsigned threads, const kernels::KernelSet& kernels);
+  WorkerPool(unsigned threads, const graphs::kernels::KernelSet& kernels);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
@@ -47,7 +47,7 @@ public:
 private:
   void work();
 
-  const kernels::KernelSet& kernels_;
+  const graphs::kernels::KernelSet& kernels_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable finished_ready_;

@@ -7,8 +7,8 @@
 //     bool duplicate = false;
 //     template <class F> void fields(F& f) { f(checkpoint, duplicate); }
 //   };
-//   core::Bytes body = core::encode(ack);             // u32, u8
-//   Ack back = core::decode<Ack>(message);            // WireError unless it is exactly that
+//   node::Bytes body = node::encode(ack);             // u32, u8
+//   Ack back = node::decode<Ack>(message);            // WireError unless it is exactly that
 //
 // One struct standing for several message types (cck's and global's Control) lists its fields
 // per type instead: `template <class F> void fields(F& f, std::uint32_t type)`. Decoding assigns
@@ -44,7 +44,7 @@
 #include "sim/node/message.hpp"
 #include "sim/node/wire.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 // A list whose count is a u32 (the uncoordinated protocol's lists) instead of a u64.
 template <class V> struct Count32 {
@@ -94,7 +94,7 @@ public:
   template <class... T> void operator()(const T&... values) { (write(values), ...); }
   // A part of the message (Message::parts), for a custom field.
   void part(SharedBytes bytes) {
-    if (!parts_) throw std::logic_error("a message with parts is encoded with core::encode(message, type, parts)");
+    if (!parts_) throw std::logic_error("a message with parts is encoded with node::encode(message, type, parts)");
     parts_->push_back(std::move(bytes));
   }
   // The top-level message: fields(f, type) if it has a list per type.
@@ -216,7 +216,7 @@ private:
 
 // Appends the fields of `value` to `out` (an MPI packet after its kind, a list of entries).
 template <class T> void append(Bytes& out, const T& value) {
-  static_assert(requires(T& v, Encoder& e) { v.fields(e); }, "a list per type: core::encode(message, type)");
+  static_assert(requires(T& v, Encoder& e) { v.fields(e); }, "a list per type: node::encode(message, type)");
   Encoder(out).message(value, 0);
 }
 
@@ -240,7 +240,7 @@ template <class T> Bytes encode(const T& message, std::uint32_t type, std::vecto
 
 // Reads a value's fields from `in` and leaves what follows.
 template <class T> T read(WireReader& in) {
-  static_assert(requires(T& v, Decoder& d) { v.fields(d); }, "a list per type: core::decode<T>(body, type)");
+  static_assert(requires(T& v, Decoder& d) { v.fields(d); }, "a list per type: node::decode<T>(body, type)");
   T value{};
   Decoder(in).message(value, 0);
   return value;
@@ -268,4 +268,4 @@ template <class T> T decode(const Message& m) {
   return value;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

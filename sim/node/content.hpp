@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 using Content = std::vector<std::uint8_t>;
 using ContentRef = std::shared_ptr<const Content>;
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -8,7 +8,7 @@
 
 #include "graphs/ids.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 using Digest = std::uint64_t;
 
@@ -35,4 +35,4 @@ inline Digest task_seed(graphs::KernelId kernel, graphs::TaskId task) {
 }
 inline Digest output_digest(Digest task_digest, graphs::HandleId h) { return combine_digest(task_digest, h); }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -16,7 +16,7 @@
 
 #include "graphs/huge_pages.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 template <class Value>
 class FlatMap64 {
@@ -175,4 +175,4 @@ private:
   unsigned shift_ = 64;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

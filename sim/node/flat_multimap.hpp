@@ -18,7 +18,7 @@
 
 #include "sim/node/flat_map.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 template <class Value>
 class FlatMultimap64 {
@@ -84,4 +84,4 @@ private:
   unsigned filter_shift_ = 64;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -1,6 +1,6 @@
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 const char* to_string(Traffic traffic) {
   switch (traffic) {
@@ -23,4 +23,4 @@ Bytes log_record(const Message& m) {
   return record;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

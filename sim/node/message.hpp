@@ -12,7 +12,7 @@
 #include "sim/node/digest.hpp"
 #include "sim/node/wire.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 using graphs::HandleId;
 using graphs::NodeId;
@@ -91,4 +91,4 @@ struct Message {
 // version and digest (the version stays in memory; no copy of the payload).
 Bytes log_record(const Message& m);
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -7,7 +7,7 @@
 
 #include "graphs/ids.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 // One alarm of the predictor and what became of it.
 struct MigrationRecord {
@@ -39,4 +39,4 @@ struct MigrationMetrics {
   std::vector<MigrationRecord> records;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 NodeHost::NodeHost(NodeId node, std::uint32_t incarnation, const HostSetup& setup, HostEnvironment& environment,
                    std::unique_ptr<Protocol> protocol)
@@ -412,4 +412,4 @@ void NodeHost::account_peaks() {
   metrics_.log_store_peak = std::max(metrics_.log_store_peak, log_store_.peak_bytes());
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

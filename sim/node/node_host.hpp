@@ -16,7 +16,7 @@
 #include "sim/node/protocol_context.hpp"
 #include "sim/node/send_queue.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 // What a host asks of the world around it.
 class HostEnvironment {
@@ -216,4 +216,4 @@ private:
   bool migration_hold_ = false;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

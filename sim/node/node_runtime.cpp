@@ -6,7 +6,7 @@
 #include <sstream>
 
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 using graphs::Access;
 using graphs::AccessMode;
@@ -599,4 +599,4 @@ std::string NodeRuntime::describe_wait(TaskId task) const {
   return out.str();
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

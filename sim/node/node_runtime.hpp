@@ -23,7 +23,7 @@
 #include "sim/node/version_store.hpp"
 #include "sim/node/wire.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 // What the runtime of one node asks of its host (the node host, or a test's fake).
 class RuntimeServices {
@@ -242,4 +242,4 @@ private:
   std::vector<std::int32_t> priority_override_;  // per local task, once a protocol overrides one
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

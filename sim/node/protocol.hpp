@@ -13,7 +13,7 @@
 
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 class ProtocolContext;
 
@@ -93,4 +93,4 @@ public:
 // coordinator). Each call returns a fresh object: nothing is shared between processes.
 using ProtocolFactory = std::function<std::unique_ptr<Protocol>(NodeId node, bool coordinator)>;
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

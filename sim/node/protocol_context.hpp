@@ -21,7 +21,7 @@
 #include "sim/node/runtime_index.hpp"
 #include "sim/node/run_record.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 class ProtocolContext {
 public:
@@ -112,4 +112,4 @@ public:
   virtual void check_completion() = 0;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

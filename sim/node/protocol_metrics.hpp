@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 enum class MetricFold : std::uint8_t {
   sum,  // the run's value is the sum over processes (a count, bytes sent)
@@ -75,4 +75,4 @@ struct ProtocolCounters {
   }
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

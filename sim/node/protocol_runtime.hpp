@@ -16,7 +16,7 @@
 
 #include "sim/node/node_runtime.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 class ProtocolRuntime {
 public:
@@ -83,4 +83,4 @@ private:
   NodeRuntime& runtime_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

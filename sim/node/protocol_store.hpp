@@ -11,7 +11,7 @@
 #include "sim/node/flat_map.hpp"
 #include "sim/node/wire.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 class ProtocolStore {
 public:
@@ -65,4 +65,4 @@ private:
   std::uint64_t max_key_ = 0;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

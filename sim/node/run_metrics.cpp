@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 void add_effect(FailureRecord& record, const FailureEffect& effect) {
   if (!effect.restart_point.empty()) record.restart_point = effect.restart_point;
@@ -70,4 +70,4 @@ void fold_process_metrics(RunMetrics& metrics, const std::vector<NodeMetrics>& p
   }
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

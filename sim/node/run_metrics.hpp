@@ -10,7 +10,7 @@
 #include "sim/node/migration_metrics.hpp"
 #include "sim/node/protocol_metrics.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 inline constexpr std::size_t kTrafficKinds = 5;
 
@@ -156,4 +156,4 @@ void update_checkpoints(RunMetrics& metrics, const CheckpointRecord& record);
 void fold_process_metrics(RunMetrics& metrics, const std::vector<NodeMetrics>& processes, NodeId node_count,
                           const std::vector<MetricDefinition>& definitions);
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

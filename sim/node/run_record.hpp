@@ -12,7 +12,7 @@
 #include "sim/node/message.hpp"
 #include "sim/node/migration_metrics.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 enum class RecordKind : std::uint8_t {
   task_start,   // process, core, task
@@ -88,4 +88,4 @@ private:
   std::vector<std::unique_ptr<RecordSink>> sinks_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

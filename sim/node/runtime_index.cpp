@@ -4,7 +4,7 @@
 #include "graphs/startup_threads.hpp"
 #include "sim/config/stop_request.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 namespace {
 // Fills a CSR (offsets + items) from a key per item, keeping the items' original order. `random`:
@@ -98,4 +98,4 @@ void RuntimeIndex::index_sends_and_slots(const TaskGraph& graph) {
   }
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -10,7 +10,7 @@
 
 #include "graphs/task_graph.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 using graphs::HandleId;
 using graphs::NodeId;
@@ -78,4 +78,4 @@ private:
   std::vector<HandleId> owned_handles_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 bool SendQueue::admit(Message& m) {
   if (window_ == 0) return true;
@@ -51,4 +51,4 @@ std::optional<Message> SendQueue::completed(NodeId destination) {
   return next;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

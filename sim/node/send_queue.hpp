@@ -20,7 +20,7 @@
 #include "sim/node/flat_map.hpp"
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 class SendQueue {
 public:
@@ -72,4 +72,4 @@ private:
   std::uint64_t queued_bytes_ = 0;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -9,7 +9,7 @@
 
 #include "graphs/ids.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 enum class TaskStatus : std::uint8_t { waiting, ready, running, done };
 
@@ -25,4 +25,4 @@ static_assert(sizeof(TaskState) == 8);
 
 using TaskTable = std::vector<TaskState>;
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

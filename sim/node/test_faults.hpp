@@ -7,7 +7,7 @@
 // forked simulation process works on its copy and reports `fired` in its metrics.
 #include <cstdint>
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 struct TestFaults {
   // Recovery uses stale versions: every checkpoint restored (global) brings back one datum still
@@ -23,4 +23,4 @@ struct TestFaults {
   std::uint64_t fired = 0;  // how many times a planted fault acted (RunMetrics::test_faults_fired)
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 void VersionStore::insert(std::uint64_t k, const Entry& entry) {
   auto [it, inserted] = entries_.try_emplace(k, entry);
@@ -129,4 +129,4 @@ void VersionStore::assign(const std::unordered_map<std::uint64_t, Entry>& entrie
   peak_bytes_ = std::max(peak_bytes_, bytes_);
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

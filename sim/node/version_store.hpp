@@ -13,7 +13,7 @@
 #include "sim/node/content.hpp"
 #include "sim/node/digest.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 using graphs::HandleId;
 using graphs::Version;
@@ -93,4 +93,4 @@ private:
   std::uint64_t peak_bytes_ = 0;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -13,7 +13,7 @@
 
 #include "sim/node/content.hpp"
 
-namespace ftsim::core {
+namespace ftsim::node {
 
 // Encoded bytes. `content_bytes` of them are the real content of versions (written by
 // WireWriter::content, only the MPI backend has any) and the framing of nested arrays: they are
@@ -135,4 +135,4 @@ private:
   std::size_t offset_ = 0;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::node

@@ -2,7 +2,7 @@
 
 #include "graphs/size_check.hpp"
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 namespace {
 
@@ -53,4 +53,4 @@ RunEstimate estimate_run(const config::Config& cfg, const GraphSize& size) {
   return e;
 }
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

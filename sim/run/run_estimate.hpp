@@ -9,7 +9,7 @@
 
 #include "sim/config/config.hpp"
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 struct GraphSize {
   double tasks = 0, transfers = 0;
@@ -24,4 +24,4 @@ struct RunEstimate {
 
 RunEstimate estimate_run(const config::Config& cfg, const GraphSize& size);
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

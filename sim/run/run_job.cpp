@@ -13,17 +13,17 @@
 #include "sim/simgrid/network_model.hpp"
 #include "sim/simgrid/simulate.hpp"
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
   RunJob job;
-  core::SimulationOptions sim_options;
+  world::SimulationOptions sim_options;
   sim_options.progress = options.progress;
   sim_options.trace_file = options.trace_file;
   sim_options.checkpoint_trace_file = options.checkpoint_trace_file;
   if (!options.log_file.empty()) {
     std::string unknown;
-    if (!core::parse_log_categories(options.log_categories, sim_options.log_categories, unknown)) {
+    if (!world::parse_log_categories(options.log_categories, sim_options.log_categories, unknown)) {
       throw config::ConfigError("--log", "", "unknown category \"" + unknown + "\" (task, message, failure, protocol, run, migration or all)");
     }
     sim_options.log_file = options.log_file;
@@ -60,7 +60,7 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
     config::Config failure_free = cfg;
     failure_free.protocol = config::ProtocolConfig{};
     failure_free.failures = config::FailureConfig{};
-    core::SimulationOptions reference_options;
+    world::SimulationOptions reference_options;
     reference_options.progress = options.progress;
     const auto reference_result = simgrid_backend::simulate(failure_free, job.graph, cost, reference_options);
     job.reference = reference_result.metrics;
@@ -107,4 +107,4 @@ RunJob run_job(const config::Config& cfg, const RunJobOptions& options) {
   return job;
 }
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

@@ -9,7 +9,7 @@
 #include "sim/config/config.hpp"
 #include "sim/node/run_metrics.hpp"
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 struct RunJobOptions {
   std::string trace_file;  // write the Chrome trace there (empty: none)
@@ -21,9 +21,9 @@ struct RunJobOptions {
 
 struct RunJob {
   graphs::TaskGraph graph;
-  core::RunMetrics metrics;
-  std::optional<core::RunMetrics> reference;           // failure-free, protocol none
-  std::optional<core::RunMetrics> protocol_reference;  // failure-free, the config's protocol (if it has failures)
+  node::RunMetrics metrics;
+  std::optional<node::RunMetrics> reference;           // failure-free, protocol none
+  std::optional<node::RunMetrics> protocol_reference;  // failure-free, the config's protocol (if it has failures)
   double wall_seconds = 0;
   nlohmann::json results;  // results.json (docs/results.md)
   bool succeeded() const { return metrics.complete && metrics.oracle_ok; }
@@ -33,4 +33,4 @@ struct RunJob {
 // only stops the run, which then reports what it has.
 RunJob run_job(const config::Config& cfg, const RunJobOptions& options);
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

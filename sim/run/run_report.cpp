@@ -16,12 +16,12 @@
 #include "sim/world/failure_schedule.hpp"
 #include "sim/world/run_metrics_json.hpp"
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
-nlohmann::json checkpoint_data_json(const config::Config& cfg, const core::RunMetrics& m) {
+nlohmann::json checkpoint_data_json(const config::Config& cfg, const node::RunMetrics& m) {
   if (!cfg.checkpoint_data.enabled) return nullptr;
   const config::CheckpointDataConfig& c = cfg.checkpoint_data;
-  core::ContentCounters total;
+  node::ContentCounters total;
   nlohmann::json images = nlohmann::json::array();
   // Per checkpoint id (and process, for uncoordinated checkpoints numbered per process): its
   // full and incremental shares.
@@ -33,7 +33,7 @@ nlohmann::json checkpoint_data_json(const config::Config& cfg, const core::RunMe
   const bool per_process = std::any_of(m.checkpoints.begin(), m.checkpoints.end(), [](const auto& r) { return r.process >= 0; });
   std::map<std::pair<std::size_t, std::uint32_t>, Share> process_shares;
   for (std::size_t n = 0; n < m.nodes.size(); ++n) {
-    const core::ContentCounters& x = m.nodes[n].counters.content;
+    const node::ContentCounters& x = m.nodes[n].counters.content;
     total.full_images += x.full_images;
     total.incremental_images += x.incremental_images;
     total.full_logical_bytes += x.full_logical_bytes;
@@ -51,7 +51,7 @@ nlohmann::json checkpoint_data_json(const config::Config& cfg, const core::RunMe
     total.restores += x.restores;
     total.restore_images += x.restore_images;
     total.restore_bytes += x.restore_bytes;
-    for (const core::ContentImageRecord& image : x.images) {
+    for (const node::ContentImageRecord& image : x.images) {
       images.push_back({{"process", n},
                         {"checkpoint", image.checkpoint},
                         {"kind", image.full ? "full" : "incremental"},
@@ -123,10 +123,10 @@ OverheadSplit overhead_split(double makespan, double none_makespan, double proto
   return split;
 }
 
-nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& metrics,
-                            const std::optional<core::RunMetrics>& reference, const std::string& backend,
-                            const std::optional<core::RunMetrics>& protocol_reference) {
-  nlohmann::json results = core::to_json(metrics);
+nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& graph, const node::RunMetrics& metrics,
+                            const std::optional<node::RunMetrics>& reference, const std::string& backend,
+                            const std::optional<node::RunMetrics>& protocol_reference) {
+  nlohmann::json results = world::to_json(metrics);
   results["ftsim_version"] = "0.1.0";
   results["backend"] = backend;
   results["name"] = cfg.name;
@@ -141,7 +141,7 @@ nlohmann::json results_json(const config::Config& cfg, const graphs::TaskGraph& 
   if (cfg.failures.first_before > 0) {
     results["failure_condition"] = {
         {"first_before", cfg.failures.first_before},
-        {"probability", core::FailureSchedule::condition_probability(cfg.failures, cfg.platform.machines())}};
+        {"probability", world::FailureSchedule::condition_probability(cfg.failures, cfg.platform.machines())}};
   }
   results["graph"] = {{"tasks", graph.task_count()},
                       {"edges", graph.edge_count()},
@@ -199,9 +199,9 @@ std::string core_time(double seconds) {
 }
 }  // namespace
 
-void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, const core::RunMetrics& m,
-                   const std::optional<core::RunMetrics>& reference, double wall, const std::string& platform_line,
-                   bool measured, std::ostream& out, const std::optional<core::RunMetrics>& protocol_reference) {
+void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, const node::RunMetrics& m,
+                   const std::optional<node::RunMetrics>& reference, double wall, const std::string& platform_line,
+                   bool measured, std::ostream& out, const std::optional<node::RunMetrics>& protocol_reference) {
   out << fmt::format("{}: {} on {} nodes x {} cores, protocol {}, {} tasks\n", cfg.name, to_string(cfg.application.type),
                      graph.node_count(), cfg.platform.cores_per_node, cfg.protocol.type, graph.task_count());
   out << platform_line << "\n";
@@ -226,16 +226,16 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
                          relative_gap(m.makespan, *cfg.reference->makespan) + ")"});
   }
   std::uint64_t executions = 0, reexecutions = 0;
-  std::array<std::uint64_t, core::kTrafficKinds> bytes{};
+  std::array<std::uint64_t, node::kTrafficKinds> bytes{};
   for (const auto& n : m.nodes) {
     executions += n.executions;
     reexecutions += n.reexecutions;
-    for (std::size_t k = 0; k < core::kTrafficKinds; ++k) bytes[k] += n.bytes_sent[k];
+    for (std::size_t k = 0; k < node::kTrafficKinds; ++k) bytes[k] += n.bytes_sent[k];
   }
   summary.add_row({"task executions (re-executions)", fmt::format("{} ({})", executions, reexecutions)});
-  for (std::size_t k = 0; k < core::kTrafficKinds; ++k) {
+  for (std::size_t k = 0; k < node::kTrafficKinds; ++k) {
     if (bytes[k] == 0 && k != 0) continue;
-    summary.add_row({std::string("bytes sent: ") + core::traffic_key(k),
+    summary.add_row({std::string("bytes sent: ") + world::traffic_key(k),
                      config::format_bytes(double(bytes[k])) + fmt::format(" ({} per node)", config::format_bytes(double(bytes[k]) / graph.node_count()))});
   }
   std::size_t committed = 0;
@@ -254,7 +254,7 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
     } else {
       std::uint64_t logical = 0, stored = 0, full = 0, incremental = 0;
       for (const auto& n : m.nodes) {
-        const core::ContentCounters& x = n.counters.content;
+        const node::ContentCounters& x = n.counters.content;
         logical += x.full_logical_bytes + x.incremental_logical_bytes;
         stored += x.full_stored_bytes + x.incremental_stored_bytes;
         full += x.full_images;
@@ -267,7 +267,7 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
   }
   summary.add_row({"failures", std::to_string(m.failures.size())});
   if (m.migration.enabled) {  // docs/migration.md
-    const core::MigrationMetrics& g = m.migration;
+    const node::MigrationMetrics& g = m.migration;
     summary.add_row({"alarms (true, false)", fmt::format("{} ({}, {})", g.alarms, g.true_alarms, g.false_alarms)});
     summary.add_row({"migrations done (skipped, cut short)",
                      fmt::format("{} ({}, {}), {} in {}", g.migrations_done, g.skipped_no_spare, g.interrupted,
@@ -317,4 +317,4 @@ void print_summary(const config::Config& cfg, const graphs::TaskGraph& graph, co
   for (const auto& line : m.oracle_missing) out << "oracle: missing " << line << "\n";
 }
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

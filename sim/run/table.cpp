@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 void Table::print(std::ostream& out) const {
   std::vector<std::size_t> width(header_.size(), 0);
@@ -52,4 +52,4 @@ std::string relative_gap(double value, double reference) {
   return buffer;
 }
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 class Table {
 public:
@@ -23,4 +23,4 @@ std::string percent(double ratio, int decimals = 1);
 // The signed relative gap "+0.3%" of value against reference.
 std::string relative_gap(double value, double reference);
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

@@ -4,7 +4,7 @@
 #include "graphs/cut_selection.hpp"
 #include "sim/config/config_error.hpp"
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 namespace {
 
@@ -54,4 +54,4 @@ config::Json volumes_document(const config::Config& cfg, const graphs::TaskGraph
           {"placements", rows}};
 }
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

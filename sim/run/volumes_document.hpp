@@ -8,7 +8,7 @@
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
 
-namespace ftsim::cli {
+namespace ftsim::run {
 
 struct PlacementVolumes {
   const config::CheckpointConfig* placement;
@@ -23,4 +23,4 @@ std::vector<PlacementVolumes> placement_volumes(const config::Config& cfg, const
 config::Json volumes_document(const config::Config& cfg, const graphs::TaskGraph& graph,
                               const std::vector<PlacementVolumes>& placements);
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::run

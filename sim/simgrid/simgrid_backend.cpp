@@ -82,9 +82,9 @@ void SimgridBackend::run() {
 
 double SimgridBackend::now() const { return sg4::Engine::get_clock(); }
 
-sg4::Host* SimgridBackend::host_of(core::NodeId node) const { return node_host_[node]; }
+sg4::Host* SimgridBackend::host_of(node::NodeId node) const { return node_host_[node]; }
 
-void SimgridBackend::track(sg4::Activity& activity, Kind kind, core::NodeId node, std::uint64_t value) {
+void SimgridBackend::track(sg4::Activity& activity, Kind kind, node::NodeId node, std::uint64_t value) {
   ++comms_started_;
   std::uint32_t ticket;
   if (free_pending_.empty()) {
@@ -128,14 +128,14 @@ void SimgridBackend::bury(sg4::ActivityPtr activity) {
   graveyard_.push_back(std::move(activity));
 }
 
-void SimgridBackend::start_task(core::NodeId node, core::TaskId task, double seconds) {
+void SimgridBackend::start_task(node::NodeId node, node::TaskId task, double seconds) {
   // A node never runs more tasks than it has cores, so a task takes exactly its cost-model time:
   // a timed event models it as SimGrid's CPU model would, without a CPU action per task.
   running_[node].emplace_back(task, timed_.add_task_end(now() + seconds, node, task));
   arm();
 }
 
-void SimgridBackend::cancel_task(core::NodeId node, core::TaskId task) {
+void SimgridBackend::cancel_task(node::NodeId node, node::TaskId task) {
   auto& running = running_[node];
   for (std::size_t i = 0; i < running.size(); ++i) {
     if (running[i].first != task) continue;
@@ -215,27 +215,27 @@ void SimgridBackend::hint_upcoming() {
   //   the next: a task end's version-table slots and the slots its sends will take; for a message
   //   about to be delivered, what its delivery looks up (read from its slot, fetched a stage before).
   TimedEvents::Upcoming up;
-  if (timed_.peek(2, up) && up.kind == TimedEvents::Kind::task_end) events_->hint({core::Upcoming::Stage::task_entries, up.node, up.id});
+  if (timed_.peek(2, up) && up.kind == TimedEvents::Kind::task_end) events_->hint({world::Upcoming::Stage::task_entries, up.node, up.id});
   if (timed_.peek(1, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
-      events_->hint({core::Upcoming::Stage::task_end, up.node, up.id});
+      events_->hint({world::Upcoming::Stage::task_end, up.node, up.id});
     } else if (up.kind == TimedEvents::Kind::nic_head || up.kind == TimedEvents::Kind::nic_arrival) {
       prefetch_slot<0>(up.id);
     }
   }
   if (timed_.peek(0, up)) {
     if (up.kind == TimedEvents::Kind::task_end) {
-      events_->hint({core::Upcoming::Stage::task_versions, up.node, up.id});
+      events_->hint({world::Upcoming::Stage::task_versions, up.node, up.id});
       // The slots its sends will take, last freed first (storing a message reads the one it replaces).
       const std::size_t free = free_slots_.size();
       for (std::size_t i = free > 2 ? free - 2 : 0; i < free; ++i) prefetch_slot<1>(free_slots_[i]);
     } else if (up.kind == TimedEvents::Kind::nic_arrival && up.id < slots_.size()) {
-      events_->hint({core::Upcoming::Stage::delivery, 0, 0, &slots_[up.id].message});
+      events_->hint({world::Upcoming::Stage::delivery, 0, 0, &slots_[up.id].message});
     }
   }
 }
 
-std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr comm) {
+std::uint32_t SimgridBackend::store_message(node::Message message, sg4::CommPtr comm) {
   std::uint32_t slot;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -251,12 +251,12 @@ std::uint32_t SimgridBackend::store_message(core::Message message, sg4::CommPtr 
   return slot;
 }
 
-void SimgridBackend::send(core::Message message) {
+void SimgridBackend::send(node::Message message) {
   if (halted_) return;
   if (message.source == message.destination || host_of(message.source) == host_of(message.destination)) {
     // A node's own data never crosses the network (nor does data between two ranks of one
     // machine after a shrink: they share its memory).
-    auto shared = std::make_shared<core::Message>(std::move(message));
+    auto shared = std::make_shared<node::Message>(std::move(message));
     at(now(), [this, shared] { events_->on_message_delivered(*shared); });
     return;
   }
@@ -270,13 +270,13 @@ void SimgridBackend::send(core::Message message) {
   }
   sg4::CommPtr comm = simgrid_compat::start_transfer(host_of(message.source), host_of(message.destination),
                                                      std::max<std::uint64_t>(message.bytes, 1));
-  const core::NodeId source = message.source;
+  const node::NodeId source = message.source;
   sg4::Activity& activity = *comm;
   const std::uint32_t slot = store_message(std::move(message), std::move(comm));
   track(activity, Kind::message, source, slot);
 }
 
-void SimgridBackend::send_nic(core::Message message) {
+void SimgridBackend::send_nic(node::Message message) {
   // Two timed events: the first byte reaches the receiver (its receive queue is reserved then, in
   // the order messages reach it), then the last byte has arrived (delivery).
   const std::size_t source = node_nic_[message.source], destination = node_nic_[message.destination];
@@ -300,18 +300,18 @@ void SimgridBackend::nic_head(std::uint32_t slot) {
 void SimgridBackend::nic_arrival(std::uint32_t slot) {
   Slot& s = slots_[slot];
   s.nic_in_flight = false;
-  core::Message delivered = std::move(s.message);
+  node::Message delivered = std::move(s.message);
   free_slots_.push_back(slot);
   events_->on_message_delivered(delivered);
 }
 
-void SimgridBackend::storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
+void SimgridBackend::storage_transfer_nic(node::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
                                           std::uint64_t token) {
   const std::size_t storage = storage_nic_ + server, host = node_nic_[node];
   nic_transfer(node, write ? host : storage, write ? storage : host, bytes, false, token);
 }
 
-std::uint32_t SimgridBackend::add_transfer(core::NodeId node, bool migration) {
+std::uint32_t SimgridBackend::add_transfer(node::NodeId node, bool migration) {
   std::uint32_t index;
   if (!free_nic_storage_.empty()) {
     index = free_nic_storage_.back();
@@ -327,7 +327,7 @@ std::uint32_t SimgridBackend::add_transfer(core::NodeId node, bool migration) {
   return index;
 }
 
-void SimgridBackend::nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
+void SimgridBackend::nic_transfer(node::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
                                   bool migration, std::uint64_t token) {
   const double size = double(std::max<std::uint64_t>(bytes, 1));
   const double head = nic_queues_.send(source, destination, size, now());
@@ -349,7 +349,7 @@ void SimgridBackend::nic_transfer(core::NodeId node, std::size_t source, std::si
 
 // ----------------------------------------------------------------------------- "grouped" flows
 
-void SimgridBackend::send_grouped(core::Message message) {
+void SimgridBackend::send_grouped(node::Message message) {
   const sg4::Host* from = host_of(message.source);
   const sg4::Host* to = host_of(message.destination);
   const std::uint64_t bytes = std::max<std::uint64_t>(message.bytes, 1);
@@ -360,7 +360,7 @@ void SimgridBackend::send_grouped(core::Message message) {
   arm();
 }
 
-void SimgridBackend::grouped_transfer(core::NodeId node, sg4::Host* from, sg4::Host* to, std::uint64_t bytes,
+void SimgridBackend::grouped_transfer(node::NodeId node, sg4::Host* from, sg4::Host* to, std::uint64_t bytes,
                                       bool migration, std::uint64_t token) {
   const std::uint32_t index = add_transfer(node, migration);
   nic_storage_[index].token = token;
@@ -420,7 +420,7 @@ void SimgridBackend::flows_due() {
   }
 }
 
-void SimgridBackend::storage_transfer(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
+void SimgridBackend::storage_transfer(node::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
                                       std::uint64_t token) {
   if (nic_) {
     if (halted_) return;
@@ -491,7 +491,7 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
   switch (pending.kind) {
     case Kind::message: {
       const auto slot = static_cast<std::uint32_t>(pending.value);
-      core::Message message = std::move(slots_[slot].message);
+      node::Message message = std::move(slots_[slot].message);
       bury(std::move(slots_[slot].comm));
       free_slots_.push_back(slot);
       if (halted_) break;
@@ -521,12 +521,12 @@ void SimgridBackend::on_completion(const sg4::Activity& activity) {
   }
 }
 
-void SimgridBackend::fail_node(core::NodeId node) {
+void SimgridBackend::fail_node(node::NodeId node) {
   // Its executions stop.
   for (auto& [task, handle] : running_[node]) timed_.cancel(handle);
   running_[node].clear();
   // Every message from or to it is lost; live senders learn it (later, not re-entrantly).
-  std::vector<std::shared_ptr<core::Message>> lost;
+  std::vector<std::shared_ptr<node::Message>> lost;
   for (std::uint32_t slot = 0; slot < slots_.size(); ++slot) {
     Slot& s = slots_[slot];
     if ((!s.comm && !s.nic_in_flight && !s.flow_in_flight) ||
@@ -544,7 +544,7 @@ void SimgridBackend::fail_node(core::NodeId node) {
       cancel(std::move(s.comm));
       s.comm = nullptr;
     }
-    if (s.message.source != node) lost.push_back(std::make_shared<core::Message>(std::move(s.message)));
+    if (s.message.source != node) lost.push_back(std::make_shared<node::Message>(std::move(s.message)));
     free_slots_.push_back(slot);
   }
   for (std::size_t i = 0; i < storage_comms_.size();) {
@@ -584,7 +584,7 @@ void SimgridBackend::fail_node(core::NodeId node) {
   }
 }
 
-void SimgridBackend::replace_node(core::NodeId node) {
+void SimgridBackend::replace_node(node::NodeId node) {
   if (reserved_spare_[node] != kNoSpare) {
     move_to_reserved_host(node);  // a migration set a spare aside for this rank, then it failed
     return;
@@ -596,20 +596,20 @@ void SimgridBackend::replace_node(core::NodeId node) {
   // Unlimited spares: the same host stands for a fresh machine.
 }
 
-bool SimgridBackend::rehost_node(core::NodeId node, core::NodeId host_rank) {
+bool SimgridBackend::rehost_node(node::NodeId node, node::NodeId host_rank) {
   node_host_[node] = node_host_[host_rank];
   if (nic_) node_nic_[node] = node_nic_[host_rank];
   return true;
 }
 
-bool SimgridBackend::reserve_spare_host(core::NodeId node) {
+bool SimgridBackend::reserve_spare_host(node::NodeId node) {
   if (reserved_spare_[node] != kNoSpare) return true;
   if (next_spare_ >= platform_.spares.size()) return false;
   reserved_spare_[node] = next_spare_++;
   return true;
 }
 
-void SimgridBackend::migration_transfer(core::NodeId node, std::uint64_t bytes, std::uint64_t token) {
+void SimgridBackend::migration_transfer(node::NodeId node, std::uint64_t bytes, std::uint64_t token) {
   if (halted_) return;
   const std::size_t spare = reserved_spare_.at(node);
   if (spare == kNoSpare) throw std::logic_error("migration transfer without a reserved spare host");
@@ -626,7 +626,7 @@ void SimgridBackend::migration_transfer(core::NodeId node, std::uint64_t bytes, 
   storage_comms_.emplace_back(node, std::move(comm));  // cancelled with the rank's host, as storage transfers
 }
 
-void SimgridBackend::move_to_reserved_host(core::NodeId node) {
+void SimgridBackend::move_to_reserved_host(node::NodeId node) {
   const std::size_t spare = reserved_spare_.at(node);
   if (spare == kNoSpare) throw std::logic_error("no spare host reserved for this rank");
   if (nic_) node_nic_[node] = spare_nic_ + spare;

@@ -30,30 +30,30 @@
 
 namespace ftsim::simgrid_backend {
 
-class SimgridBackend final : public core::Backend {
+class SimgridBackend final : public world::Backend {
 public:
   explicit SimgridBackend(const config::Config& config);
   ~SimgridBackend() override;
 
-  void set_events(core::BackendEvents* events) { events_ = events; }
+  void set_events(world::BackendEvents* events) { events_ = events; }
   // Runs the engine until no event is left.
   void run();
 
   double now() const override;
-  void start_task(core::NodeId node, core::TaskId task, double seconds) override;
-  void cancel_task(core::NodeId node, core::TaskId task) override;
-  void send(core::Message message) override;
-  void storage_transfer(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
+  void start_task(node::NodeId node, node::TaskId task, double seconds) override;
+  void cancel_task(node::NodeId node, node::TaskId task) override;
+  void send(node::Message message) override;
+  void storage_transfer(node::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
                         std::uint64_t token) override;
   std::uint32_t storage_servers() const override { return static_cast<std::uint32_t>(platform_.storage.size()); }
   void set_timer(double time, std::uint64_t token) override;
-  void fail_node(core::NodeId node) override;
-  void replace_node(core::NodeId node) override;
-  bool rehost_node(core::NodeId node, core::NodeId host_rank) override;
+  void fail_node(node::NodeId node) override;
+  void replace_node(node::NodeId node) override;
+  bool rehost_node(node::NodeId node, node::NodeId host_rank) override;
   void halt() override;
-  bool reserve_spare_host(core::NodeId node) override;
-  void migration_transfer(core::NodeId node, std::uint64_t bytes, std::uint64_t token) override;
-  void move_to_reserved_host(core::NodeId node) override;
+  bool reserve_spare_host(node::NodeId node) override;
+  void migration_transfer(node::NodeId node, std::uint64_t bytes, std::uint64_t token) override;
+  void move_to_reserved_host(node::NodeId node) override;
   bool ends_instants() const override { return true; }
   void request_end_of_instant() override;
 
@@ -64,19 +64,19 @@ private:
   struct Pending {
     const simgrid::s4u::Activity* activity = nullptr;  // null: a free ticket
     Kind kind = Kind::message;
-    core::NodeId node = 0;
+    node::NodeId node = 0;
     std::uint64_t value = 0;  // message slot or storage token
   };
-  void track(simgrid::s4u::Activity& activity, Kind kind, core::NodeId node, std::uint64_t value);
+  void track(simgrid::s4u::Activity& activity, Kind kind, node::NodeId node, std::uint64_t value);
   // The pending entry of a reported activity, or null (cancelled, or not ours).
   Pending* tracked(const simgrid::s4u::Activity& activity);
   void untrack(Pending& pending);
-  simgrid::s4u::Host* host_of(core::NodeId node) const;
+  simgrid::s4u::Host* host_of(node::NodeId node) const;
   void on_completion(const simgrid::s4u::Activity& activity);
   void bury(simgrid::s4u::ActivityPtr activity);
   void cancel(simgrid::s4u::ActivityPtr activity);
   void cancel_everything();
-  std::uint32_t store_message(core::Message message, simgrid::s4u::CommPtr comm);
+  std::uint32_t store_message(node::Message message, simgrid::s4u::CommPtr comm);
   // Runs `action` in maestro at simulated `time` unless the run has halted.
   void at(double time, std::function<void()> action);
   // Arms the SimGrid timer for the earliest timed event; fire() runs every event due.
@@ -86,7 +86,7 @@ private:
   void after_report();
 
   const config::Config& config_;
-  core::BackendEvents* events_ = nullptr;
+  world::BackendEvents* events_ = nullptr;
   Platform platform_;
   std::vector<simgrid::s4u::Host*> node_host_;
   std::size_t next_spare_ = 0;
@@ -94,7 +94,7 @@ private:
   std::vector<std::size_t> reserved_spare_;  // per rank: the spare set aside by a migration
   std::vector<Pending> pending_;
   std::vector<std::uint32_t> free_pending_;
-  std::vector<std::vector<std::pair<core::TaskId, TimedEvents::Handle>>> running_;
+  std::vector<std::vector<std::pair<node::TaskId, TimedEvents::Handle>>> running_;
   // A message in flight. "nic": what its first timed event reads comes first, in one cache line.
   struct Slot {
     bool nic_in_flight = false;  // "nic": its delivery is nic_event
@@ -103,7 +103,7 @@ private:
     FlowSharing::FlowId flow = 0;
     std::uint32_t nic_source = 0, nic_destination = 0;  // "nic": its hosts' queues
     double nic_bytes = 1;                               // "nic": its simulated size, at least 1
-    core::Message message;
+    node::Message message;
     simgrid::s4u::CommPtr comm;
   };
   // Cache hints for the next timed events (at thousands of nodes each one's state is a miss).
@@ -117,27 +117,27 @@ private:
   // "nic" or "grouped": a storage or migration transfer in flight (its completion is a timed event
   // under "nic", a flow of the sharing under "grouped").
   struct NicStorage {
-    core::NodeId node = 0;
+    node::NodeId node = 0;
     bool migration = false;  // a migration transfer (its completion is on_migration_transfer_done)
     TimedEvents::Handle event = 0;  // "nic"
     FlowSharing::FlowId flow = 0;   // "grouped"
     std::uint64_t token = 0;        // "grouped"
     bool in_flight = false;
   };
-  void send_nic(core::Message message);
+  void send_nic(node::Message message);
   void nic_head(std::uint32_t slot);     // its first byte reaches the receiver: reserve its receive queue
   void nic_arrival(std::uint32_t slot);  // its last byte has arrived: deliver it
-  void storage_transfer_nic(core::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write, std::uint64_t token);
+  void storage_transfer_nic(node::NodeId node, std::uint32_t server, std::uint64_t bytes, bool write, std::uint64_t token);
   // "nic": a transfer between two hosts' queues that is not a message (storage, migration).
-  void nic_transfer(core::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
+  void nic_transfer(node::NodeId node, std::size_t source, std::size_t destination, std::uint64_t bytes,
                     bool migration, std::uint64_t token);
   // "grouped": messages and transfers as flows of the sharing (a tag tells which: kind << 32 | index).
   enum class FlowKind : std::uint8_t { message, transfer };
   static std::uint64_t flow_tag(FlowKind kind, std::uint32_t index) { return std::uint64_t(kind) << 32 | index; }
-  void send_grouped(core::Message message);
-  void grouped_transfer(core::NodeId node, simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes,
+  void send_grouped(node::Message message);
+  void grouped_transfer(node::NodeId node, simgrid::s4u::Host* from, simgrid::s4u::Host* to, std::uint64_t bytes,
                         bool migration, std::uint64_t token);
-  std::uint32_t add_transfer(core::NodeId node, bool migration);
+  std::uint32_t add_transfer(node::NodeId node, bool migration);
   void flows_due();       // the flows' event: joins and completions now
   void reschedule_flows();  // after a change: one late timed event at the sharing's next event
   std::unique_ptr<FlowNetwork> flows_;
@@ -149,9 +149,9 @@ private:
   struct FlowDelivery {  // a completed flow, taken out of its slot before any callback runs
     FlowKind kind = FlowKind::message;
     bool migration = false;
-    core::NodeId node = 0;
+    node::NodeId node = 0;
     std::uint64_t token = 0;
-    core::Message message;
+    node::Message message;
   };
   std::vector<FlowDelivery> flow_deliveries_;
   bool nic_ = false;
@@ -161,7 +161,7 @@ private:
   std::vector<NicStorage> nic_storage_;
   std::vector<std::uint32_t> free_nic_storage_;
   std::vector<Slot> slots_;
-  std::vector<std::pair<core::NodeId, simgrid::s4u::CommPtr>> storage_comms_;
+  std::vector<std::pair<node::NodeId, simgrid::s4u::CommPtr>> storage_comms_;
   std::vector<std::uint32_t> free_slots_;
   std::vector<simgrid::s4u::ActivityPtr> graveyard_;
   std::unordered_map<const simgrid::s4u::Activity*, simgrid::s4u::ActivityPtr> cancelled_;  // released after their completion returns

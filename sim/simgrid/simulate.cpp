@@ -30,17 +30,17 @@ void install_stop_handlers() {
 }
 
 SimulationResult simulate_in_process(const config::Config& config, const graphs::TaskGraph& graph,
-                                     const graphs::CostModel& cost, const core::SimulationOptions& options) {
+                                     const graphs::CostModel& cost, const world::SimulationOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const std::clock_t cpu_start = std::clock();
   SimgridBackend backend(config);
   // Ctrl-C or a batch system's SIGTERM: stop the simulation and still report its results. Set
   // after SimGrid's engine exists, which installs a SIGINT handler of its own that exits.
   install_stop_handlers();
-  core::SimulationOptions with_metrics = options;
+  world::SimulationOptions with_metrics = options;
   with_metrics.protocol_metrics = protocols::protocol_metric_definitions(config);
-  core::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend,
-                              with_metrics);
+  world::Simulation simulation(config, graph, cost, protocols::make_protocol_factory(config, graph), backend,
+                               with_metrics);
   backend.set_events(&simulation);
   simulation.start();
   const auto setup_end = std::chrono::steady_clock::now();
@@ -71,7 +71,7 @@ void write_all(int fd, const std::string& text) {
 }  // namespace
 
 SimulationResult simulate(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
-                          const core::SimulationOptions& options) {
+                          const world::SimulationOptions& options) {
   // FTSIM_NO_FORK=1 runs in this process (for debuggers); only one simulation per process then.
   if (const char* no_fork = std::getenv("FTSIM_NO_FORK"); no_fork && std::string(no_fork) == "1") {
     try {
@@ -93,12 +93,12 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
     nlohmann::json answer;
     try {
       SimulationResult result = simulate_in_process(config, graph, cost, options);
-      answer = {{"metrics", core::to_json(result.metrics)}, {"wall_seconds", result.wall_seconds},
+      answer = {{"metrics", world::to_json(result.metrics)}, {"wall_seconds", result.wall_seconds},
                 {"cpu_seconds", result.cpu_seconds}, {"setup_seconds", result.setup_seconds}};
     } catch (const Interrupted& e) {
-      core::RunMetrics metrics;
+      node::RunMetrics metrics;
       metrics.failure_reason = std::string(e.what()) + ", before the simulation started";
-      answer = {{"metrics", core::to_json(metrics)}, {"wall_seconds", 0.0}};
+      answer = {{"metrics", world::to_json(metrics)}, {"wall_seconds", 0.0}};
     } catch (const config::ConfigError& e) {
       answer = {{"config_error", {{"file", e.file()}, {"pointer", e.pointer()}, {"message", e.message()}}}};
     } catch (const std::exception& e) {
@@ -171,7 +171,7 @@ SimulationResult simulate(const config::Config& config, const graphs::TaskGraph&
   }
   if (answer.contains("error")) throw std::runtime_error(answer["error"].get<std::string>());
   SimulationResult result;
-  result.metrics = core::run_metrics_from_json(answer.at("metrics"));
+  result.metrics = world::run_metrics_from_json(answer.at("metrics"));
   result.wall_seconds = answer.at("wall_seconds");
   result.cpu_seconds = answer.value("cpu_seconds", 0.0);
   result.setup_seconds = answer.value("setup_seconds", 0.0);

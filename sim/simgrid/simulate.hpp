@@ -11,7 +11,7 @@
 namespace ftsim::simgrid_backend {
 
 struct SimulationResult {
-  core::RunMetrics metrics;
+  node::RunMetrics metrics;
   double wall_seconds = 0;
   double cpu_seconds = 0;  // CPU time of the simulating process over the same span (robust to a loaded machine)
   double setup_seconds = 0;  // the part of wall_seconds before the first event: index, hosts, ready queues
@@ -19,7 +19,7 @@ struct SimulationResult {
 
 // Runs in this process. SimGrid allows one engine per process: call it once.
 SimulationResult simulate_in_process(const config::Config& config, const graphs::TaskGraph& graph,
-                                     const graphs::CostModel& cost, const core::SimulationOptions& options);
+                                     const graphs::CostModel& cost, const world::SimulationOptions& options);
 
 // Runs in a forked child process (SimGrid state never leaks between runs), so that one process
 // may run any number of simulations. Bad input found while simulating is rethrown as ConfigError.
@@ -28,7 +28,7 @@ SimulationResult simulate_in_process(const config::Config& config, const graphs:
 void install_stop_handlers();
 
 SimulationResult simulate(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
-                          const core::SimulationOptions& options);
+                          const world::SimulationOptions& options);
 
 // A time limit when the config gives none: far beyond any plausible run.
 double default_time_limit(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost);

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <iterator>
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 double student_t975(std::size_t df) {
   // Exact to 3 decimals up to 30 degrees of freedom (any statistics table); beyond, the
@@ -39,4 +39,4 @@ Interval interval95(const std::vector<double>& values, Scale& scale) {
   return result;
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 enum class Scale {
   linear,  // any value: mean ± t s / sqrt(n)
@@ -27,4 +27,4 @@ Interval interval95(const std::vector<double>& values, Scale& scale);
 // The 0.975 quantile of Student's t with `df` degrees of freedom (df >= 1).
 double student_t975(std::size_t df);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

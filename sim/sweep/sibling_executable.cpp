@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <iostream>
 
-namespace ftsim::cli {
+namespace ftsim::sweep {
 
 std::string self_executable() {
   std::error_code error;
@@ -33,4 +33,4 @@ int exec_sibling(const std::string& name, const std::vector<std::string>& argume
   return 1;
 }
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::sweep

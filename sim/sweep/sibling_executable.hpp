@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ftsim::cli {
+namespace ftsim::sweep {
 
 // The path of the running executable.
 std::string self_executable();
@@ -16,4 +16,4 @@ std::string sibling_executable(const std::string& name);
 // path). Returns only if it cannot: exit code 1, after a message on stderr.
 int exec_sibling(const std::string& name, const std::vector<std::string>& arguments, const std::string& why);
 
-}  // namespace ftsim::cli
+}  // namespace ftsim::sweep

@@ -6,7 +6,7 @@
 #include "sim/config/config.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 void EtaEstimator::add(std::size_t point, double work, const std::string& group) {
   points_[point] = Point{std::max(work, 1.0), group, false};
@@ -49,4 +49,4 @@ EtaEstimator estimate_points(const SweepPlan& plan, const std::vector<std::size_
   return eta;
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 class EtaEstimator {
 public:
@@ -41,4 +41,4 @@ class SweepPlan;
 // (graphs/graph_estimate.hpp; 1 for a graph file), its group its /protocol/type.
 EtaEstimator estimate_points(const SweepPlan& plan, const std::vector<std::size_t>& points);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -13,7 +13,7 @@
 #include "sim/sweep/sweep_progress.hpp"
 #include "sim/sweep/sweep_summary.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 namespace {
 
@@ -187,4 +187,4 @@ int report_end(const SweepPlan& plan, const RowsFiles& files, const SweepPaths& 
   return !interrupted && count.rows == points.size() && count.not_ok == 0 ? 0 : 1;
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -12,7 +12,7 @@
 #include "sim/sweep/sweep_output.hpp"
 #include "sim/sweep/sweep_plan.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 struct SweepOptions {
   std::string config;
@@ -60,4 +60,4 @@ void print_points(const SweepPlan& plan, const std::vector<std::size_t>& points,
 int report_end(const SweepPlan& plan, const RowsFiles& files, const SweepPaths& paths, const std::vector<std::size_t>& points,
                std::size_t run_now, double wall_seconds, bool interrupted, bool quiet = false);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

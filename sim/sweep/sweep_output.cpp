@@ -13,7 +13,7 @@
 
 #include "sim/config/config_error.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 namespace {
 
@@ -171,4 +171,4 @@ void RowsFiles::rewrite() {
   write_atomically(csv_path_, csv);
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

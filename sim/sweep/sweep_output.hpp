@@ -13,7 +13,7 @@
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_row.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 class RowsFiles {
 public:
@@ -56,4 +56,4 @@ private:
   int lock_fd_ = -1;  // an exclusive flock on "<jsonl>.lock" while this object lives
 };
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -13,7 +13,7 @@
 #include "sim/config/relative_paths.hpp"
 #include "sim/config/units.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 namespace {
 
@@ -341,4 +341,4 @@ std::string SweepPlan::describe(const Point& point) const {
   return text;
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -17,7 +17,7 @@
 #include "sim/config/config_key.hpp"
 #include "sim/config/config_overrides.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 using Json = nlohmann::json;
 
@@ -89,4 +89,4 @@ private:
 // Whether a parsed config document has a sweep section.
 bool has_sweep_section(const Json& document);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

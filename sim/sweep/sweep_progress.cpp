@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 namespace {
 double since(std::chrono::steady_clock::time_point start) {
@@ -79,4 +79,4 @@ void Progress::close() {
   }
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

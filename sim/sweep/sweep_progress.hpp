@@ -9,7 +9,7 @@
 #include "sim/sweep/sweep_eta.hpp"
 #include "sim/sweep/sweep_row.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 class Progress {
 public:
@@ -38,4 +38,4 @@ private:
 // A duration as "42 s", "3 min 05 s" or "2 h 07 min".
 std::string format_duration(double seconds);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 namespace {
 
@@ -272,4 +272,4 @@ std::string csv_line(const Row& row, const std::vector<std::string>& columns) {
   return line + "\n";
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

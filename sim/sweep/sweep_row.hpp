@@ -11,7 +11,7 @@
 
 #include "sim/sweep/sweep_plan.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 // Columns in order: an ordered object.
 using Row = nlohmann::ordered_json;
@@ -39,4 +39,4 @@ Row make_row(const Point& point, const std::vector<std::string>& varied_columns,
 std::string csv_header(const std::vector<std::string>& columns);
 std::string csv_line(const Row& row, const std::vector<std::string>& columns);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

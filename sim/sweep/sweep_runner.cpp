@@ -17,7 +17,7 @@
 
 extern char** environ;
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 namespace {
 
@@ -200,4 +200,4 @@ void install_stop_handlers() {
   ::sigaction(SIGTERM, &action, nullptr);
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

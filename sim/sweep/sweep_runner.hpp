@@ -16,7 +16,7 @@
 #include "sim/sweep/sweep_plan.hpp"
 #include "sim/sweep/sweep_row.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 struct RunnerOptions {
   std::string ftsim;                   // the ftsim executable that runs a point
@@ -63,4 +63,4 @@ private:
 // SIGINT and SIGTERM only ask the sweep to stop (ftsim::stop_requested()).
 void install_stop_handlers();
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

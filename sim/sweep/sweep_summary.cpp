@@ -12,7 +12,7 @@
 #include "sim/config/units.hpp"
 #include "sim/sweep/confidence_interval.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 namespace {
 
@@ -176,4 +176,4 @@ std::vector<Row> read_sweep_rows(const std::filesystem::path& dir) {
   return rows;
 }
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

@@ -10,7 +10,7 @@
 
 #include "sim/sweep/sweep_row.hpp"
 
-namespace ftsim::cli::sweep {
+namespace ftsim::sweep {
 
 // The varied columns of rows (those between "id" and "status", in order).
 std::vector<std::string> varied_columns_of(const Row& row);
@@ -23,4 +23,4 @@ void print_sweep_summary(const std::vector<Row>& rows, const std::vector<std::st
 // config::ConfigError naming the file when there are none or a line is not a row.
 std::vector<Row> read_sweep_rows(const std::filesystem::path& dir);
 
-}  // namespace ftsim::cli::sweep
+}  // namespace ftsim::sweep

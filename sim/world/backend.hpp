@@ -6,7 +6,10 @@
 
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::NodeId;
+using graphs::TaskId;
 
 // A cache hint: an event a backend will report soon. Task ends are hinted three stages deep, each
 // stage fetching what the one before brought into cache points to:
@@ -21,7 +24,7 @@ struct Upcoming {
   Stage stage = Stage::task_end;
   NodeId node = 0;
   TaskId task = 0;
-  const Message* message = nullptr;  // delivery only
+  const node::Message* message = nullptr;  // delivery only
 };
 
 // Events a backend delivers to the core (implemented by Simulation).
@@ -34,9 +37,9 @@ public:
   // caches; they must change nothing.
   virtual void hint(const Upcoming&) {}
   // A message reached its destination (the backend never delivers to or from a dead node).
-  virtual void on_message_delivered(const Message& message) = 0;
+  virtual void on_message_delivered(const node::Message& message) = 0;
   // A message was cancelled because its destination failed (the sender learns it is gone).
-  virtual void on_message_lost(const Message& message) = 0;
+  virtual void on_message_lost(const node::Message& message) = 0;
   // A transfer to or from stable storage completed.
   virtual void on_storage_done(NodeId node, std::uint64_t token) = 0;
   virtual void on_timer(std::uint64_t token) = 0;
@@ -54,7 +57,7 @@ public:
   virtual void start_task(NodeId node, TaskId task, double seconds) = 0;
   virtual void cancel_task(NodeId node, TaskId task) = 0;
   // Sends; reports on_message_delivered. Messages to oneself are delivered without the network.
-  virtual void send(Message message) = 0;
+  virtual void send(node::Message message) = 0;
   // Moves bytes between a node and a stable-storage server; reports on_storage_done.
   virtual void storage_transfer(NodeId node, std::uint32_t server, std::uint64_t bytes, bool write,
                                 std::uint64_t token) = 0;
@@ -85,4 +88,4 @@ public:
   virtual void move_to_reserved_host(NodeId) { throw std::logic_error("no migration on this backend"); }
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -5,7 +5,7 @@
 #include "analysis/trace_builder.hpp"
 #include "analysis/trace_json_writer.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 CheckpointTraceWriter::CheckpointTraceWriter(std::string path, NodeId nodes, std::string run_name, std::string protocol)
     : path_(std::move(path)),
@@ -14,9 +14,9 @@ CheckpointTraceWriter::CheckpointTraceWriter(std::string path, NodeId nodes, std
       events_(nodes),
       stopped_(nodes, 0) {}
 
-void CheckpointTraceWriter::record(const Record& r) {
+void CheckpointTraceWriter::record(const node::Record& r) {
   if (ended_) return;
-  if (r.kind == RecordKind::failure) {
+  if (r.kind == node::RecordKind::failure) {
     // A failed node stops at its failure (a replacement's events are not its own); the others
     // go on until the first notice.
     if (failure_ < 0) failure_ = r.time;
@@ -26,28 +26,28 @@ void CheckpointTraceWriter::record(const Record& r) {
     }
     return;
   }
-  if (r.kind == RecordKind::notice) {
+  if (r.kind == node::RecordKind::notice) {
     ended_ = true;
     return;
   }
   if (r.process < 0 || static_cast<std::size_t>(r.process) >= events_.size() || stopped_[r.process]) return;
   auto& events = events_[static_cast<std::size_t>(r.process)];
   switch (r.kind) {
-    case RecordKind::data_sent:
-    case RecordKind::data_received: {
-      const Message& m = *r.message;
-      if (m.traffic != Traffic::application && m.traffic != Traffic::recovery) return;  // not the job's messages
-      const bool send = r.kind == RecordKind::data_sent;
+    case node::RecordKind::data_sent:
+    case node::RecordKind::data_received: {
+      const node::Message& m = *r.message;
+      if (m.traffic != node::Traffic::application && m.traffic != node::Traffic::recovery) return;  // not the job's messages
+      const bool send = r.kind == node::RecordKind::data_sent;
       if (send) sends_[key(m)] = events.size();
       events.push_back({send ? Kind::send : Kind::receive, m.logged, m.destination, m.id, r.time});
       return;
     }
-    case RecordKind::data_logged: {
+    case node::RecordKind::data_logged: {
       auto it = sends_.find(key(*r.message));
       if (it != sends_.end()) events[it->second].logged = r.logged;
       return;
     }
-    case RecordKind::local_checkpoint: events.push_back({Kind::checkpoint, false, 0, r.checkpoint, r.time}); return;
+    case node::RecordKind::local_checkpoint: events.push_back({Kind::checkpoint, false, 0, r.checkpoint, r.time}); return;
     default: return;
   }
 }
@@ -78,4 +78,4 @@ void CheckpointTraceWriter::close() {
   analysis::write_trace_json_file(std::move(builder).build(), path_);
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -20,12 +20,14 @@
 
 #include "sim/node/run_record.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
-class CheckpointTraceWriter final : public RecordSink {
+using graphs::NodeId;
+
+class CheckpointTraceWriter final : public node::RecordSink {
 public:
   CheckpointTraceWriter(std::string path, NodeId nodes, std::string run_name, std::string protocol);
-  void record(const Record& record) override;
+  void record(const node::Record& record) override;
   // Writes the file (throws std::runtime_error naming it if it cannot be written).
   void close() override;
 
@@ -48,7 +50,7 @@ private:
   struct SendKeyHash {
     std::size_t operator()(const SendKey& k) const { return std::hash<std::uint64_t>{}(k.channel * 0x9e3779b97f4a7c15ull ^ k.version); }
   };
-  static SendKey key(const Message& m) {
+  static SendKey key(const node::Message& m) {
     return {(std::uint64_t(m.source) << 32) | m.destination, (std::uint64_t(m.handle) << 32) | m.version};
   }
   std::vector<std::vector<Event>> events_;  // per node, in its local order
@@ -60,4 +62,4 @@ private:
   bool closed_ = false;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -14,12 +14,12 @@
 
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 class EarlyMessages {
 public:
   // `distance` (>= 1) places after the next message to deliver.
-  void hold(std::uint64_t distance, const Message& m) {
+  void hold(std::uint64_t distance, const node::Message& m) {
     const std::size_t at = head_ + static_cast<std::size_t>(distance);
     if (at >= slots_.size()) slots_.resize(at + 1);
     slots_[at] = m;
@@ -29,9 +29,9 @@ public:
     if (head_ < slots_.size()) ++head_;
   }
   // The next message if it is here (then it counts as delivered), else nothing.
-  std::optional<Message> take() {
+  std::optional<node::Message> take() {
     if (head_ < slots_.size() && slots_[head_]) {
-      std::optional<Message> next = std::move(slots_[head_]);
+      std::optional<node::Message> next = std::move(slots_[head_]);
       slots_[head_++].reset();
       return next;
     }
@@ -46,8 +46,8 @@ public:
   }
 
 private:
-  std::vector<std::optional<Message>> slots_;
+  std::vector<std::optional<node::Message>> slots_;
   std::size_t head_ = 0;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

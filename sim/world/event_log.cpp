@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 const char* to_string(LogCategory category) {
   switch (category) {
@@ -47,39 +47,39 @@ EventLog::EventLog(const std::string& path, std::uint32_t categories, const grap
   if (!out_) throw std::runtime_error("cannot write the event log " + path);
 }
 
-void EventLog::record(const Record& r) {
+void EventLog::record(const node::Record& r) {
   const auto number = [](std::uint64_t n) { return std::to_string(n); };
   switch (r.kind) {
-    case RecordKind::task_start:
+    case node::RecordKind::task_start:
       if (enabled(LogCategory::task)) write(r.time, LogCategory::task, r.process, "start " + graph_.task_name(r.task) + " on core " + number(r.core));
       break;
-    case RecordKind::task_end:
+    case node::RecordKind::task_end:
       if (enabled(LogCategory::task)) write(r.time, LogCategory::task, r.process, "end " + graph_.task_name(r.task) + (r.again ? " (again)" : ""));
       break;
-    case RecordKind::message: {
+    case node::RecordKind::message: {
       if (!enabled(LogCategory::message)) break;
-      const Message& m = *r.message;
+      const node::Message& m = *r.message;
       write(r.time, LogCategory::message, r.process,
             (m.is_data ? "data " + graph_.handle_name(m.handle) + " v" + number(m.version) : "control type " + number(m.control_type)) +
                 " from " + (m.source == graph_.node_count() ? std::string("coordinator") : number(m.source)) + " (" + to_string(m.traffic) + ", " + number(m.bytes) + " B, epoch " + number(m.epoch) + ")");
       break;
     }
-    case RecordKind::failure:
+    case node::RecordKind::failure:
       if (enabled(LogCategory::failure)) write(r.time, LogCategory::failure, -1, "node " + number(r.peer) + " fails (incarnation " + number(r.incarnation) + ")");
       break;
-    case RecordKind::notice:
+    case node::RecordKind::notice:
       if (enabled(LogCategory::failure)) {
         write(r.time, LogCategory::failure, -1, "notice " + number(r.sequence) + ": node " + number(r.peer) + " incarnation " + number(r.incarnation) + " failed");
       }
       break;
-    case RecordKind::replacement:
+    case node::RecordKind::replacement:
       if (enabled(LogCategory::failure)) {
         write(r.time, LogCategory::failure, -1,
               "a spare takes node " + number(r.peer) + " (incarnation " + number(r.incarnation) + ")" +
                   (r.machines_up > 0 ? " on spare machine " + number(r.machine) : ""));
       }
       break;
-    case RecordKind::rehost:
+    case node::RecordKind::rehost:
       if (enabled(LogCategory::failure)) {
         write(r.time, LogCategory::failure, -1,
               "shrink: no spare left, node " + number(r.peer) + " (incarnation " + number(r.incarnation) +
@@ -88,34 +88,34 @@ void EventLog::record(const Record& r) {
                   number(r.machines_up) + (r.machines_up == 1 ? " machine" : " machines") + " up");
       }
       break;
-    case RecordKind::alarm:
-    case RecordKind::migration_start:
-    case RecordKind::migration_frozen:
-    case RecordKind::migration_transfer:
-    case RecordKind::migration_end:
-    case RecordKind::failure_avoided:
+    case node::RecordKind::alarm:
+    case node::RecordKind::migration_start:
+    case node::RecordKind::migration_frozen:
+    case node::RecordKind::migration_transfer:
+    case node::RecordKind::migration_end:
+    case node::RecordKind::failure_avoided:
       if (enabled(LogCategory::migration)) migration(r);
       break;
-    case RecordKind::span:
+    case node::RecordKind::span:
       if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, std::string(r.text) + " ends (began at " + std::to_string(r.start) + " s)");
       break;
-    case RecordKind::note:
+    case node::RecordKind::note:
       if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, r.text);
       break;
-    case RecordKind::run_end:
+    case node::RecordKind::run_end:
       if (enabled(LogCategory::run)) write(r.time, LogCategory::run, -1, r.text);
       break;
-    case RecordKind::local_checkpoint:
+    case node::RecordKind::local_checkpoint:
       if (enabled(LogCategory::protocol)) write(r.time, LogCategory::protocol, r.process, "local checkpoint " + number(r.checkpoint));
       break;
-    case RecordKind::data_logged:    // only checkpoint traces use it
-    case RecordKind::data_sent:      // the "message" record says it, at delivery
-    case RecordKind::data_received: break;
+    case node::RecordKind::data_logged:    // only checkpoint traces use it
+    case node::RecordKind::data_sent:      // the "message" record says it, at delivery
+    case node::RecordKind::data_received: break;
   }
 }
 
-void EventLog::migration(const Record& r) {
-  const MigrationRecord& m = *r.migration;
+void EventLog::migration(const node::Record& r) {
+  const node::MigrationRecord& m = *r.migration;
   const auto number = [](std::uint64_t n) { return std::to_string(n); };
   const auto seconds = [](double t) {
     char buffer[32];
@@ -124,13 +124,13 @@ void EventLog::migration(const Record& r) {
   };
   std::string text;
   switch (r.kind) {
-    case RecordKind::alarm:
+    case node::RecordKind::alarm:
       text = std::string(m.true_alarm ? "true" : "false") + " alarm: failure predicted at " + seconds(m.predicted_failure) + " s";
       break;
-    case RecordKind::migration_start: text = "migration to a spare starts: no new task, waits for the running ones"; break;
-    case RecordKind::migration_frozen: text = "migration: safe point, frozen while the process spawns on the spare"; break;
-    case RecordKind::migration_transfer: text = "migration: the spare is up, " + number(m.state_bytes) + " B of state start to move"; break;
-    case RecordKind::migration_end:
+    case node::RecordKind::migration_start: text = "migration to a spare starts: no new task, waits for the running ones"; break;
+    case node::RecordKind::migration_frozen: text = "migration: safe point, frozen while the process spawns on the spare"; break;
+    case node::RecordKind::migration_transfer: text = "migration: the spare is up, " + number(m.state_bytes) + " B of state start to move"; break;
+    case node::RecordKind::migration_end:
       if (m.outcome == "done") {
         text = "migration: switch, runs on the spare (" + number(m.state_bytes) + " B of state + " + number(m.forwarded_bytes) +
                " B forwarded, " + number(m.chunks) + (m.chunks == 1 ? " chunk, " : " chunks, ") + seconds(m.end - m.alarm) + " s since the alarm)";
@@ -142,7 +142,7 @@ void EventLog::migration(const Record& r) {
         text = "alarm skipped: " + (m.outcome == "no spare" ? std::string("no spare left") : m.outcome == "node down" ? std::string("the node is down") : "already migrating");
       }
       break;
-    case RecordKind::failure_avoided:
+    case node::RecordKind::failure_avoided:
       text = "failure avoided: it hits the host the rank left at " + seconds(m.end) + " s (alarm at " + seconds(m.alarm) + " s)";
       break;
     default: return;
@@ -161,4 +161,4 @@ void EventLog::write(double time, LogCategory category, long process, std::strin
   out_ << prefix << text << '\n';
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

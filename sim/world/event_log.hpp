@@ -11,7 +11,7 @@
 #include "graphs/task_graph.hpp"
 #include "sim/node/run_record.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 enum class LogCategory : std::uint32_t {
   task = 1,        // task starts and ends
@@ -27,20 +27,20 @@ inline constexpr std::uint32_t kAllLogCategories = 63;
 bool parse_log_categories(std::string_view text, std::uint32_t& mask, std::string& unknown);
 const char* to_string(LogCategory category);
 
-class EventLog final : public RecordSink {
+class EventLog final : public node::RecordSink {
 public:
   EventLog(const std::string& path, std::uint32_t categories, const graphs::TaskGraph& graph);
-  void record(const Record& record) override;
+  void record(const node::Record& record) override;
   void close() override { out_.close(); }
 
 private:
   bool enabled(LogCategory category) const { return (mask_ & static_cast<std::uint32_t>(category)) != 0; }
   void write(double time, LogCategory category, long process, std::string_view text);
-  void migration(const Record& record);
+  void migration(const node::Record& record);
 
   std::uint32_t mask_;
   const graphs::TaskGraph& graph_;
   std::ofstream out_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -5,7 +5,7 @@
 
 #include "sim/config/random_stream.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 using config::splitmix64;
 
@@ -63,4 +63,4 @@ std::optional<FailurePredictor::FalseAlarm> FailurePredictor::next_false_alarm(d
   return alarm;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

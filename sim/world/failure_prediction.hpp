@@ -24,7 +24,7 @@
 #include "graphs/ids.hpp"
 #include "sim/config/run_config.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 class FailurePredictor {
 public:
@@ -55,4 +55,4 @@ private:
   std::uint64_t recall_stream_, false_stream_, node_stream_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -5,7 +5,7 @@
 
 #include "sim/config/random_stream.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 using config::splitmix64;
 
@@ -170,4 +170,4 @@ std::optional<double> FailureSchedule::burst_delay(graphs::NodeId other) {
   return delay;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -10,7 +10,7 @@
 #include "graphs/ids.hpp"
 #include "sim/config/run_config.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 class FailureSchedule {
 public:
@@ -66,4 +66,4 @@ private:
   std::vector<double> first_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -2,7 +2,7 @@
 
 #include "graphs/buddy_mapping.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 namespace {
 
@@ -18,7 +18,7 @@ std::vector<std::vector<NodeId>> buddies_of(const config::Config& config, NodeId
 
 }  // namespace
 
-Machines::Machines(const config::Config& config, NodeId ranks, Backend& backend, RunMetrics& metrics)
+Machines::Machines(const config::Config& config, NodeId ranks, Backend& backend, node::RunMetrics& metrics)
     : backend_(backend),
       metrics_(metrics),
       ranks_(ranks),
@@ -94,7 +94,7 @@ bool Machines::rehost(NodeId rank, double now, std::string& error) {
   }
   placement_.host(rank, machine);
   rehost_pending_[rank] = false;
-  RedistributionRecord record;
+  node::RedistributionRecord record;
   record.time = now;
   record.node = rank;
   record.machine_rank = host_rank;
@@ -105,7 +105,7 @@ bool Machines::rehost(NodeId rank, double now, std::string& error) {
   return true;
 }
 
-std::string Machines::describe(NodeId rank, Record& record) const {
+std::string Machines::describe(NodeId rank, node::Record& record) const {
   // A spare, or (shrink, no spare left) a surviving machine that now runs one rank more.
   record.machine = placement_.machine_of(rank);
   record.machines_up = placement_.machines_up();
@@ -116,11 +116,11 @@ std::string Machines::describe(NodeId rank, Record& record) const {
   return ranks;
 }
 
-void Machines::count_delivery(NodeId rank, Traffic traffic, std::uint64_t bytes) {
+void Machines::count_delivery(NodeId rank, node::Traffic traffic, std::uint64_t bytes) {
   // What moves the failed rank's state to its new machine: checkpoint data read back and data
   // re-sent to it (replays, lineage re-sends), until its failure is recovered.
   if (rank >= ranks_ || open_redistribution_[rank] == kNone) return;
-  if (traffic != Traffic::restore && traffic != Traffic::recovery) return;
+  if (traffic != node::Traffic::restore && traffic != node::Traffic::recovery) return;
   metrics_.redistributions[open_redistribution_[rank]].bytes += bytes;
 }
 
@@ -130,4 +130,4 @@ void Machines::recovered(NodeId rank, std::uint32_t incarnation, std::uint32_t c
   open_redistribution_[rank] = kNone;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

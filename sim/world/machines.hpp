@@ -16,12 +16,15 @@
 #include "sim/world/backend.hpp"
 #include "sim/world/shrink.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::NodeId;
+using graphs::TaskId;
 
 class Machines {
 public:
   // `metrics`: where the machines and the redistributions are reported.
-  Machines(const config::Config& config, NodeId ranks, Backend& backend, RunMetrics& metrics);
+  Machines(const config::Config& config, NodeId ranks, Backend& backend, node::RunMetrics& metrics);
 
   // Whether a failed rank left without a spare restarts on a surviving machine.
   bool shrinks() const { return shrink_on_no_spare_; }
@@ -46,13 +49,13 @@ public:
   bool restart(NodeId rank, double now, bool& rehosted, std::string& error);
   // What its restart record says: the machine and the machines up; returns the numbers of the
   // ranks on that machine (the record's text, which the caller keeps alive while it is recorded).
-  std::string describe(NodeId rank, Record& record) const;
+  std::string describe(NodeId rank, node::Record& record) const;
   // The rank runs on another rank's machine since a shrink (its failures are that machine's).
   bool rehosted(NodeId rank) const { return placement_.rehosted(rank); }
 
   // --- what moves to a re-hosted rank ---
   // Bytes of `traffic` reaching `rank`: its state's restore and recovery count until recovered.
-  void count_delivery(NodeId rank, Traffic traffic, std::uint64_t bytes);
+  void count_delivery(NodeId rank, node::Traffic traffic, std::uint64_t bytes);
   // The failure of `rank`'s incarnation `incarnation` (its current one: `current`) is recovered.
   void recovered(NodeId rank, std::uint32_t incarnation, std::uint32_t current, double now);
 
@@ -63,7 +66,7 @@ private:
   bool rehost(NodeId rank, double now, std::string& error);
 
   Backend& backend_;
-  RunMetrics& metrics_;
+  node::RunMetrics& metrics_;
   NodeId ranks_;
   bool shrink_on_no_spare_;
   ShrinkPlacement placement_;
@@ -72,4 +75,4 @@ private:
   std::vector<std::size_t> open_redistribution_;  // per rank: its redistribution being measured, or kNone
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 Migration::Migration(const config::PredictionConfig& prediction, const config::FailureConfig& failures, NodeId nodes,
-                     std::uint64_t seed, MigrationSurroundings surroundings, MigrationMetrics& metrics)
+                     std::uint64_t seed, MigrationSurroundings surroundings, node::MigrationMetrics& metrics)
     : prediction_(prediction),
       predictor_(prediction, failures, nodes, seed),
       around_(surroundings),
@@ -20,10 +20,10 @@ std::uint64_t Migration::token(TokenKind kind, std::uint32_t generation, std::ui
   return (std::uint64_t(kind) << 56) | (std::uint64_t(generation & 0xffffffu) << 32) | (index & 0xffffffffu);
 }
 
-void Migration::tell_exporters(RecordKind kind, NodeId node, std::size_t index) {
-  Recorder& recorder = around_.recorder;
+void Migration::tell_exporters(node::RecordKind kind, NodeId node, std::size_t index) {
+  node::Recorder& recorder = around_.recorder;
   if (!recorder.active()) return;
-  Record r{kind, world_time()};
+  node::Record r{kind, world_time()};
   r.process = node;
   r.peer = node;
   r.migration = &metrics_.records[index];
@@ -75,13 +75,13 @@ void Migration::on_timer(NodeId node, std::uint64_t value) {
   Move& move = moves_[node];
   if (kind != TokenKind::spawned || generation != (move.generation & 0xffffffu) || move.phase != Phase::spawning) return;
   // The spare is up: the state starts to move.
-  NodeHost* host = rank_host(node);
-  MigrationRecord& record = metrics_.records[move.record];
+  node::NodeHost* host = rank_host(node);
+  node::MigrationRecord& record = metrics_.records[move.record];
   record.transfer_start = world_time();
   record.state_bytes = host ? host->memory_bytes() : 1;
   move.phase = Phase::transferring;
   move.to_send = record.state_bytes;
-  tell_exporters(RecordKind::migration_transfer, node, move.record);
+  tell_exporters(node::RecordKind::migration_transfer, node, move.record);
   send_chunks(node);
 }
 
@@ -94,7 +94,7 @@ void Migration::raise(std::size_t index) {
   const double now = world_time();
   ++metrics_.alarms;
   ++(true_alarm ? metrics_.true_alarms : metrics_.false_alarms);
-  MigrationRecord record;
+  node::MigrationRecord record;
   record.node = node;
   record.true_alarm = true_alarm;
   record.alarm = now;
@@ -103,29 +103,29 @@ void Migration::raise(std::size_t index) {
   metrics_.records.push_back(record);
   const std::size_t added_index = metrics_.records.size() - 1;
   alarms_[index].record = added_index;
-  MigrationRecord& added = metrics_.records.back();
-  tell_exporters(RecordKind::alarm, node, added_index);
+  node::MigrationRecord& added = metrics_.records.back();
+  tell_exporters(node::RecordKind::alarm, node, added_index);
   // Renewal models: false alarms come as a Poisson process, one after the other.
   if (!true_alarm && renewal_) {
     if (auto next = predictor_.next_false_alarm(now)) {
       add_alarm(next->time, next->node, false, next->time + prediction_.lead_time, std::nullopt);
     }
   }
-  NodeHost* host = rank_host(node);
+  node::NodeHost* host = rank_host(node);
   if (!host) {
     added.outcome = "node down";
-    tell_exporters(RecordKind::migration_end, node, added_index);
+    tell_exporters(node::RecordKind::migration_end, node, added_index);
     return;
   }
   if (move.phase != Phase::idle) {
     added.outcome = "already migrating";
-    tell_exporters(RecordKind::migration_end, node, added_index);
+    tell_exporters(node::RecordKind::migration_end, node, added_index);
     return;
   }
   if (!take_spare(node)) {
     added.outcome = "no spare";
     ++metrics_.skipped_no_spare;
-    tell_exporters(RecordKind::migration_end, node, added_index);
+    tell_exporters(node::RecordKind::migration_end, node, added_index);
     return;
   }
   ++move.generation;
@@ -136,7 +136,7 @@ void Migration::raise(std::size_t index) {
   move.unforwarded = 0;
   move.deferred.clear();
   host->hold_for_migration(true);
-  tell_exporters(RecordKind::migration_start, node, move.record);
+  tell_exporters(node::RecordKind::migration_start, node, move.record);
   check_safe_point(node);
 }
 
@@ -146,19 +146,19 @@ void Migration::after_task_finished(NodeId node) {
 
 void Migration::check_safe_point(NodeId node) {
   Move& move = moves_[node];
-  NodeHost* host = rank_host(node);
+  node::NodeHost* host = rank_host(node);
   if (!host || move.phase != Phase::draining || host->computing()) return;
   const double now = world_time();
   metrics_.records[move.record].safe_point = now;
   move.phase = Phase::spawning;  // frozen from here
-  tell_exporters(RecordKind::migration_frozen, node, move.record);
+  tell_exporters(node::RecordKind::migration_frozen, node, move.record);
   around_.world.set_migration_timer(now + prediction_.spawn, node, token(TokenKind::spawned, move.generation, 0));
 }
 
 void Migration::send_chunks(NodeId node) {
   // At most two chunks in flight: one on the wire while the next is written (§2.7).
   Move& move = moves_[node];
-  MigrationRecord& record = metrics_.records[move.record];
+  node::MigrationRecord& record = metrics_.records[move.record];
   while (move.in_flight < 2 && move.to_send > 0) {
     const std::uint64_t bytes = std::min(move.to_send, prediction_.chunk);
     move.to_send -= bytes;
@@ -192,7 +192,7 @@ void Migration::on_transfer_done(NodeId node, std::uint64_t value) {
 
 void Migration::complete(NodeId node) {
   Move& move = moves_[node];
-  MigrationRecord& record = metrics_.records[move.record];
+  node::MigrationRecord& record = metrics_.records[move.record];
   const double now = world_time();
   record.end = now;
   record.outcome = "done";
@@ -201,13 +201,13 @@ void Migration::complete(NodeId node) {
   metrics_.seconds += now - record.alarm;
   ++move.placement;
   move.phase = Phase::idle;
-  tell_exporters(RecordKind::migration_end, node, move.record);
+  tell_exporters(node::RecordKind::migration_end, node, move.record);
   around_.backend.move_to_reserved_host(node);
   around_.world.migration_switched(node);
   std::vector<DeferredEvent> events = std::move(move.deferred);
   move.deferred.clear();
   around_.world.replay(node, events);
-  if (NodeHost* host = rank_host(node)) host->hold_for_migration(false);
+  if (node::NodeHost* host = rank_host(node)) host->hold_for_migration(false);
 }
 
 void Migration::defer(NodeId node, DeferredEvent event) {
@@ -223,7 +223,7 @@ bool Migration::absorbs(std::uint64_t failure, NodeId node) {
   alarm_of_failure_.erase(it);
   if (!alarm.raised || node >= moves_.size() || moves_[node].placement == alarm.placement) return false;
   ++metrics_.failures_avoided;
-  tell_exporters(RecordKind::failure_avoided, node, alarm.record);
+  tell_exporters(node::RecordKind::failure_avoided, node, alarm.record);
   return true;
 }
 
@@ -232,7 +232,7 @@ void Migration::on_failure(NodeId node) {
   Move& move = moves_[node];
   metrics_.records[move.record].outcome = "failed";
   ++metrics_.interrupted;
-  tell_exporters(RecordKind::migration_end, node, move.record);
+  tell_exporters(node::RecordKind::migration_end, node, move.record);
   move.phase = Phase::idle;
   ++move.generation;  // its timers and transfers still pending are stale
   move.deferred.clear();  // lost with the process's memory
@@ -245,8 +245,8 @@ void Migration::finish() {
     Move& move = moves_[node];
     if (move.phase == Phase::idle) continue;
     metrics_.records[move.record].outcome = "run ended";
-    tell_exporters(RecordKind::migration_end, node, move.record);
+    tell_exporters(node::RecordKind::migration_end, node, move.record);
   }
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -39,17 +39,19 @@
 #include "sim/world/rank_lifecycle.hpp"
 #include "sim/world/spare_pool.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::NodeId;
 
 // An event that reached a frozen rank, handled after the switch.
 struct DeferredEvent {
   enum class Kind : std::uint8_t { message, release, timer, storage, notice };
   Kind kind = Kind::message;
-  Message message;           // message, release
+  node::Message message;     // message, release
   std::uint64_t token = 0;   // timer, storage
   bool has_content = false;  // storage: a read found the object
-  Bytes content;             // storage: what the read returned
-  FailureNotice notice;
+  node::Bytes content;       // storage: what the read returned
+  node::FailureNotice notice;
 };
 
 // What only the world driver can do for a migration (implemented by Simulation): its timers,
@@ -72,13 +74,13 @@ struct MigrationSurroundings {
   Backend& backend;
   SparePool& spares;
   const std::vector<RankLifecycle>& ranks;
-  Recorder& recorder;
+  node::Recorder& recorder;
 };
 
 class Migration {
 public:
   Migration(const config::PredictionConfig& prediction, const config::FailureConfig& failures, NodeId nodes,
-            std::uint64_t seed, MigrationSurroundings surroundings, MigrationMetrics& metrics);
+            std::uint64_t seed, MigrationSurroundings surroundings, node::MigrationMetrics& metrics);
 
   // A timed failure of `node` at `time` became known (the world's id for it: `failure`).
   void failure_scheduled(NodeId node, double time, std::uint64_t failure);
@@ -128,16 +130,16 @@ private:
   void send_chunks(NodeId node);
   void complete(NodeId node);
   // Tells the exporters, if any (nothing is built when none is on), about the alarm `record`.
-  void tell_exporters(RecordKind kind, NodeId node, std::size_t record);
+  void tell_exporters(node::RecordKind kind, NodeId node, std::size_t record);
   double world_time() const { return around_.backend.now(); }
-  NodeHost* rank_host(NodeId node) const { return around_.ranks[node].host(); }
+  node::NodeHost* rank_host(NodeId node) const { return around_.ranks[node].host(); }
   // Takes a spare host for the migration of `node`: false if none is left.
   bool take_spare(NodeId node);
 
   config::PredictionConfig prediction_;
   FailurePredictor predictor_;
   MigrationSurroundings around_;
-  MigrationMetrics& metrics_;
+  node::MigrationMetrics& metrics_;
   bool renewal_ = false;
   std::uint64_t announced_ = 0;  // failures announced so far (lists: known at the start)
   double horizon_ = 0;           // the latest failure known at the start
@@ -146,4 +148,4 @@ private:
   std::vector<Move> moves_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

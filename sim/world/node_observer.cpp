@@ -2,26 +2,26 @@
 
 #include "sim/config/stop_request.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
-std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph, bool interruptible) {
+std::vector<node::Digest> failure_free_digests(const graphs::TaskGraph& graph, bool interruptible) {
   // In submission order every read sees the current version of its handle (STF semantics).
-  std::vector<Digest> current(graph.handle_count());
-  for (HandleId h = 0; h < graph.handle_count(); ++h) current[h] = initial_digest(h);
+  std::vector<node::Digest> current(graph.handle_count());
+  for (HandleId h = 0; h < graph.handle_count(); ++h) current[h] = node::initial_digest(h);
   for (TaskId t = 0; t < graph.task_count(); ++t) {
     if (interruptible && (t & 0xfffff) == 0 && stop_requested()) throw Interrupted("interrupted while computing the expected digests");
-    Digest digest = task_seed(graph.kernel(t), t);
+    node::Digest digest = node::task_seed(graph.kernel(t), t);
     for (const graphs::Access& a : graph.accesses(t)) {
-      if (graphs::reads(a.mode)) digest = combine_digest(digest, current[a.handle]);
+      if (graphs::reads(a.mode)) digest = node::combine_digest(digest, current[a.handle]);
     }
     for (const graphs::Access& a : graph.accesses(t)) {
-      if (graphs::writes(a.mode)) current[a.handle] = output_digest(digest, a.handle);
+      if (graphs::writes(a.mode)) current[a.handle] = node::output_digest(digest, a.handle);
     }
   }
   return current;
 }
 
-NodeObserver::NodeObserver(NodeId node, const RuntimeIndex& index)
+NodeObserver::NodeObserver(NodeId node, const node::RuntimeIndex& index)
     : node_(node), index_(index), runs_(index.tasks_of(node).size(), 0) {}
 
 NodeObserver::Execution NodeObserver::observe(TaskId task) {
@@ -38,27 +38,27 @@ NodeObserver::Execution NodeObserver::observe(TaskId task) {
   return execution;
 }
 
-void NodeObserver::lose(const NodeRuntime& runtime, std::size_t failure) {
+void NodeObserver::lose(const node::NodeRuntime& runtime, std::size_t failure) {
   const auto local = index_.tasks_of(node_);
   lost_done_.assign(local.size(), 0);
   for (std::size_t i = 0; i < local.size(); ++i) {
-    if (runtime.status(local[i]) == TaskStatus::done) lost_done_[i] = 1;
+    if (runtime.status(local[i]) == node::TaskStatus::done) lost_done_[i] = 1;
   }
   lost_failure_ = failure;
 }
 
-void NodeObserver::check_oracle(const graphs::TaskGraph& graph, const NodeRuntime* runtime,
-                                const std::vector<HandleId>& final_handles, const std::vector<Digest>& expected,
+void NodeObserver::check_oracle(const graphs::TaskGraph& graph, const node::NodeRuntime* runtime,
+                                const std::vector<HandleId>& final_handles, const std::vector<node::Digest>& expected,
                                 OracleFindings& findings) const {
   for (HandleId h : final_handles) {
-    const Version final_version = graph.final_version(h);
+    const graphs::Version final_version = graph.final_version(h);
     std::string what = graph.handle_name(h) + " v" + std::to_string(final_version) + " on node " + std::to_string(node_);
     if (!runtime) {
       findings.add_missing(what + " (node down)");
       continue;
     }
     const auto& entries = runtime->store().entries();
-    auto it = entries.find(VersionStore::key(h, final_version));
+    auto it = entries.find(node::VersionStore::key(h, final_version));
     if (it == entries.end()) {
       findings.add_missing(std::move(what));
     } else if (it->second.digest != expected[h]) {
@@ -67,7 +67,7 @@ void NodeObserver::check_oracle(const graphs::TaskGraph& graph, const NodeRuntim
   }
   if (!runtime) return;
   for (TaskId t : index_.tasks_of(node_)) {
-    if (runtime->status(t) != TaskStatus::done) {
+    if (runtime->status(t) != node::TaskStatus::done) {
       findings.add_missing("task " + graph.task_name(t) + " not done");
     } else if (!ran(t)) {
       // A restored task ran before the checkpoint that holds its outputs: done but never run is
@@ -77,7 +77,7 @@ void NodeObserver::check_oracle(const graphs::TaskGraph& graph, const NodeRuntim
   }
 }
 
-std::string NodeObserver::stall_line(const NodeRuntime* runtime) const {
+std::string NodeObserver::stall_line(const node::NodeRuntime* runtime) const {
   if (!runtime) return "node " + std::to_string(node_) + ": dead, never replaced";
   if (runtime->remaining_tasks() == 0) return {};
   std::string line = "node " + std::to_string(node_) + ": " + std::to_string(runtime->remaining_tasks()) +
@@ -94,4 +94,4 @@ std::vector<std::vector<HandleId>> final_handles_by_node(const graphs::TaskGraph
   return by_node;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -14,7 +14,11 @@
 #include "sim/node/node_runtime.hpp"
 #include "sim/node/runtime_index.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::HandleId;
+using graphs::NodeId;
+using graphs::TaskId;
 
 // What the oracle found wrong (the first few of each kind are described).
 struct OracleFindings {
@@ -33,7 +37,7 @@ struct OracleFindings {
 
 class NodeObserver {
 public:
-  NodeObserver(NodeId node, const RuntimeIndex& index);
+  NodeObserver(NodeId node, const node::RuntimeIndex& index);
 
   // An execution of one of the node's tasks completed.
   struct Execution {
@@ -49,19 +53,19 @@ public:
   bool ran(TaskId task) const { return runs_[index_.local_slot(task)] != 0; }
 
   // The node's process died in failure `failure`: what it had finished is lost (until redone).
-  void lose(const NodeRuntime& runtime, std::size_t failure);
+  void lose(const node::NodeRuntime& runtime, std::size_t failure);
 
   // The node's share of the oracle: the final versions it must hold, with the failure-free digest
   // (`final_handles`: those whose final version is this node's), and every task done and run at
   // least once in the run (values are not executions). `runtime` is null if the node is down.
-  void check_oracle(const graphs::TaskGraph& graph, const NodeRuntime* runtime, const std::vector<HandleId>& final_handles,
-                    const std::vector<Digest>& expected, OracleFindings& findings) const;
+  void check_oracle(const graphs::TaskGraph& graph, const node::NodeRuntime* runtime, const std::vector<HandleId>& final_handles,
+                    const std::vector<node::Digest>& expected, OracleFindings& findings) const;
   // One line of a stall report for the node (empty if it has nothing left to do).
-  std::string stall_line(const NodeRuntime* runtime) const;
+  std::string stall_line(const node::NodeRuntime* runtime) const;
 
 private:
   NodeId node_;
-  const RuntimeIndex& index_;
+  const node::RuntimeIndex& index_;
   std::vector<std::uint16_t> runs_;      // per local task: executions over the whole run
   std::vector<std::uint8_t> lost_done_;  // per local task: done by a dead incarnation, not redone yet
   std::size_t lost_failure_ = 0;         // the failure those belong to
@@ -70,9 +74,9 @@ private:
 
 // The digest every handle's final version has in a failure-free run (see digest.hpp).
 // `interruptible`: a stop request (Ctrl-C) ends it with Interrupted.
-std::vector<Digest> failure_free_digests(const graphs::TaskGraph& graph, bool interruptible = true);
+std::vector<node::Digest> failure_free_digests(const graphs::TaskGraph& graph, bool interruptible = true);
 
 // The handles whose final version each node must hold at the end (one pass over the handles).
 std::vector<std::vector<HandleId>> final_handles_by_node(const graphs::TaskGraph& graph);
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

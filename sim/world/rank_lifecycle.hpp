@@ -25,19 +25,21 @@
 #include "sim/node/protocol.hpp"
 #include "sim/node/run_metrics.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::NodeId;
 
 class NodeObserver;
 
 class RankLifecycle {
 public:
   // `coordinator`: the rank is the protocols' coordinator process (no observer, never fails).
-  RankLifecycle(NodeId rank, bool coordinator, const HostSetup& setup, HostEnvironment& environment,
-                const ProtocolFactory& factory);
+  RankLifecycle(NodeId rank, bool coordinator, const node::HostSetup& setup, node::HostEnvironment& environment,
+                const node::ProtocolFactory& factory);
 
   NodeId rank() const { return rank_; }
   // The running host; null while the rank is down.
-  NodeHost* host() const { return host_.get(); }
+  node::NodeHost* host() const { return host_.get(); }
   bool up() const { return host_ != nullptr; }
   // The running incarnation; while down, the replacement's.
   std::uint32_t incarnation() const { return incarnation_; }
@@ -47,16 +49,16 @@ public:
 
   // Whether the running host takes `message` now (the rule above); if not, the message is kept
   // for a later incarnation or dropped. Inline for the common case: no copy, no allocation.
-  bool admit(const Message& message) {
-    if (host_ && (message.destination_incarnation == kAnyIncarnation || message.destination_incarnation == incarnation_)) {
+  bool admit(const node::Message& message) {
+    if (host_ && (message.destination_incarnation == node::kAnyIncarnation || message.destination_incarnation == incarnation_)) {
       return true;
     }
     keep_or_drop(message);
     return false;
   }
   // The same for a message the caller gives up: moved from only when it is kept (false).
-  bool admit(Message&& message) {
-    if (host_ && (message.destination_incarnation == kAnyIncarnation || message.destination_incarnation == incarnation_)) {
+  bool admit(node::Message&& message) {
+    if (host_ && (message.destination_incarnation == node::kAnyIncarnation || message.destination_incarnation == incarnation_)) {
       return true;
     }
     keep_or_drop(std::move(message));
@@ -68,43 +70,43 @@ public:
   // `failure_index`), its memory peaks are accounted, its host is destroyed, the incarnation is
   // bumped and what was kept for the dead incarnation is dropped. Returns the incarnation that
   // died. The backend then forgets the dead incarnation's activities.
-  std::uint32_t fail_stop(NodeMetrics& metrics, NodeObserver& observer, std::size_t failure_index);
+  std::uint32_t fail_stop(node::NodeMetrics& metrics, NodeObserver& observer, std::size_t failure_index);
 
   // The replacement: a new host of `incarnation` (a simulation's own; on MPI the driver's) that
   // restarts knowing the failure notices issued so far (`last_notice`). `metrics` counts the
   // restart. Then hand what was kept to `redeliver` (redelivery below).
-  void replace(std::uint32_t incarnation, std::uint32_t last_notice, NodeMetrics& metrics);
+  void replace(std::uint32_t incarnation, std::uint32_t last_notice, node::NodeMetrics& metrics);
 
   // Hands every kept message, in the order it arrived, to `travel(Message&&)` (which returns
   // false to stop), while the rank is up. The backend decides how each travels again; it reaches
   // admit() once more, so one kept for a still later incarnation waits on.
   template <class Travel>
   void redeliver(Travel&& travel) {
-    std::vector<Message> held;
+    std::vector<node::Message> held;
     held.swap(postponed_);
-    for (Message& message : held) {
+    for (node::Message& message : held) {
       if (!host_ || !travel(std::move(message))) break;
     }
   }
 
   // Messages kept for a later incarnation (tests, reports).
-  const std::vector<Message>& postponed() const { return postponed_; }
+  const std::vector<node::Message>& postponed() const { return postponed_; }
 
 private:
-  void keep_or_drop(Message message);
-  bool for_gone_incarnation(const Message& message) const {
-    return message.destination_incarnation != kAnyIncarnation && message.destination_incarnation < incarnation_;
+  void keep_or_drop(node::Message message);
+  bool for_gone_incarnation(const node::Message& message) const {
+    return message.destination_incarnation != node::kAnyIncarnation && message.destination_incarnation < incarnation_;
   }
 
   // What every message and task looks at first (the rest is read at failures only).
-  std::unique_ptr<NodeHost> host_;
+  std::unique_ptr<node::NodeHost> host_;
   std::uint32_t incarnation_ = 0;
   NodeId rank_;
   bool coordinator_;
-  const HostSetup* setup_;
-  HostEnvironment* environment_;
-  const ProtocolFactory* factory_;
-  std::vector<Message> postponed_;  // for a later incarnation, in order of arrival
+  const node::HostSetup* setup_;
+  node::HostEnvironment* environment_;
+  const node::ProtocolFactory* factory_;
+  std::vector<node::Message> postponed_;  // for a later incarnation, in order of arrival
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

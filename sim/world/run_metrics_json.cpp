@@ -1,22 +1,22 @@
 #include "sim/world/run_metrics_json.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 using nlohmann::json;
 
-const char* traffic_key(std::size_t kind) { return to_string(static_cast<Traffic>(kind)); }
+const char* traffic_key(std::size_t kind) { return to_string(static_cast<node::Traffic>(kind)); }
 
 namespace {
 
-json traffic_json(const std::array<std::uint64_t, kTrafficKinds>& values) {
+json traffic_json(const std::array<std::uint64_t, node::kTrafficKinds>& values) {
   json object = json::object();
-  for (std::size_t k = 0; k < kTrafficKinds; ++k) object[traffic_key(k)] = values[k];
+  for (std::size_t k = 0; k < node::kTrafficKinds; ++k) object[traffic_key(k)] = values[k];
   return object;
 }
 
-std::array<std::uint64_t, kTrafficKinds> traffic_from(const json& object) {
-  std::array<std::uint64_t, kTrafficKinds> values{};
-  for (std::size_t k = 0; k < kTrafficKinds; ++k) values[k] = object.value(traffic_key(k), std::uint64_t{0});
+std::array<std::uint64_t, node::kTrafficKinds> traffic_from(const json& object) {
+  std::array<std::uint64_t, node::kTrafficKinds> values{};
+  for (std::size_t k = 0; k < node::kTrafficKinds; ++k) values[k] = object.value(traffic_key(k), std::uint64_t{0});
   return values;
 }
 
@@ -24,7 +24,7 @@ json optional_time(double t) { return t < 0 ? json(nullptr) : json(t); }
 double time_from(const json& value) { return value.is_null() ? -1.0 : value.get<double>(); }
 
 // A node's named protocol metrics, by name (the run's list gives the names and their order).
-json named_json(const std::vector<RunMetrics::NamedValue>& names, const NodeMetrics& node) {
+json named_json(const std::vector<node::RunMetrics::NamedValue>& names, const node::NodeMetrics& node) {
   json object = json::object();
   for (std::size_t i = 0; i < names.size(); ++i) object[names[i].name] = node.counters.named[i];
   return object;
@@ -32,11 +32,11 @@ json named_json(const std::vector<RunMetrics::NamedValue>& names, const NodeMetr
 
 // Recovery without spares (docs/shrink.md): machines at the start and the end, and what each
 // re-hosting of a failed rank moved and how long it took until the rank was recovered.
-json shrink_json(const RunMetrics& m) {
+json shrink_json(const node::RunMetrics& m) {
   json list = json::array();
   std::uint64_t bytes = 0;
   double seconds = 0;
-  for (const RedistributionRecord& r : m.redistributions) {
+  for (const node::RedistributionRecord& r : m.redistributions) {
     const bool recovered = r.recovered_at >= 0;
     list.push_back({{"node", r.node},
                     {"on_machine_of", r.machine_rank},
@@ -57,9 +57,9 @@ json shrink_json(const RunMetrics& m) {
           {"redistributions", list}};
 }
 
-json migration_json(const MigrationMetrics& m) {
+json migration_json(const node::MigrationMetrics& m) {
   json records = json::array();
-  for (const MigrationRecord& r : m.records) {
+  for (const node::MigrationRecord& r : m.records) {
     records.push_back({{"node", r.node},
                        {"true_alarm", r.true_alarm},
                        {"alarm", r.alarm},
@@ -84,8 +84,8 @@ json migration_json(const MigrationMetrics& m) {
           {"records", records}};
 }
 
-MigrationMetrics migration_from(const json& j) {
-  MigrationMetrics m;
+node::MigrationMetrics migration_from(const json& j) {
+  node::MigrationMetrics m;
   m.enabled = true;
   m.alarms = j.at("alarms");
   m.true_alarms = j.at("true_alarms");
@@ -97,7 +97,7 @@ MigrationMetrics migration_from(const json& j) {
   m.bytes = j.at("bytes");
   m.seconds = j.at("seconds");
   for (const json& r : j.at("records")) {
-    MigrationRecord record;
+    node::MigrationRecord record;
     record.node = r.at("node");
     record.true_alarm = r.at("true_alarm");
     record.alarm = r.at("alarm");
@@ -115,9 +115,9 @@ MigrationMetrics migration_from(const json& j) {
 }
 
 // What /checkpoint_data did on a node (ContentCounters; results.md: nodes[].checkpoint_data).
-json content_json(const ContentCounters& c) {
+json content_json(const node::ContentCounters& c) {
   json images = json::array();
-  for (const ContentImageRecord& i : c.images) {
+  for (const node::ContentImageRecord& i : c.images) {
     images.push_back({{"checkpoint", i.checkpoint}, {"full", i.full}, {"logical_bytes", i.logical_bytes},
                       {"stored_bytes", i.stored_bytes}, {"seconds", i.seconds}});
   }
@@ -141,8 +141,8 @@ json content_json(const ContentCounters& c) {
           {"images", images}};
 }
 
-ContentCounters content_from(const json& j) {
-  ContentCounters c;
+node::ContentCounters content_from(const json& j) {
+  node::ContentCounters c;
   c.full_images = j.at("full_images");
   c.incremental_images = j.at("incremental_images");
   c.full_logical_bytes = j.at("full_logical_bytes");
@@ -168,11 +168,11 @@ ContentCounters content_from(const json& j) {
 
 }  // namespace
 
-json to_json(const RunMetrics& m) {
+json to_json(const node::RunMetrics& m) {
   json nodes = json::array();
-  std::array<std::uint64_t, kTrafficKinds> bytes{}, messages{};
+  std::array<std::uint64_t, node::kTrafficKinds> bytes{}, messages{};
   std::uint64_t executions = 0, reexecutions = 0;
-  for (const NodeMetrics& n : m.nodes) {
+  for (const node::NodeMetrics& n : m.nodes) {
     nodes.push_back({{"executions", n.executions},
                      {"reexecutions", n.reexecutions},
                      {"busy_seconds", n.busy_seconds},
@@ -189,11 +189,11 @@ json to_json(const RunMetrics& m) {
                      {"peak_memory_bytes", n.peak_memory_bytes},
                      {"restarts", n.restarts},
                      {"protocol_metrics", named_json(m.protocol_metrics, n)}});
-    const ContentCounters& c = n.counters.content;
+    const node::ContentCounters& c = n.counters.content;
     if (c.full_images + c.incremental_images + c.restores > 0 || !c.images.empty()) {
       nodes.back()["checkpoint_data"] = content_json(c);  // only with /checkpoint_data
     }
-    for (std::size_t k = 0; k < kTrafficKinds; ++k) {
+    for (std::size_t k = 0; k < node::kTrafficKinds; ++k) {
       bytes[k] += n.bytes_sent[k];
       messages[k] += n.messages_sent[k];
     }
@@ -201,7 +201,7 @@ json to_json(const RunMetrics& m) {
     reexecutions += n.reexecutions;
   }
   json failures = json::array();
-  for (const FailureRecord& f : m.failures) {
+  for (const node::FailureRecord& f : m.failures) {
     failures.push_back({{"time", f.time},
                         {"node", f.node},
                         {"class", f.failure_class},
@@ -219,7 +219,7 @@ json to_json(const RunMetrics& m) {
                         {"bytes_replayed", f.bytes_replayed}});
   }
   json checkpoints = json::array();
-  for (const CheckpointRecord& c : m.checkpoints) {
+  for (const node::CheckpointRecord& c : m.checkpoints) {
     checkpoints.push_back({{"id", c.id},
                            {"process", c.process < 0 ? json(nullptr) : json(c.process)},
                            {"started", optional_time(c.started)},
@@ -229,7 +229,7 @@ json to_json(const RunMetrics& m) {
                            {"aborted", c.aborted}});
   }
   json protocol_metrics = json::object(), protocol_metric_units = json::object();
-  for (const RunMetrics::NamedValue& named : m.protocol_metrics) {
+  for (const node::RunMetrics::NamedValue& named : m.protocol_metrics) {
     protocol_metrics[named.name] = named.value;
     protocol_metric_units[named.name] = named.unit;
   }
@@ -270,8 +270,8 @@ json to_json(const RunMetrics& m) {
   return result;
 }
 
-RunMetrics run_metrics_from_json(const json& j) {
-  RunMetrics m;
+node::RunMetrics run_metrics_from_json(const json& j) {
+  node::RunMetrics m;
   m.complete = j.at("complete").get<bool>();
   if (!j.at("failure_reason").is_null()) m.failure_reason = j.at("failure_reason").get<std::string>();
   m.makespan = j.at("makespan").get<double>();
@@ -292,7 +292,7 @@ RunMetrics run_metrics_from_json(const json& j) {
     m.protocol_metrics.push_back({name, units.at(name).get<std::string>(), value.get<std::uint64_t>()});
   }
   for (const json& f : j.at("failures")) {
-    FailureRecord r;
+    node::FailureRecord r;
     r.time = f.at("time");
     r.node = f.at("node");
     r.failure_class = f.value("class", std::string("node"));
@@ -316,7 +316,7 @@ RunMetrics run_metrics_from_json(const json& j) {
     m.burst_failures = events->value("burst", std::uint64_t(0));
   }
   for (const json& c : j.at("checkpoints")) {
-    CheckpointRecord r;
+    node::CheckpointRecord r;
     r.id = c.at("id");
     r.process = c.at("process").is_null() ? -1 : c.at("process").get<std::int64_t>();
     r.started = time_from(c.at("started"));
@@ -327,7 +327,7 @@ RunMetrics run_metrics_from_json(const json& j) {
     m.checkpoints.push_back(r);
   }
   for (const json& n : j.at("nodes")) {
-    NodeMetrics r;
+    node::NodeMetrics r;
     r.executions = n.at("executions");
     r.reexecutions = n.at("reexecutions");
     r.busy_seconds = n.at("busy_seconds");
@@ -364,7 +364,7 @@ RunMetrics run_metrics_from_json(const json& j) {
     m.machines_at_end = shrink.at("nodes_at_end");
     m.ranks_per_machine = shrink.value("ranks_per_machine", std::uint32_t{1});
     for (const json& r : shrink.at("redistributions")) {
-      RedistributionRecord record;
+      node::RedistributionRecord record;
       record.node = r.at("node");
       record.machine_rank = r.at("on_machine_of");
       record.machine = r.value("machine", std::uint32_t{0});
@@ -379,4 +379,4 @@ RunMetrics run_metrics_from_json(const json& j) {
   return m;
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

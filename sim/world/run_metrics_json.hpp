@@ -5,11 +5,11 @@
 
 #include "sim/node/run_metrics.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
-nlohmann::json to_json(const RunMetrics& metrics);
-RunMetrics run_metrics_from_json(const nlohmann::json& json);
+nlohmann::json to_json(const node::RunMetrics& metrics);
+node::RunMetrics run_metrics_from_json(const nlohmann::json& json);
 // The traffic kinds as JSON keys, in Traffic order.
 const char* traffic_key(std::size_t kind);
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 ShrinkPlacement::ShrinkPlacement(NodeId ranks, std::uint32_t ranks_per_machine, std::uint32_t spares)
     : machine_of_(ranks), home_(ranks), ranks_on_(ranks / ranks_per_machine + spares),
@@ -124,4 +124,4 @@ void MachineCores::drop_rank(std::uint32_t machine, NodeId rank, std::vector<Sta
   }
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

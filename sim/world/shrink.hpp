@@ -22,7 +22,10 @@
 
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::NodeId;
+using graphs::TaskId;
 
 class ShrinkPlacement {
 public:
@@ -106,4 +109,4 @@ private:
   std::vector<Machine> machines_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -12,10 +12,10 @@
 #include "sim/world/event_log.hpp"
 #include "sim/world/trace_writer.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
-                       ProtocolFactory factory, Backend& backend, SimulationOptions options)
+                       node::ProtocolFactory factory, Backend& backend, SimulationOptions options)
     : config_(config),
       graph_(graph),
       cost_(cost),
@@ -53,7 +53,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   dispatch_flag_.assign(processes, 0);
   ranks_.reserve(processes);
   for (NodeId n = 0; n < processes; ++n) {
-    ranks_.emplace_back(n, n == coordinator(), setup_, static_cast<HostEnvironment&>(*this), factory_);
+    ranks_.emplace_back(n, n == coordinator(), setup_, static_cast<node::HostEnvironment&>(*this), factory_);
     ranks_.back().start();
   }
   if (config.failures.prediction) {
@@ -249,7 +249,7 @@ bool Simulation::observe_execution(TaskId task) {
   // Work a failure destroyed on the failed node itself, redone now (survivors' rollbacks are
   // reported by their protocols, which know what they undo).
   if (execution.redoes_lost_work) {
-    FailureRecord& record = metrics_.failures[execution.failure];
+    node::FailureRecord& record = metrics_.failures[execution.failure];
     ++record.tasks_reexecuted;
     record.work_lost_seconds += cost_.seconds(graph_, task);
   }
@@ -275,19 +275,19 @@ void Simulation::hint(const Upcoming& upcoming) {
 void Simulation::prefetch_task_end(NodeId node, TaskId task) {
   if (!graph_task_on_host(node, task)) return;
   observers_[node].prefetch(task);
-  host(node)->hint({RuntimeHint::Kind::task_end, task});
+  host(node)->hint({node::RuntimeHint::Kind::task_end, task});
 }
 
 void Simulation::prefetch_task_versions(NodeId node, TaskId task) {
-  if (graph_task_on_host(node, task)) host(node)->hint({RuntimeHint::Kind::task_versions, task});
+  if (graph_task_on_host(node, task)) host(node)->hint({node::RuntimeHint::Kind::task_versions, task});
 }
 
-void Simulation::prefetch_delivery(const Message& m) {
+void Simulation::prefetch_delivery(const node::Message& m) {
   if (m.source >= ranks_.size() || m.destination >= ranks_.size()) return;
   if (m.source < channels_.size()) channels_[m.source].prefetch(m.destination);
   if (!m.is_data) return;
-  if (host(m.source)) host(m.source)->hint({RuntimeHint::Kind::send_done, 0, m.handle});
-  if (host(m.destination)) host(m.destination)->hint({RuntimeHint::Kind::version, 0, m.handle, m.version});
+  if (host(m.source)) host(m.source)->hint({node::RuntimeHint::Kind::send_done, 0, m.handle});
+  if (host(m.destination)) host(m.destination)->hint({node::RuntimeHint::Kind::version, 0, m.handle, m.version});
 }
 
 void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
@@ -295,7 +295,7 @@ void Simulation::prefetch_task_entries(NodeId node, TaskId task) {
   graph_.prefetch_task(task);
   index_.prefetch_task(task);
   // The task its node will likely start when this one ends: the same three stages.
-  if (graph_task_on_host(node, task)) host(node)->hint({RuntimeHint::Kind::next_ready_entries});
+  if (graph_task_on_host(node, task)) host(node)->hint({node::RuntimeHint::Kind::next_ready_entries});
 }
 
 void Simulation::on_task_finished(NodeId node, TaskId task) {
@@ -311,8 +311,8 @@ void Simulation::on_task_finished(NodeId node, TaskId task) {
 
 // ----------------------------------------------------------------------------- messages
 
-void Simulation::release_sender(const Message& m) {
-  NodeHost* sender = host(m.source);
+void Simulation::release_sender(const node::Message& m) {
+  node::NodeHost* sender = host(m.source);
   if (!sender || m.source_incarnation != ranks_[m.source].incarnation()) return;
   if (frozen(m.source)) {
     DeferredEvent event;
@@ -324,12 +324,12 @@ void Simulation::release_sender(const Message& m) {
   sender->released(m);
 }
 
-void Simulation::send(Message m) {
+void Simulation::send(node::Message m) {
   if (halted_) return;
   if (m.is_data) {
     m.id = ++data_messages_;
     if (recorder_.active()) {
-      Record r{RecordKind::data_sent, now()};
+      node::Record r{node::RecordKind::data_sent, now()};
       r.process = m.source;
       r.message = &m;
       recorder_.record(r);
@@ -345,12 +345,12 @@ void Simulation::send(Message m) {
   route(std::move(m));
 }
 
-void Simulation::route(Message m) {
+void Simulation::route(node::Message m) {
   m.sequence = channels_[m.source][m.destination].next_send++;
   backend_.send(std::move(m));
 }
 
-void Simulation::on_message_delivered(const Message& m) {
+void Simulation::on_message_delivered(const node::Message& m) {
   if (halted_) return;
   ++metrics_.events;
   release_sender(m);
@@ -373,7 +373,7 @@ void Simulation::on_message_delivered(const Message& m) {
     auto again = channels_[m.source].find(m.destination);
     if (again == channels_[m.source].end()) break;
     Channel& c = again->second;
-    std::optional<Message> next = c.early.take();
+    std::optional<node::Message> next = c.early.take();
     if (!next) break;
     ++c.next_delivery;
     deliver(*next);
@@ -381,8 +381,8 @@ void Simulation::on_message_delivered(const Message& m) {
   count_event();
 }
 
-void Simulation::deliver(const Message& m) {
-  NodeHost* destination = host(m.destination);
+void Simulation::deliver(const node::Message& m) {
+  node::NodeHost* destination = host(m.destination);
   if (!destination) return;
   if (!ranks_[m.destination].admit(m)) return;  // for another incarnation (rank_lifecycle.hpp)
   if (frozen(m.destination)) {
@@ -394,7 +394,7 @@ void Simulation::deliver(const Message& m) {
     return;
   }
   if (recorder_.active()) {
-    Record r{RecordKind::message, now()};
+    node::Record r{node::RecordKind::message, now()};
     r.process = m.destination;
     r.message = &m;
     recorder_.record(r);
@@ -403,7 +403,7 @@ void Simulation::deliver(const Message& m) {
   destination->deliver(m);
 }
 
-void Simulation::on_message_lost(const Message& m) {
+void Simulation::on_message_lost(const node::Message& m) {
   if (halted_) return;
   count_event();
   if (halted_) return;
@@ -417,7 +417,7 @@ void Simulation::reset_channels(NodeId node) {
 
 // ----------------------------------------------------------------------------- storage, timers
 
-void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content,
+void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, node::Bytes content,
                                std::uint64_t bytes, std::uint64_t token) {
   if (storage_.empty()) {
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
@@ -438,9 +438,9 @@ void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t k
   // The server answers with what it holds (a "not found" answer is a tiny message).
   const std::uint64_t bytes = storage_.answer_bytes(server, key);
   if (node < node_count()) {
-    NodeMetrics& m = process_metrics_[node];
-    ++m.messages_sent[static_cast<std::size_t>(Traffic::restore)];
-    m.bytes_sent[static_cast<std::size_t>(Traffic::restore)] += bytes;
+    node::NodeMetrics& m = process_metrics_[node];
+    ++m.messages_sent[static_cast<std::size_t>(node::Traffic::restore)];
+    m.bytes_sent[static_cast<std::size_t>(node::Traffic::restore)] += bytes;
   }
   const std::uint32_t id = storage_requests_.open({node, ranks_[node].incarnation(), server, key, false, bytes, {}, token});
   backend_.storage_transfer(node, server, bytes, false, id);
@@ -454,7 +454,7 @@ void Simulation::on_storage_done(NodeId, std::uint64_t id) {
   if (halted_ || !storage_requests_.known(id)) return;
   count_event();
   StorageRequests::Request op = storage_requests_.close(id);
-  NodeHost* const requester = host(op.node);
+  node::NodeHost* const requester = host(op.node);
   if (!requester || ranks_[op.node].incarnation() != op.incarnation) return;  // the requester died meanwhile
   if (op.write) storage_.put(op.server, op.key, {std::move(op.content), op.bytes});
   const StableStorage::Object* read = op.write ? nullptr : storage_.find(op.server, op.key);
@@ -473,11 +473,11 @@ void Simulation::on_storage_done(NodeId, std::uint64_t id) {
     requester->on_storage_done(op.token, nullptr);
     return;
   }
-  if (machines_) machines_->count_delivery(op.node, Traffic::restore, op.bytes);
+  if (machines_) machines_->count_delivery(op.node, node::Traffic::restore, op.bytes);
   if (!read) {
     requester->on_storage_done(op.token, nullptr);
   } else {
-    const Bytes content = read->content;  // a copy: the server keeps its own
+    const node::Bytes content = read->content;  // a copy: the server keeps its own
     requester->on_storage_done(op.token, &content);
   }
 }
@@ -617,7 +617,7 @@ void Simulation::take_down(NodeId node, double downtime, config::FailureClass ki
 void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> machine_spare) {
   if (migration_) migration_->on_failure(node);  // a migration under way stops: an ordinary failure
   const bool spare = machine_spare ? *machine_spare : spares_.take();
-  FailureRecord record;
+  node::FailureRecord record;
   record.time = now();
   record.node = node;
   record.failure_class = config::failure_class_name(failure_cause_.kind);
@@ -631,7 +631,7 @@ void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> 
   reset_channels(node);
   ledger_.add(node, failed_incarnation, record);
   if (recorder_.active()) {
-    Record r{RecordKind::failure, now()};
+    node::Record r{node::RecordKind::failure, now()};
     r.peer = node;
     r.incarnation = failed_incarnation;
     recorder_.record(r);
@@ -643,16 +643,16 @@ void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> 
 }
 
 void Simulation::notify_detection(NodeId failed, std::uint32_t incarnation) {
-  if (FailureRecord* record = ledger_.find(failed, incarnation)) record->detected_at = now();
+  if (node::FailureRecord* record = ledger_.find(failed, incarnation)) record->detected_at = now();
   if (!host(failed) && !replacement_scheduled_[failed]) {
     fail_run("node " + std::to_string(failed) + " failed and no spare node is left (/platform/spares = " +
              std::to_string(config_.platform.spares) + ")");
     return;
   }
   // Every live process hears of it, a replacement already up included, in a total order.
-  const FailureNotice notice{failed, incarnation, ++detections_};
+  const node::FailureNotice notice{failed, incarnation, ++detections_};
   if (recorder_.active()) {
-    Record r{RecordKind::notice, now()};
+    node::Record r{node::RecordKind::notice, now()};
     r.peer = failed;
     r.incarnation = incarnation;
     r.sequence = notice.sequence;
@@ -685,10 +685,10 @@ void Simulation::replace(NodeId node) {
   } else {
     backend_.replace_node(node);
   }
-  if (FailureRecord* record = ledger_.find(node, ranks_[node].incarnation() - 1)) record->replaced_at = now();
+  if (node::FailureRecord* record = ledger_.find(node, ranks_[node].incarnation() - 1)) record->replaced_at = now();
   if (recorder_.active()) {
     // A spare, or (shrink, no spare left) a surviving machine that now runs one rank more.
-    Record r{rehosted ? RecordKind::rehost : RecordKind::replacement, now()};
+    node::Record r{rehosted ? node::RecordKind::rehost : node::RecordKind::replacement, now()};
     r.peer = node;
     r.incarnation = ranks_[node].incarnation();
     std::string ranks;
@@ -705,7 +705,7 @@ void Simulation::replace(NodeId node) {
   }
   ranks_[node].replace(ranks_[node].incarnation(), detections_, process_metrics_[node]);
   // What was kept for it travels again, unless its sender died since (lost with it).
-  ranks_[node].redeliver([this](Message&& m) {
+  ranks_[node].redeliver([this](node::Message&& m) {
     if (halted_) return false;
     if (host(m.source) && m.source_incarnation == ranks_[m.source].incarnation()) route(std::move(m));
     return true;
@@ -728,7 +728,7 @@ void Simulation::on_migration_transfer_done(NodeId node, std::uint64_t token) {
 void Simulation::replay(NodeId node, std::vector<DeferredEvent>& events) {
   for (DeferredEvent& event : events) {
     if (halted_ || !host(node) || frozen(node)) return;
-    NodeHost& host = *this->host(node);
+    node::NodeHost& host = *this->host(node);
     switch (event.kind) {
       case DeferredEvent::Kind::message: deliver(event.message); break;
       case DeferredEvent::Kind::release: host.released(event.message); break;
@@ -741,19 +741,19 @@ void Simulation::replay(NodeId node, std::vector<DeferredEvent>& events) {
 
 // ----------------------------------------------------------------------------- records
 
-void Simulation::record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) {
-  if (FailureRecord* record = ledger_.find(failure.node, failure.incarnation)) add_effect(*record, effect);
+void Simulation::record_failure_effect(const node::FailureNotice& failure, const node::FailureEffect& effect) {
+  if (node::FailureRecord* record = ledger_.find(failure.node, failure.incarnation)) node::add_effect(*record, effect);
 }
 
-void Simulation::record_recovered(const FailureNotice& failure) {
+void Simulation::record_recovered(const node::FailureNotice& failure) {
   note_progress();
   if (!ledger_.recovered(failure.node, failure.incarnation, now())) return;
   if (machines_) machines_->recovered(failure.node, failure.incarnation, ranks_[failure.node].incarnation(), now());
 }
 
-void Simulation::record_checkpoint(const CheckpointRecord& record) {
+void Simulation::record_checkpoint(const node::CheckpointRecord& record) {
   // Not progress: checkpoints go on while a restarted node waits for ever (issue 39).
-  update_checkpoints(metrics_, record);
+  node::update_checkpoints(metrics_, record);
 }
 
 // ----------------------------------------------------------------------------- end of run
@@ -764,7 +764,7 @@ void Simulation::check_completion() {
   // the cursor were finished when it passed them; once it reaches the end, one pass confirms that
   // all still are (a rollback may have undone one), or sends the cursor back there.
   while (completion_cursor_ < ranks_.size()) {
-    NodeHost* host = this->host(completion_cursor_);
+    node::NodeHost* host = this->host(completion_cursor_);
     if (!host || !host->finished()) return;
     ++completion_cursor_;
   }
@@ -795,7 +795,7 @@ void Simulation::halt() {
   if (recorder_.active()) {
     const std::string text = metrics_.complete ? std::string("complete, oracle ") + (metrics_.oracle_ok ? "ok" : "failed")
                                                : "failed: " + metrics_.failure_reason;
-    Record r{RecordKind::run_end, now()};
+    node::Record r{node::RecordKind::run_end, now()};
     r.text = text;
     recorder_.record(r);
   }
@@ -809,16 +809,16 @@ void Simulation::finalize_metrics() {
   }
   metrics_.test_faults_fired = options_.test_faults ? options_.test_faults->fired : 0;
   if (machines_) machines_->finish();
-  fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
+  node::fold_process_metrics(metrics_, process_metrics_, node_count(), options_.protocol_metrics);
 }
 
 void Simulation::check_oracle() {
   const std::vector<std::vector<HandleId>> final_handles = final_handles_by_node(graph_);
   OracleFindings findings;
-  const std::vector<Digest> expected =
+  const std::vector<node::Digest> expected =
       expected_digests_.valid() ? expected_digests_.get() : failure_free_digests(graph_, false);
   for (NodeId n = 0; n < node_count(); ++n) {
-    const NodeRuntime* runtime = host(n) ? &host(n)->node_runtime() : nullptr;
+    const node::NodeRuntime* runtime = host(n) ? &host(n)->node_runtime() : nullptr;
     observers_[n].check_oracle(graph_, runtime, final_handles[n], expected, findings);
   }
   metrics_.oracle_missing = std::move(findings.missing_lines);
@@ -899,4 +899,4 @@ void Simulation::report_progress() {
                graph_.task_count(), 100.0 * fraction, metrics_.failures.size(), elapsed, eta);
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

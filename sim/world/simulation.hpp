@@ -39,7 +39,10 @@
 #include "sim/node/runtime_index.hpp"
 #include "sim/node/run_record.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::NodeId;
+using graphs::TaskId;
 
 struct SimulationOptions {
   std::string trace_file;   // empty: no trace
@@ -48,10 +51,10 @@ struct SimulationOptions {
   std::string log_file;     // the event log (event_log.hpp); empty: none
   std::string checkpoint_trace_file;  // the checkpoint trace (checkpoint_trace_writer.hpp); empty: none
   std::uint32_t log_categories = 0;
-  std::vector<MetricDefinition> protocol_metrics;  // the protocol's named metrics (protocols/registry.hpp)
+  std::vector<node::MetricDefinition> protocol_metrics;  // the protocol's named metrics (protocols/registry.hpp)
   // Faults a mutation test plants (sim/node/test_faults.hpp), handed to every host; null in every
   // real run. What acted is reported as RunMetrics::test_faults_fired.
-  TestFaults* test_faults = nullptr;
+  node::TestFaults* test_faults = nullptr;
 };
 
 // Asks a running simulation to stop soon and report what it has (safe from a signal handler):
@@ -60,23 +63,23 @@ using ftsim::request_stop;
 using ftsim::stop_requested;
 
 
-class Simulation final : public BackendEvents, private HostEnvironment, private MigrationWorld {
+class Simulation final : public BackendEvents, private node::HostEnvironment, private MigrationWorld {
 public:
   Simulation(const config::Config& config, const graphs::TaskGraph& graph, const graphs::CostModel& cost,
-             ProtocolFactory factory, Backend& backend, SimulationOptions options);
+             node::ProtocolFactory factory, Backend& backend, SimulationOptions options);
   ~Simulation() override;
 
   void start();
   // The backend has no more events: conclude (oracle, stall report).
   void finish();
   bool halted() const { return halted_; }
-  const RunMetrics& metrics() const { return metrics_; }
+  const node::RunMetrics& metrics() const { return metrics_; }
 
   // --- BackendEvents ---
   void on_task_finished(NodeId node, TaskId task) override;
   void hint(const Upcoming& upcoming) override;
-  void on_message_delivered(const Message& message) override;
-  void on_message_lost(const Message& message) override;
+  void on_message_delivered(const node::Message& message) override;
+  void on_message_lost(const node::Message& message) override;
   void on_storage_done(NodeId node, std::uint64_t token) override;
   void on_timer(std::uint64_t token) override;
   void on_migration_transfer_done(NodeId node, std::uint64_t token) override;
@@ -88,7 +91,7 @@ private:
   void prefetch_task_end(NodeId node, TaskId task);
   void prefetch_task_entries(NodeId node, TaskId task);
   void prefetch_task_versions(NodeId node, TaskId task);
-  void prefetch_delivery(const Message& message);
+  void prefetch_delivery(const node::Message& message);
   // --- MigrationWorld (proactive migration, migration.hpp) ---
   void set_migration_timer(double time, NodeId node, std::uint64_t token) override;
   void migration_switched(NodeId) override { note_progress(); }  // the rank resumes on its new host
@@ -100,20 +103,20 @@ private:
   double now() const override { return backend_.now(); }
   void start_task(NodeId node, TaskId task, double seconds) override;
   void cancel_task(NodeId node, TaskId task) override;
-  void send(Message message) override;
+  void send(node::Message message) override;
   std::uint32_t storage_servers() const override { return backend_.storage_servers(); }
-  void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
+  void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, node::Bytes content, std::uint64_t bytes,
                      std::uint64_t token) override;
   void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
   void storage_erase(std::uint32_t server, std::uint64_t key) override;
   std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) override;
   void cancel_timer(std::uint64_t id) override;
-  NodeMetrics& metrics_of(NodeId node) override { return process_metrics_[node]; }
+  node::NodeMetrics& metrics_of(NodeId node) override { return process_metrics_[node]; }
   bool observe_execution(TaskId task) override;
-  void record_failure_effect(const FailureNotice& failure, const FailureEffect& effect) override;
-  void record_recovered(const FailureNotice& failure) override;
-  void record_checkpoint(const CheckpointRecord& record) override;
-  Recorder& recorder() override { return recorder_; }
+  void record_failure_effect(const node::FailureNotice& failure, const node::FailureEffect& effect) override;
+  void record_recovered(const node::FailureNotice& failure) override;
+  void record_checkpoint(const node::CheckpointRecord& record) override;
+  node::Recorder& recorder() override { return recorder_; }
   void fail_run(const std::string& reason) override;
   void check_completion() override;
   bool defers_dispatch() const override { return defers_dispatch_; }
@@ -139,7 +142,7 @@ private:
   NodeId node_count() const { return graph_.node_count(); }
   NodeId coordinator() const { return graph_.node_count(); }
   // The running host of a process; null while it is down.
-  NodeHost* host(NodeId node) const { return ranks_[node].host(); }
+  node::NodeHost* host(NodeId node) const { return ranks_[node].host(); }
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
   // A timed failure (its timer's id is the failure's id for the predictor).
   // `token`: a listed failure's index + 1 (its downtime and class), 0 for a drawn one.
@@ -155,9 +158,9 @@ private:
   void fail_process(NodeId node, double downtime, std::optional<bool> machine_spare = std::nullopt);
   void notify_detection(NodeId failed, std::uint32_t incarnation);
   void replace(NodeId node);
-  void route(Message message);
-  void deliver(const Message& message);
-  void release_sender(const Message& message);
+  void route(node::Message message);
+  void deliver(const node::Message& message);
+  void release_sender(const node::Message& message);
   void reset_channels(NodeId node);
   void halt();
   void count_event();
@@ -177,23 +180,23 @@ private:
   const config::Config& config_;
   const graphs::TaskGraph& graph_;
   const graphs::CostModel& cost_;
-  ProtocolFactory factory_;
+  node::ProtocolFactory factory_;
   Backend& backend_;
   SimulationOptions options_;
-  RuntimeIndex index_;
-  HostSetup setup_;
+  node::RuntimeIndex index_;
+  node::HostSetup setup_;
   // The oracle's expected digests, a pass over the whole graph that only the end of the run
   // reads: computed on the other core while the run goes on (started by start(); finish()
   // computes them itself if start() did not).
-  std::future<std::vector<Digest>> expected_digests_;
+  std::future<std::vector<node::Digest>> expected_digests_;
   // Observer's records (outlive the processes): declared before the hosts that write them.
-  RunMetrics metrics_;
-  std::vector<NodeMetrics> process_metrics_;       // nodes, then the coordinator
-  std::vector<NodeObserver> observers_;            // per node: executions, lost work, its oracle share
+  node::RunMetrics metrics_;
+  std::vector<node::NodeMetrics> process_metrics_;       // nodes, then the coordinator
+  std::vector<NodeObserver> observers_;                  // per node: executions, lost work, its oracle share
   FailureLedger ledger_;  // the failure records by node and incarnation (in metrics_)
   std::vector<config::FailureEvent> task_count_failures_;  // failures at a task count
   std::size_t completion_cursor_ = 0;   // check_completion: the hosts before it were finished
-  bool failure_due_ = false;
+  bool failure_due_ = false;  // a failure at a task count is due once the host's call returns
   config::FailureClass failure_due_class_ = config::FailureClass::node;
   // The failure being injected, for its records (take_down sets it).
   struct FailureCause {
@@ -203,8 +206,8 @@ private:
   } failure_cause_;
   // Each rank's pending drawn failure (its renewal process): cancelled when a group or job failure
   // takes the rank down first (the replacement draws its own). Timer ids; -1: none.
-  std::vector<std::uint64_t> drawn_failure_;  // a failure at a task count is due once the host's call returns
-  Recorder recorder_;  // the exporters of the run's records (trace, event log)
+  std::vector<std::uint64_t> drawn_failure_;
+  node::Recorder recorder_;  // the exporters of the run's records (trace, event log)
   std::vector<RankLifecycle> ranks_;  // per process: its host, incarnation and kept messages
   // Nodes whose runtime waits for the end of the instant to start ready tasks (backend.hpp).
   bool defers_dispatch_ = false;
@@ -213,7 +216,7 @@ private:
   std::vector<std::uint8_t> dispatch_flag_;
   std::vector<bool> replacement_scheduled_;
   // By source, then destination: a flat map, one probe per message sent and delivered.
-  std::vector<FlatMap64<Channel>> channels_;
+  std::vector<node::FlatMap64<Channel>> channels_;
   StableStorage storage_;              // what the storage servers hold
   StorageRequests storage_requests_;   // transfers to and from them under way
   std::vector<Timer> timers_;
@@ -238,4 +241,4 @@ private:
   double last_progress_time_ = 0;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

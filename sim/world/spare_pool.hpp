@@ -5,7 +5,7 @@
 
 #include "sim/config/config.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 class SparePool {
 public:
@@ -30,4 +30,4 @@ private:
   std::uint32_t left_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

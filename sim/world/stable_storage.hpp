@@ -8,12 +8,12 @@
 
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 class StableStorage {
 public:
   struct Object {
-    Bytes content;
+    node::Bytes content;
     std::uint64_t bytes = 0;  // its simulated size (content may be a stand-in)
   };
 
@@ -41,4 +41,4 @@ private:
   std::vector<std::unordered_map<std::uint64_t, Object>> servers_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

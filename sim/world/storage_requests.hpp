@@ -6,7 +6,9 @@
 
 #include "sim/node/message.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
+
+using graphs::NodeId;
 
 class StorageRequests {
 public:
@@ -17,7 +19,7 @@ public:
     std::uint64_t key = 0;
     bool write = false;
     std::uint64_t bytes = 0;
-    Bytes content;  // a write's
+    node::Bytes content;  // a write's
     std::uint64_t token = 0;
   };
 
@@ -44,4 +46,4 @@ private:
   std::vector<std::uint32_t> free_;
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 class TraceLanes {
 public:
@@ -38,4 +38,4 @@ private:
   std::vector<std::vector<std::int64_t>> last_end_;  // per process, per lane: where its last slice ends
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

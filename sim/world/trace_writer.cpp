@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ftsim::core {
+namespace ftsim::world {
 
 namespace {
 std::string quote(const std::string& text) { return nlohmann::json(text).dump(); }
@@ -125,23 +125,23 @@ std::string seconds_or_null(double t) {
 }
 }  // namespace
 
-void TraceWriter::migration(const Record& r) {
-  const MigrationRecord& m = *r.migration;
+void TraceWriter::migration(const node::Record& r) {
+  const node::MigrationRecord& m = *r.migration;
   const auto node = static_cast<std::uint32_t>(r.process);
   const std::string n = std::to_string(node);
   switch (r.kind) {
-    case RecordKind::alarm:
+    case node::RecordKind::alarm:
       marker(node, m.true_alarm ? "alarm (true)" : "alarm (false)", r.time,
              "{\"node\":" + n + ",\"true_alarm\":" + (m.true_alarm ? "true" : "false") +
                  ",\"predicted_failure\":" + seconds_or_null(m.predicted_failure) + "}",
              kMigrationLane, "t");
       break;
-    case RecordKind::failure_avoided:
+    case node::RecordKind::failure_avoided:
       marker(node, "failure avoided", r.time,
              "{\"node\":" + n + ",\"alarm\":" + seconds_or_null(m.alarm) + ",\"switch\":" + seconds_or_null(m.end) + "}",
              kMigrationLane, "t");
       break;
-    case RecordKind::migration_end: {
+    case node::RecordKind::migration_end: {
       // A span from the safe point (the node freezes) to the switch, or to what ended it; an alarm
       // that started nothing (no spare, node down, already migrating) is a span of no duration.
       const bool done = m.outcome == "done", interrupted = m.outcome == "failed", ended = m.outcome == "run ended";
@@ -161,14 +161,14 @@ void TraceWriter::migration(const Record& r) {
   }
 }
 
-void TraceWriter::record(const Record& r) {
+void TraceWriter::record(const node::Record& r) {
   const auto process = static_cast<std::uint32_t>(r.process < 0 ? r.peer : r.process);
   switch (r.kind) {
-    case RecordKind::task_end:
+    case node::RecordKind::task_end:
       task(process, r.core, graph_.task_name(r.task), graph_.kernel_name(graph_.kernel(r.task)), r.start, r.time, r.again);
       break;
-    case RecordKind::message: {
-      const Message& m = *r.message;
+    case node::RecordKind::message: {
+      const node::Message& m = *r.message;
       if (m.source == m.destination) break;
       message(m.source, m.destination,
               m.is_data ? graph_.handle_name(m.handle) + " v" + std::to_string(m.version)
@@ -176,37 +176,37 @@ void TraceWriter::record(const Record& r) {
               to_string(m.traffic), m.sent_at, r.time, m.bytes);
       break;
     }
-    case RecordKind::failure:
+    case node::RecordKind::failure:
       marker(r.peer, "failure", r.time,
              "{\"node\":" + std::to_string(r.peer) + ",\"incarnation\":" + std::to_string(r.incarnation) + "}");
       break;
-    case RecordKind::replacement:
+    case node::RecordKind::replacement:
       marker(r.peer, "replacement", r.time,
              "{\"node\":" + std::to_string(r.peer) + ",\"incarnation\":" + std::to_string(r.incarnation) + "}");
       break;
-    case RecordKind::rehost:  // shrink: no spare, the rank restarts on a surviving machine
+    case node::RecordKind::rehost:  // shrink: no spare, the rank restarts on a surviving machine
       marker(r.peer, "shrink", r.time,
              "{\"node\":" + std::to_string(r.peer) + ",\"incarnation\":" + std::to_string(r.incarnation) +
                  ",\"machine\":" + std::to_string(r.machine) + ",\"machine_ranks\":[" + std::string(r.text) +
                  "],\"machines_up\":" + std::to_string(r.machines_up) + "}");
       break;
-    case RecordKind::alarm:
-    case RecordKind::migration_start:
-    case RecordKind::migration_frozen:
-    case RecordKind::migration_transfer:
-    case RecordKind::migration_end:
-    case RecordKind::failure_avoided: migration(r); break;
-    case RecordKind::span: span(process, std::string(r.text), r.category, r.start, r.time); break;
-    case RecordKind::note:  // a decision meant for the trace: named by its category, told in args
+    case node::RecordKind::alarm:
+    case node::RecordKind::migration_start:
+    case node::RecordKind::migration_frozen:
+    case node::RecordKind::migration_transfer:
+    case node::RecordKind::migration_end:
+    case node::RecordKind::failure_avoided: migration(r); break;
+    case node::RecordKind::span: span(process, std::string(r.text), r.category, r.start, r.time); break;
+    case node::RecordKind::note:  // a decision meant for the trace: named by its category, told in args
       if (r.category[0] != '\0') marker(process, r.category, r.time, "{\"text\":" + quote(std::string(r.text)) + "}");
       break;
-    case RecordKind::task_start:
-    case RecordKind::notice:
-    case RecordKind::run_end:
-    case RecordKind::data_sent:
-    case RecordKind::data_received:
-    case RecordKind::local_checkpoint:
-    case RecordKind::data_logged: break;
+    case node::RecordKind::task_start:
+    case node::RecordKind::notice:
+    case node::RecordKind::run_end:
+    case node::RecordKind::data_sent:
+    case node::RecordKind::data_received:
+    case node::RecordKind::local_checkpoint:
+    case node::RecordKind::data_logged: break;
   }
 }
 
@@ -216,4 +216,4 @@ void TraceWriter::close() {
   out_.close();
 }
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

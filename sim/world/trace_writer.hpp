@@ -14,9 +14,9 @@
 #include "sim/node/run_record.hpp"
 #include "sim/world/trace_lanes.hpp"
 
-namespace ftsim::core {
+namespace ftsim::world {
 
-class TraceWriter final : public RecordSink {
+class TraceWriter final : public node::RecordSink {
 public:
   // Lanes of a node process besides its cores.
   static constexpr std::uint32_t kSendLane = 10000;
@@ -37,7 +37,7 @@ public:
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
 
-  void record(const Record& record) override;
+  void record(const node::Record& record) override;
   void close() override;
 
 private:
@@ -48,7 +48,7 @@ private:
   void span(std::uint32_t node, const std::string& name, const char* category, double start, double end);
   void marker(std::uint32_t node, const std::string& name, double time, const std::string& args,
               std::uint32_t lane = kProtocolLane, const char* scope = "g");
-  void migration(const Record& record);
+  void migration(const node::Record& record);
   void event(const std::string& json);
   void name_lane(std::uint32_t pid, std::uint32_t tid, const std::string& name);
   // The lane of slice [start, end] (nanoseconds) of `pid` among `lanes`, named when it is new.
@@ -64,4 +64,4 @@ private:
   TraceLanes protocol_lanes_{false};
 };
 
-}  // namespace ftsim::core
+}  // namespace ftsim::world

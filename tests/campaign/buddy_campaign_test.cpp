@@ -19,7 +19,7 @@ struct Outcome {
 // with messages in transit forbidding its checkpoints and its senders' logs collected; or the
 // documented limit of the cascade (docs/protocols.md). Never a stall, a hang or a time limit.
 void check_buddy_run(const config::Json& document, const std::string& origin, int nodes, int buddies, Outcome& outcome) {
-  const core::RunMetrics m = run(document, origin);
+  const node::RunMetrics m = run(document, origin);
   INFO(origin << ": " << document.dump());
   INFO("failure reason: " << m.failure_reason);
   for (const auto& line : m.stall_report) INFO("stall: " << line);

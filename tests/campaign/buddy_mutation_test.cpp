@@ -43,7 +43,7 @@ TEST_CASE("campaign: the buddy checks catch four planted restart faults", "[camp
         const bool small = seed % 2 == 0;
         const config::Json document = small ? overlap_scenario(app, seed, makespans[std::string(app) + "/4"], 4, 1, 1)
                                             : overlap_scenario(app, seed, makespans[std::string(app) + "/16"], 16, 2, 3);
-        const core::RunMetrics m = run(document, "buddy mutation");
+        const node::RunMetrics m = run(document, "buddy mutation");
         if (m.test_faults_fired == 0) continue;
         ++fired;
         const bool wrong = m.complete ? !m.oracle_ok || inputs_missing(m) > 0

@@ -74,7 +74,7 @@ inline Cause unrecoverable_cause(const std::string& reason, const config::Json& 
 }
 
 inline double buddy_makespan(const std::string& app, int nodes, int buddies) {
-  const core::RunMetrics reference = run(buddy_config(app, nodes, buddies), "failure-free buddy " + app);
+  const node::RunMetrics reference = run(buddy_config(app, nodes, buddies), "failure-free buddy " + app);
   INFO(reference.failure_reason);
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);

@@ -26,18 +26,18 @@ inline void bound_wall_time(config::Config& cfg, const config::Json& document) {
   if (!document.contains("run") || !document["run"].contains("wall_limit")) cfg.run.wall_limit = kRunWallLimit;
 }
 
-inline core::RunMetrics run(const config::Json& document, const std::string& origin) {
+inline node::RunMetrics run(const config::Json& document, const std::string& origin) {
   config::Config cfg = protocols::load_config_json(document, origin);
   bound_wall_time(cfg, document);
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
-  core::SimulationOptions options;
+  world::SimulationOptions options;
   options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
   options.test_faults = &testing::planted_faults();  // the forked simulation works on its copy
   return simgrid_backend::simulate(cfg, graph, cost, options).metrics;
 }
 
-inline std::uint64_t inputs_missing(const core::RunMetrics& m) {
+inline std::uint64_t inputs_missing(const node::RunMetrics& m) {
   std::uint64_t count = 0;
   for (const auto& n : m.nodes) count += n.inputs_missing_at_start;
   return count;

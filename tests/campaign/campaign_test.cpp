@@ -64,7 +64,7 @@ config::Json scenario(const protocols::ProtocolModule& module, const std::string
 }
 
 double failure_free_makespan(const std::string& app) {
-  const core::RunMetrics reference = run(base_config(app), "failure-free " + app);
+  const node::RunMetrics reference = run(base_config(app), "failure-free " + app);
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);
   return reference.makespan;
@@ -79,7 +79,7 @@ bool check_scenario(const protocols::ProtocolModule& module, const std::string& 
   const config::Json document = scenario(module, app, seed, makespan, may_be_unrecoverable);
   const std::string origin = protocol + "/" + app + "/seed " + std::to_string(seed);
   INFO(origin << ": " << document.dump());  // before the run: an exception names the scenario too
-  const core::RunMetrics m = run(document, origin);
+  const node::RunMetrics m = run(document, origin);
   failures_injected += m.failures.size();
   INFO("failure reason: " << m.failure_reason);
   // (An INFO lives until the end of its scope: one per list, not one per line of a loop.)
@@ -176,7 +176,7 @@ TEST_CASE("campaign: checkpoint data on every protocol that saves data", "[campa
         config::Json free = scenario(*m, app, 0, makespan, unused);
         free.erase("failures");
         free["checkpoint_data"] = data;
-        const core::RunMetrics r = run(free, std::string(m->id) + "/" + app + "/checkpoint data/failure-free");
+        const node::RunMetrics r = run(free, std::string(m->id) + "/" + app + "/checkpoint data/failure-free");
         REQUIRE(r.complete);
         makespan = std::max(makespan, r.makespan);
       }
@@ -188,7 +188,7 @@ TEST_CASE("campaign: checkpoint data on every protocol that saves data", "[campa
         document["checkpoint_data"] = data;
         const std::string origin = std::string(m->id) + "/" + app + "/checkpoint data/seed " + std::to_string(seed);
         INFO(origin << ": " << document.dump());
-        const core::RunMetrics r = run(document, origin);
+        const node::RunMetrics r = run(document, origin);
         INFO("failure reason: " << r.failure_reason);
         failures += r.failures.size();
         for (const auto& f : r.failures) from_checkpoint += f.restart_point.rfind("checkpoint", 0) == 0;
@@ -255,7 +255,7 @@ TEST_CASE("campaign: the digest oracle catches a recovery that uses a stale vers
       const double makespan = failure_free_makespan(app);
       for (std::uint64_t seed = 1; seed <= std::max<std::size_t>(10, scenarios_per_case() / 3); ++seed) {
         bool may_be_unrecoverable = false;
-        const core::RunMetrics m = run(scenario(module(protocol), app, seed, makespan, may_be_unrecoverable), "mutation");
+        const node::RunMetrics m = run(scenario(module(protocol), app, seed, makespan, may_be_unrecoverable), "mutation");
         if (m.test_faults_fired == 0 || !m.complete) continue;
         ++fired;
         if (!m.oracle_wrong.empty()) ++caught;

@@ -22,7 +22,7 @@ TEST_CASE("campaign: cck - a restart that never gets a lost message ends as stal
     config::Json document = {{"name", "cck-stall-" + std::string(app)},
                              {"application", campaign_support::application(app)},
                              {"platform", campaign_support::platform()}};
-    const core::RunMetrics free = campaign_support::run(document, "failure-free");
+    const node::RunMetrics free = campaign_support::run(document, "failure-free");
     REQUIRE(free.complete);
     // Checkpoints every 5% of the run, one failure in its middle part.
     document["protocol"] = {{"type", "cck"}, {"period", 0.05 * free.makespan}};
@@ -36,7 +36,7 @@ TEST_CASE("campaign: cck - a restart that never gets a lost message ends as stal
       const std::string origin = std::string(app) + "/seed " + std::to_string(seed);
       INFO(origin << ": " << document.dump());
       const auto start = std::chrono::steady_clock::now();
-      const core::RunMetrics m = campaign_support::run(document, origin);
+      const node::RunMetrics m = campaign_support::run(document, origin);
       const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       INFO("failure reason: " << m.failure_reason);
       std::string report;

@@ -32,7 +32,7 @@ TEST_CASE("simgrid: SimGrid's calls to CommImpl::detach reach ftsim's replacemen
       const config::Config cfg = protocols::load_config_json(document, "shim test");
       const graphs::TaskGraph graph = graphs::build_application(cfg);
       const graphs::CostModel cost(cfg, graph);
-      core::SimulationOptions options;
+      world::SimulationOptions options;
       options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
       const std::uint64_t before = simgrid_compat::comm_detach_shim_calls();
       const auto result = simgrid_backend::simulate_in_process(cfg, graph, cost, options);

@@ -106,7 +106,7 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
     std::ofstream(std::string(dir) + "/" + module.id + "-" + app + "-k" + std::to_string(k) + "-" + std::to_string(seed) + ".json")
         << s.document.dump(2);
   }
-  const core::RunMetrics m = campaign_support::run(s.document, origin);
+  const node::RunMetrics m = campaign_support::run(s.document, origin);
   INFO(origin << ": " << s.document.dump());
   INFO("failure reason: " << m.failure_reason);
   std::string lines;
@@ -135,7 +135,7 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
   // (the scenario's failures are at distinct random times): that many machines failed. The ranks
   // of the first `spares` machines to fail took a spare machine (one per failed machine), the
   // others were re-hosted on a survivor.
-  std::set<core::NodeId> failed_ranks;
+  std::set<node::NodeId> failed_ranks;
   std::map<double, std::size_t> ranks_by_failure_time;
   for (const auto& f : m.failures) {
     failed_ranks.insert(f.node);
@@ -153,7 +153,7 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
   // 3 are up, unless another machine failed while this one's ranks were down: the failed
   // machine's k ranks, re-hosted at one instant, land on k different ones.
   if (!m.redistributions.empty()) {
-    const core::RedistributionRecord& first = m.redistributions.front();
+    const node::RedistributionRecord& first = m.redistributions.front();
     double failed_at = -1;
     for (const auto& f : m.failures) {
       if (f.node == first.node && f.time <= first.time) failed_at = std::max(failed_at, f.time);
@@ -173,7 +173,7 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
   }
   // Each rank's last redistribution is recovered (an earlier one may end with its new machine
   // failing first).
-  std::map<core::NodeId, const core::RedistributionRecord*> last;
+  std::map<node::NodeId, const node::RedistributionRecord*> last;
   for (const auto& r : m.redistributions) {
     CHECK(failed_ranks.count(r.node) == 1);
     CHECK(r.machine_rank != r.node);
@@ -186,7 +186,7 @@ void check_scenario(const protocols::ProtocolModule& module, const std::string& 
 }
 
 double failure_free_makespan(const std::string& app, int k) {
-  const core::RunMetrics reference = campaign_support::run(base_config(app, k), "failure-free " + app);
+  const node::RunMetrics reference = campaign_support::run(base_config(app, k), "failure-free " + app);
   REQUIRE(reference.complete);
   return reference.makespan;
 }

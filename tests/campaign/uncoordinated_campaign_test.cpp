@@ -97,7 +97,7 @@ TEST_CASE("campaign: uncoordinated - the three logging modes and the agreement w
     for (const char* app : {"cholesky", "stencil", "cg"}) {
       config::Json reference = base(app);
       reference["protocol"] = {{"type", "none"}};
-      const core::RunMetrics free = campaign_support::run(reference, "reference");
+      const node::RunMetrics free = campaign_support::run(reference, "reference");
       REQUIRE(free.complete);
       for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
         const config::Json document = scenario(app, mode, seed, free.makespan);
@@ -106,14 +106,14 @@ TEST_CASE("campaign: uncoordinated - the three logging modes and the agreement w
         campaign_support::bound_wall_time(cfg, document);
         const graphs::TaskGraph graph = graphs::build_application(cfg);
         const graphs::CostModel cost(cfg, graph);
-        core::SimulationOptions options;
+        world::SimulationOptions options;
         options.time_limit = simgrid_backend::default_time_limit(cfg, graph, cost);
         options.checkpoint_trace_file = (work / "trace.json").string();
         options.log_file = (work / "events.log").string();
-        options.log_categories = static_cast<std::uint32_t>(core::LogCategory::protocol);
+        options.log_categories = static_cast<std::uint32_t>(world::LogCategory::protocol);
         options.protocol_metrics = protocols::protocol_metric_definitions(cfg);
         INFO(origin << ": " << document.dump());
-        const core::RunMetrics m = simgrid_backend::simulate(cfg, graph, cost, options).metrics;
+        const node::RunMetrics m = simgrid_backend::simulate(cfg, graph, cost, options).metrics;
         INFO("failure reason: " << m.failure_reason);
         for (const auto& line : m.stall_report) INFO("stall: " << line);
         ++runs;

@@ -40,7 +40,7 @@ struct PhaseLedger {
     bool during_recovery = false;  // the protocol applied it later: its replay is not judged
   };
   // (sender, receiver, version key, send date) -> the first acknowledgement.
-  std::map<std::tuple<core::NodeId, core::NodeId, std::uint64_t, std::uint32_t>, AckSeen> acks;
+  std::map<std::tuple<node::NodeId, node::NodeId, std::uint64_t, std::uint32_t>, AckSeen> acks;
   std::size_t logged_replays = 0;  // replays judged
   std::size_t waited = 0;          // judged replays that left on a READY (they had waited for it)
   std::size_t later_phase = 0;     // judged replays of a phase > 1: they waited past the first READY
@@ -48,45 +48,45 @@ struct PhaseLedger {
   std::string first_early;
 };
 
-class PhaseObserver final : public core::Protocol {
+class PhaseObserver final : public node::Protocol {
 public:
-  PhaseObserver(std::unique_ptr<core::Protocol> inner, std::shared_ptr<PhaseLedger> ledger, bool coordinator)
+  PhaseObserver(std::unique_ptr<node::Protocol> inner, std::shared_ptr<PhaseLedger> ledger, bool coordinator)
       : inner_(std::move(inner)), ledger_(std::move(ledger)), coordinator_(coordinator) {}
 
-  void on_start(core::ProtocolContext& ctx) override { inner_->on_start(ctx); }
-  bool may_start(core::ProtocolContext& ctx, core::TaskId t) override { return inner_->may_start(ctx, t); }
-  void on_task_completed(core::ProtocolContext& ctx, core::TaskId t, bool first) override {
+  void on_start(node::ProtocolContext& ctx) override { inner_->on_start(ctx); }
+  bool may_start(node::ProtocolContext& ctx, node::TaskId t) override { return inner_->may_start(ctx, t); }
+  void on_task_completed(node::ProtocolContext& ctx, node::TaskId t, bool first) override {
     inner_->on_task_completed(ctx, t, first);
   }
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& m) override {
-    const core::SendVerdict verdict = inner_->on_send(ctx, m);
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& m) override {
+    const node::SendVerdict verdict = inner_->on_send(ctx, m);
     if (coordinator_) return verdict;
-    if (m.traffic == core::Traffic::application) {
+    if (m.traffic == node::Traffic::application) {
       // Sent anew (a re-execution after a rollback may reuse the date): the acks of the earlier
       // sends are not this one's.
       const std::uint64_t version = messages::version_key(m.handle, m.version);
       ledger_->acks.erase(ledger_->acks.lower_bound({ctx.node(), m.destination, version, 0}),
                           ledger_->acks.upper_bound({ctx.node(), m.destination, version, ~0u}));
-    } else if (verdict == core::SendVerdict::send && m.traffic == core::Traffic::recovery) {
+    } else if (verdict == node::SendVerdict::send && m.traffic == node::Traffic::recovery) {
       judge(ctx, m);
     }
     return verdict;
   }
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m) override {
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message& m) override {
     return inner_->on_receive(ctx, m);
   }
-  void on_stored(core::ProtocolContext& ctx, const core::Message& m) override { inner_->on_stored(ctx, m); }
-  void on_data_released(core::ProtocolContext& ctx, const core::Message& m) override { inner_->on_data_released(ctx, m); }
-  void on_control(core::ProtocolContext& ctx, const core::Message& m) override {
+  void on_stored(node::ProtocolContext& ctx, const node::Message& m) override { inner_->on_stored(ctx, m); }
+  void on_data_released(node::ProtocolContext& ctx, const node::Message& m) override { inner_->on_data_released(ctx, m); }
+  void on_control(node::ProtocolContext& ctx, const node::Message& m) override {
     if (coordinator_) return inner_->on_control(ctx, m);
     switch (m.control_type) {
       case messages::kAck: {
-        const messages::Ack ack = core::decode<messages::Ack>(m);
+        const messages::Ack ack = node::decode<messages::Ack>(m);
         ledger_->acks.try_emplace({ctx.node(), m.source, ack.version, ack.date}, PhaseLedger::AckSeen{ack.epoch, in_recovery_});
         break;
       }
       case messages::kRound: {
-        const messages::Round round = core::decode<messages::Round>(m);
+        const messages::Round round = node::decode<messages::Round>(m);
         if (round.round > round_) {
           round_ = round.round;
           ready_ = 0;
@@ -95,7 +95,7 @@ public:
         break;
       }
       case messages::kReady: {
-        const messages::Ready ready = core::decode<messages::Ready>(m);
+        const messages::Ready ready = node::decode<messages::Ready>(m);
         if (ready.round != round_) break;
         ready_ = ready.phase;
         on_ready_ = true;
@@ -108,24 +108,24 @@ public:
     }
     inner_->on_control(ctx, m);
   }
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t token) override { inner_->on_timer(ctx, token); }
-  void on_storage_done(core::ProtocolContext& ctx, std::uint64_t token, const core::Bytes* content) override {
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t token) override { inner_->on_timer(ctx, token); }
+  void on_storage_done(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) override {
     inner_->on_storage_done(ctx, token, content);
   }
-  void on_activity_done(core::ProtocolContext& ctx, std::uint64_t token) override { inner_->on_activity_done(ctx, token); }
-  void on_failure_notice(core::ProtocolContext& ctx, const core::FailureNotice& notice) override {
+  void on_activity_done(node::ProtocolContext& ctx, std::uint64_t token) override { inner_->on_activity_done(ctx, token); }
+  void on_failure_notice(node::ProtocolContext& ctx, const node::FailureNotice& notice) override {
     in_recovery_ = true;
     inner_->on_failure_notice(ctx, notice);
   }
-  void on_restart(core::ProtocolContext& ctx, const core::RestartInfo& info) override {
+  void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) override {
     in_recovery_ = true;
     inner_->on_restart(ctx, info);
   }
-  bool finished(core::ProtocolContext& ctx) override { return inner_->finished(ctx); }
-  std::string phase(core::ProtocolContext& ctx) override { return inner_->phase(ctx); }
+  bool finished(node::ProtocolContext& ctx) override { return inner_->finished(ctx); }
+  std::string phase(node::ProtocolContext& ctx) override { return inner_->phase(ctx); }
 
 private:
-  void judge(core::ProtocolContext& ctx, const core::Message& m) {
+  void judge(node::ProtocolContext& ctx, const node::Message& m) {
     const std::uint32_t date = m.header_word(0), epoch = m.header_word(1), phase = m.header_word(2);
     const auto ack = ledger_->acks.find({ctx.node(), m.destination, messages::version_key(m.handle, m.version), date});
     if (ack == ledger_->acks.end() || ack->second.during_recovery || epoch >= ack->second.epoch) return;  // not logged
@@ -140,7 +140,7 @@ private:
     }
   }
 
-  std::unique_ptr<core::Protocol> inner_;
+  std::unique_ptr<node::Protocol> inner_;
   std::shared_ptr<PhaseLedger> ledger_;
   bool coordinator_;
   std::uint32_t round_ = 0;
@@ -188,20 +188,20 @@ Outcome run_scenarios(std::size_t seeds) {
     config::Json reference = {{"application", campaign_support::application(app)},
                               {"platform", campaign_support::platform()},
                               {"protocol", {{"type", "none"}}}};
-    const core::RunMetrics free = testing::run_on_queue(reference, "reference");
+    const node::RunMetrics free = testing::run_on_queue(reference, "reference");
     REQUIRE(free.complete);
     for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
       const config::Json document = scenario(app, seed, free.makespan);
       const std::string origin = std::string(app) + "/seed " + std::to_string(seed);
       auto ledger = std::make_shared<PhaseLedger>();
-      const testing::FactoryWrapper observe = [ledger](core::ProtocolFactory inner) -> core::ProtocolFactory {
-        return [inner, ledger](core::NodeId node, bool coordinator) {
+      const testing::FactoryWrapper observe = [ledger](node::ProtocolFactory inner) -> node::ProtocolFactory {
+        return [inner, ledger](node::NodeId node, bool coordinator) {
           return std::make_unique<PhaseObserver>(inner(node, coordinator), ledger, coordinator);
         };
       };
       testing::planted_faults().fired = 0;  // in this process: counted per run
       INFO(origin << ": " << document.dump());
-      const core::RunMetrics m = testing::run_on_queue(document, origin, 5e-6, 1.25e9, {}, observe);
+      const node::RunMetrics m = testing::run_on_queue(document, origin, 5e-6, 1.25e9, {}, observe);
       INFO("failure reason: " << m.failure_reason);
       REQUIRE(m.complete);  // the oracle cannot see an early replay: the run completes either way
       CHECK(m.oracle_ok);

@@ -1,7 +1,7 @@
 """Layering rules of DESIGN.md, checked on the sources and, exactly, on the built protocol library.
 
 Only the backends (sim/simgrid, sim/mpi) include SimGrid or MPI, never both; protocols see their own
-process through core::ProtocolContext and nothing of the world driver, the backends or other
+process through node::ProtocolContext and nothing of the world driver, the backends or other
 nodes' state: the symbols the protocol library uses (nm) name none of them, nor the runtime's event
 entry points, and it holds no writable global (objdump). Every protocol is one folder.
 """
@@ -147,12 +147,12 @@ def test_a_planted_writable_global_is_caught(tmp_path):
 # host, a backend, the failure schedule, the planted test faults (a mutation hook compiled in),
 # nor the runtime's event entry points or store mutators (a version of its own choosing, a task done without running).
 FORBIDDEN_SYMBOLS = [
-    "ftsim::core::Simulation", "ftsim::core::NodeHost", "ftsim::core::HostEnvironment", "ftsim::mpi::",
-    "ftsim::simgrid_backend::", "ftsim::core::FailureSchedule", "ftsim::testing::", "ftsim::mutants::",
-    "ftsim::core::NodeRuntime::on_data", "ftsim::core::NodeRuntime::on_task_finished",
-    "ftsim::core::NodeRuntime::mark_done", "ftsim::core::NodeRuntime::wipe",
-    "ftsim::core::VersionStore::add_own", "ftsim::core::VersionStore::produce", "ftsim::core::VersionStore::add_copy",
-    "ftsim::core::VersionStore::assign", "ftsim::core::NodeRuntime::store()",
+    "ftsim::world::Simulation", "ftsim::node::NodeHost", "ftsim::node::HostEnvironment", "ftsim::mpi::",
+    "ftsim::simgrid_backend::", "ftsim::world::FailureSchedule", "ftsim::testing::", "ftsim::mutants::",
+    "ftsim::node::NodeRuntime::on_data", "ftsim::node::NodeRuntime::on_task_finished",
+    "ftsim::node::NodeRuntime::mark_done", "ftsim::node::NodeRuntime::wipe",
+    "ftsim::node::VersionStore::add_own", "ftsim::node::VersionStore::produce", "ftsim::node::VersionStore::add_copy",
+    "ftsim::node::VersionStore::assign", "ftsim::node::NodeRuntime::store()",
 ]
 
 
@@ -173,7 +173,7 @@ def test_the_protocol_library_uses_nothing_beyond_its_context():
     if not PROTOCOL_LIBRARY.exists():
         pytest.fail(f"{PROTOCOL_LIBRARY} not built")
     used = used_symbols(PROTOCOL_LIBRARY)
-    assert any("ftsim::core::NodeRuntime::restore" in u for u in used), "nm found no use of the runtime at all"
+    assert any("ftsim::node::NodeRuntime::restore" in u for u in used), "nm found no use of the runtime at all"
     assert forbidden_uses(PROTOCOL_LIBRARY) == []
 
 
@@ -185,7 +185,7 @@ def test_a_planted_forbidden_call_is_caught(tmp_path):
     source = tmp_path / "planted.cpp"
     source.write_text(
         '#include "sim/node/node_runtime.hpp"\n'
-        "void cheat(ftsim::core::NodeRuntime& r) { r.store().add_own(0, 1, 8, 42); r.on_data(0, 1, 2); }\n", encoding="utf-8")
+        "void cheat(ftsim::node::NodeRuntime& r) { r.store().add_own(0, 1, 8, 42); r.on_data(0, 1, 2); }\n", encoding="utf-8")
     subprocess.run(["g++", "-std=c++20", "-O2", "-I", str(SOURCE), "-c", str(source), "-o", str(tmp_path / "planted.o")],
                    check=True)
     subprocess.run(["ar", "rcs", str(tmp_path / "libplanted.a"), str(tmp_path / "planted.o")], check=True)

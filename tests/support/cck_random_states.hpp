@@ -20,7 +20,7 @@ using graphs::NodeId;
 using graphs::TaskId;
 using protocols::cck::LocalState;
 
-inline std::uint64_t key(graphs::HandleId h, graphs::Version v) { return core::VersionStore::key(h, v); }
+inline std::uint64_t key(graphs::HandleId h, graphs::Version v) { return node::VersionStore::key(h, v); }
 
 inline graphs::TaskGraph random_graph(std::mt19937_64& random, NodeId nodes, std::size_t tasks) {
   graphs::StfBuilder builder(nodes);
@@ -48,11 +48,11 @@ inline graphs::TaskGraph random_graph(std::mt19937_64& random, NodeId nodes, std
 // readers still need it; a node receives a version once.
 struct Memory {
   const graphs::TaskGraph& graph;
-  const core::RuntimeIndex& index;
+  const node::RuntimeIndex& index;
   std::vector<std::map<std::uint64_t, std::uint32_t>> held;  // per node: key -> readers left (own: none)
   std::vector<std::vector<std::uint8_t>> done;              // per node, per local task
 
-  Memory(const graphs::TaskGraph& g, const core::RuntimeIndex& i) : graph(g), index(i), held(g.node_count()) {
+  Memory(const graphs::TaskGraph& g, const node::RuntimeIndex& i) : graph(g), index(i), held(g.node_count()) {
     for (NodeId n = 0; n < g.node_count(); ++n) done.emplace_back(i.tasks_of(n).size(), 0);
     for (graphs::HandleId h = 0; h < g.handle_count(); ++h) held[g.owner(h)][key(h, 0)] = 0;
     for (NodeId n = 0; n < g.node_count(); ++n) {
@@ -116,7 +116,7 @@ struct Scenario {
 };
 
 // A random execution of `graph` stopped by a failure of one or two nodes after a checkpoint.
-inline Scenario random_scenario(std::mt19937_64& random, const graphs::TaskGraph& graph, const core::RuntimeIndex& index) {
+inline Scenario random_scenario(std::mt19937_64& random, const graphs::TaskGraph& graph, const node::RuntimeIndex& index) {
   const NodeId nodes = graph.node_count();
   const std::vector<TaskId> order = random_execution(random, graph);
   Scenario scenario;

@@ -8,8 +8,8 @@
 
 namespace ftsim::testing {
 
-inline core::TestFaults& planted_faults() {
-  static core::TestFaults faults;
+inline node::TestFaults& planted_faults() {
+  static node::TestFaults faults;
   return faults;
 }
 

@@ -14,10 +14,10 @@
 namespace ftsim::testing {
 
 // `wrap`, if given, wraps the config's own protocol factory (a test's observer around each process).
-using FactoryWrapper = std::function<core::ProtocolFactory(core::ProtocolFactory)>;
+using FactoryWrapper = std::function<node::ProtocolFactory(node::ProtocolFactory)>;
 
-inline core::RunMetrics run_on_queue(const config::Json& document, const std::string& origin, double latency = 1e-6,
-                                     double bandwidth = 1e9, core::ProtocolFactory factory = {},
+inline node::RunMetrics run_on_queue(const config::Json& document, const std::string& origin, double latency = 1e-6,
+                                     double bandwidth = 1e9, node::ProtocolFactory factory = {},
                                      const FactoryWrapper& wrap = {}) {
   // The config describes the network the queue backend models (the no-progress bound of the
   // world driver is derived from it).
@@ -29,7 +29,7 @@ inline core::RunMetrics run_on_queue(const config::Json& document, const std::st
   const graphs::TaskGraph graph = graphs::build_application(cfg);
   const graphs::CostModel cost(cfg, graph);
   QueueBackend backend(graph.node_count(), cfg.platform.storage.hosts, latency, bandwidth);
-  core::SimulationOptions options;
+  world::SimulationOptions options;
   if (cfg.run.time_limit) options.time_limit = *cfg.run.time_limit;
   options.test_faults = &planted_faults();
   if (!factory) {
@@ -37,7 +37,7 @@ inline core::RunMetrics run_on_queue(const config::Json& document, const std::st
     if (wrap) factory = wrap(std::move(factory));
     options.protocol_metrics = protocols::protocol_metric_definitions(cfg);
   }
-  core::Simulation simulation(cfg, graph, cost, factory, backend, options);
+  world::Simulation simulation(cfg, graph, cost, factory, backend, options);
   backend.set_events(&simulation);
   simulation.start();
   backend.run();

@@ -84,14 +84,14 @@ config::Json failure_at(double seconds, int node) {
           {"detection", "0.05ms"}};
 }
 
-core::RunMetrics run(const config::Json& document, double latency = kLatency, double bandwidth = kBandwidth) {
+node::RunMetrics run(const config::Json& document, double latency = kLatency, double bandwidth = kBandwidth) {
   return testing::run_on_queue(document, "buddy recovery examples", latency, bandwidth);
 }
 
-std::uint64_t sent(const core::RunMetrics& m, std::size_t node, core::Traffic traffic) {
+std::uint64_t sent(const node::RunMetrics& m, std::size_t node, node::Traffic traffic) {
   return m.nodes.at(node).messages_sent[static_cast<std::size_t>(traffic)];
 }
-std::uint64_t sent_bytes(const core::RunMetrics& m, std::size_t node, core::Traffic traffic) {
+std::uint64_t sent_bytes(const node::RunMetrics& m, std::size_t node, node::Traffic traffic) {
   return m.nodes.at(node).bytes_sent[static_cast<std::size_t>(traffic)];
 }
 
@@ -100,13 +100,13 @@ std::uint64_t sent_bytes(const core::RunMetrics& m, std::size_t node, core::Traf
 // The body stays under kBodyOverhead, which is smaller than every datum whose absence a test
 // checks, so the bytes tell which data were sent back.
 constexpr std::uint64_t kBodyOverhead = 100;
-std::uint64_t restored_data(const core::RunMetrics& m, std::size_t node) {
-  REQUIRE(sent(m, node, core::Traffic::restore) == 1);
-  return sent_bytes(m, node, core::Traffic::restore) - kEnvelope;
+std::uint64_t restored_data(const node::RunMetrics& m, std::size_t node) {
+  REQUIRE(sent(m, node, node::Traffic::restore) == 1);
+  return sent_bytes(m, node, node::Traffic::restore) - kEnvelope;
 }
 
 // Every run of these tests must end, hold the oracle, and fail exactly once.
-void require_recovered(const core::RunMetrics& m) {
+void require_recovered(const node::RunMetrics& m) {
   std::string stalls;
   for (const auto& line : m.stall_report) stalls += "\n  stall: " + line;
   INFO("failure reason: " << m.failure_reason << stalls);
@@ -262,7 +262,7 @@ TEST_CASE("thesis Fig. 3.1: a local restart uses N + 1 unless a message of the f
           "[buddy][papers][recovery]") {
   const GraphFile file("fig3_1", kFig31);
   const config::Json buddies = config::Json::array({1, 0, 0});
-  const core::RunMetrics reference = run(buddy_config(file, 3, buddies, nullptr));
+  const node::RunMetrics reference = run(buddy_config(file, 3, buddies, nullptr));
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);
   REQUIRE(reference.checkpoints.size() == 2);
@@ -273,7 +273,7 @@ TEST_CASE("thesis Fig. 3.1: a local restart uses N + 1 unless a message of the f
   CHECK(reference.makespan > 0.02);
 
   SECTION("node 1 fails while m is in transit: checkpoint N = 1") {
-    const core::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(0.006, 1)));
+    const node::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(0.006, 1)));
     require_recovered(m);
     CHECK(m.failures[0].restart_point == "checkpoint 1");
     // Tasks 3 and 6, done before the failure, run again (task 8 was running: not a re-execution).
@@ -282,10 +282,10 @@ TEST_CASE("thesis Fig. 3.1: a local restart uses N + 1 unless a message of the f
     CHECK(m.nodes[0].reexecutions == 0);
     CHECK(m.nodes[2].reexecutions == 0);
     CHECK(m.failures[0].messages_replayed == 0);  // node 1 reads nothing of the others after cut 1
-    CHECK(m.nodes[0].messages_sent[static_cast<std::size_t>(core::Traffic::restore)] == 1);  // its buddy
+    CHECK(m.nodes[0].messages_sent[static_cast<std::size_t>(node::Traffic::restore)] == 1);  // its buddy
   }
   SECTION("node 1 fails once m was delivered (later): checkpoint N + 1 = 2") {
-    const core::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(0.015, 1)));
+    const node::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(0.015, 1)));
     require_recovered(m);
     CHECK(m.failures[0].restart_point == "checkpoint 2");
     CHECK(m.nodes[1].reexecutions == 1);  // task 6 only
@@ -295,7 +295,7 @@ TEST_CASE("thesis Fig. 3.1: a local restart uses N + 1 unless a message of the f
   }
   SECTION("node 1 fails at the same time on a network fast enough that m was delivered: checkpoint N + 1 = 2") {
     // 1 TB/s: BIG takes 10 us, m arrives at about 3 ms, before the failure at 6 ms.
-    const core::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(0.006, 1)), kLatency, 1e12);
+    const node::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(0.006, 1)), kLatency, 1e12);
     require_recovered(m);
     CHECK(m.failures[0].restart_point == "checkpoint 2");
     CHECK(m.nodes[1].reexecutions == 1);
@@ -304,7 +304,7 @@ TEST_CASE("thesis Fig. 3.1: a local restart uses N + 1 unless a message of the f
   SECTION("node 0 fails at the same time: no message of it in transit, checkpoint N + 1 = 2 although the global "
           "checkpoint 2 is not complete") {
     const double t = 0.006;
-    const core::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(t, 0)));
+    const node::RunMetrics m = run(buddy_config(file, 3, buddies, failure_at(t, 0)));
     require_recovered(m);
     CHECK(m.failures[0].restart_point == "checkpoint 2");
     REQUIRE(m.checkpoints.size() == 2);
@@ -313,7 +313,7 @@ TEST_CASE("thesis Fig. 3.1: a local restart uses N + 1 unless a message of the f
     CHECK(m.nodes[0].reexecutions == 0);  // task 10 was running; tasks 1 and 4 are before cut 2
     CHECK(m.nodes[1].reexecutions == 0);
     CHECK(m.nodes[2].reexecutions == 0);
-    CHECK(m.nodes[1].messages_sent[static_cast<std::size_t>(core::Traffic::restore)] == 1);  // node 0's buddy
+    CHECK(m.nodes[1].messages_sent[static_cast<std::size_t>(node::Traffic::restore)] == 1);  // node 0's buddy
   }
 }
 
@@ -328,19 +328,19 @@ TEST_CASE("thesis Fig. 3.4: orphans re-sent by the restarted node are dropped by
           "nothing twice",
           "[buddy][papers][recovery]") {
   const GraphFile file("fig3_4", kFig34);
-  const core::RunMetrics reference = run(buddy_config(file, 2, "next", nullptr));
+  const node::RunMetrics reference = run(buddy_config(file, 2, "next", nullptr));
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);
-  REQUIRE(sent(reference, 0, core::Traffic::application) == 2);  // A v2 and A v3
+  REQUIRE(sent(reference, 0, node::Traffic::application) == 2);  // A v2 and A v3
 
-  const core::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.006, 0)));
+  const node::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.006, 0)));
   require_recovered(m);
   CHECK(m.failures[0].restart_point == "checkpoint 1");
   // Node 0 runs tasks 2 and 4 again and sends A v2 and A v3 again: the two orphans.
   CHECK(m.nodes[0].reexecutions == 2);
   CHECK(m.failures[0].tasks_reexecuted == 2);
-  CHECK(sent(m, 0, core::Traffic::application) == 4);
-  CHECK(sent_bytes(m, 0, core::Traffic::application) == 4 * (100 + kEnvelope));
+  CHECK(sent(m, 0, node::Traffic::application) == 4);
+  CHECK(sent_bytes(m, 0, node::Traffic::application) == 4 * (100 + kEnvelope));
   // Node 1: every one of its 4 tasks executed exactly once; A v3 arrived while still held.
   CHECK(m.nodes[1].executions == 4);
   CHECK(m.nodes[1].reexecutions == 0);
@@ -348,7 +348,7 @@ TEST_CASE("thesis Fig. 3.4: orphans re-sent by the restarted node are dropped by
   CHECK(m.nodes[1].restarts == 0);
   // Node 0 reads nothing of node 1 after the cut: nothing to replay.
   CHECK(m.failures[0].messages_replayed == 0);
-  CHECK(sent(m, 1, core::Traffic::recovery) == 0);
+  CHECK(sent(m, 1, node::Traffic::recovery) == 0);
 }
 
 // Thesis Fig. 3.5 (§3.2.5): node 0 sent A to node 1 before the checkpoint for task 2; task 3 reads
@@ -366,7 +366,7 @@ TEST_CASE("thesis Fig. 3.5: a version received before the checkpoint and read ag
           "[buddy][papers][recovery]") {
   constexpr std::uint64_t kA = 1000, kB = 200;
   const GraphFile file("fig3_5", kFig35);
-  const core::RunMetrics reference = run(buddy_config(file, 2, "next", nullptr));
+  const node::RunMetrics reference = run(buddy_config(file, 2, "next", nullptr));
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);
   {
@@ -378,33 +378,33 @@ TEST_CASE("thesis Fig. 3.5: a version received before the checkpoint and read ag
     CHECK(g.transfers()[0].consumer == 1u);
     CHECK(g.transfers().cache_hits() == 1u);
   }
-  REQUIRE(sent(reference, 0, core::Traffic::application) == 1);
+  REQUIRE(sent(reference, 0, node::Traffic::application) == 1);
 
   SECTION("node 1 fails: node 0 replays A v1 (the FAKE_SEND case)") {
-    const core::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.010, 1)));
+    const node::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.010, 1)));
     require_recovered(m);
     CHECK(m.failures[0].restart_point == "checkpoint 1");
     CHECK(m.failures[0].messages_replayed == 1);
     CHECK(m.failures[0].bytes_replayed == kA);
-    CHECK(sent(m, 0, core::Traffic::recovery) == 1);
-    CHECK(sent_bytes(m, 0, core::Traffic::recovery) == kA + kEnvelope);
+    CHECK(sent(m, 0, node::Traffic::recovery) == 1);
+    CHECK(sent_bytes(m, 0, node::Traffic::recovery) == kA + kEnvelope);
     // Node 1's checkpoint, sent back by node 0, holds B only, not A.
-    CHECK(sent(m, 0, core::Traffic::restore) == 1);
+    CHECK(sent(m, 0, node::Traffic::restore) == 1);
     CHECK(restored_data(m, 0) >= kB);
     CHECK(restored_data(m, 0) < kB + kBodyOverhead);
-    CHECK(sent(m, 0, core::Traffic::application) == 1);  // no other send of A
+    CHECK(sent(m, 0, node::Traffic::application) == 1);  // no other send of A
     CHECK(m.nodes[0].reexecutions == 0);
     CHECK(m.nodes[1].reexecutions == 0);  // task 2 was running at the failure
   }
   SECTION("node 0 fails: A v1 is not sent again (no orphan from the lost cache)") {
-    const core::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.010, 0)));
+    const node::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.010, 0)));
     require_recovered(m);
     CHECK(m.failures[0].restart_point == "checkpoint 1");
-    CHECK(sent(m, 0, core::Traffic::application) == 1);
+    CHECK(sent(m, 0, node::Traffic::application) == 1);
     CHECK(m.nodes[1].duplicates_received == 0);
     CHECK(m.failures[0].messages_replayed == 0);  // node 0 reads nothing of node 1
     // Node 0's checkpoint 1 is A v1, which node 1 kept from the transfer (a free save).
-    CHECK(sent(m, 1, core::Traffic::restore) == 1);
+    CHECK(sent(m, 1, node::Traffic::restore) == 1);
     CHECK(restored_data(m, 1) >= kA);
     CHECK(restored_data(m, 1) < kA + kBodyOverhead);
     CHECK(m.nodes[0].reexecutions == 1);  // task 3
@@ -425,26 +425,26 @@ TEST_CASE("thesis Fig. 3.9: the buddy sends back the checkpoint (A), then replay
           "[buddy][papers][recovery]") {
   constexpr std::uint64_t kA = 100000, kB = 2000, kC = 300;
   const GraphFile file("fig3_9", kFig39);
-  const core::RunMetrics reference = run(buddy_config(file, 2, "next", nullptr));
+  const node::RunMetrics reference = run(buddy_config(file, 2, "next", nullptr));
   REQUIRE(reference.complete);
   REQUIRE(reference.oracle_ok);
-  REQUIRE(sent(reference, 1, core::Traffic::application) == 3);  // B v1, B v2, C v1
+  REQUIRE(sent(reference, 1, node::Traffic::application) == 3);  // B v1, B v2, C v1
 
-  const core::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.010, 0)));
+  const node::RunMetrics m = run(buddy_config(file, 2, "next", failure_at(0.010, 0)));
   require_recovered(m);
   CHECK(m.failures[0].restart_point == "checkpoint 1");
   // The checkpoint: A, from node 1's memory.
-  CHECK(sent(m, 1, core::Traffic::restore) == 1);
+  CHECK(sent(m, 1, node::Traffic::restore) == 1);
   CHECK(restored_data(m, 1) >= kA);
   CHECK(restored_data(m, 1) < kA + kBodyOverhead);
   // The log: B v1 and B v2, exactly.
   CHECK(m.failures[0].messages_replayed == 2);
   CHECK(m.failures[0].bytes_replayed == 2 * kB);
-  CHECK(sent(m, 1, core::Traffic::recovery) == 2);
-  CHECK(sent_bytes(m, 1, core::Traffic::recovery) == 2 * (kB + kEnvelope));
+  CHECK(sent(m, 1, node::Traffic::recovery) == 2);
+  CHECK(sent_bytes(m, 1, node::Traffic::recovery) == 2 * (kB + kEnvelope));
   // C went once, by the normal path, and was logged like B v1 and B v2.
-  CHECK(sent(m, 1, core::Traffic::application) == 3);
-  CHECK(sent_bytes(m, 1, core::Traffic::application) == 2 * kB + kC + 3 * kEnvelope);
+  CHECK(sent(m, 1, node::Traffic::application) == 3);
+  CHECK(sent_bytes(m, 1, node::Traffic::application) == 2 * kB + kC + 3 * kEnvelope);
   CHECK(m.nodes[1].log_store_total == 2 * kB + kC);
   // B v1 was overwritten by task 3 before the failure and kept beside B v2: node 1 held B v1,
   // B v2 and C at once (without the log's pin, at most one version of B and C: kB + kC).
@@ -454,7 +454,7 @@ TEST_CASE("thesis Fig. 3.9: the buddy sends back the checkpoint (A), then replay
   CHECK(m.failures[0].tasks_reexecuted == 2);
   CHECK(m.nodes[1].reexecutions == 0);
   CHECK(m.nodes[1].restarts == 0);
-  CHECK(sent(m, 0, core::Traffic::application) == 0);  // node 1 reads nothing of node 0
+  CHECK(sent(m, 0, node::Traffic::application) == 0);  // node 1 reads nothing of node 0
 }
 
 
@@ -480,7 +480,7 @@ TEST_CASE("thesis Figs. 3.1-3.9 graphs: a failure of any node at any time recove
       for (int node = 0; node < example.nodes; ++node) {
         for (int step = 0; step < 60; ++step) {
           const double t = 0.0001 + 0.0005 * step;
-          const core::RunMetrics m =
+          const node::RunMetrics m =
               run(buddy_config(file, example.nodes, example.buddies, failure_at(t, node)), kLatency, bandwidth);
           INFO(example.name << ": node " << node << " fails at " << t << " s, bandwidth " << bandwidth << " B/s: "
                             << m.failure_reason);
@@ -519,7 +519,7 @@ TEST_CASE("buddy: the run ends when the last event is a checkpoint acknowledgeme
         {"kernel": "f", "node": 0, "access": [["RW", "A"]]}
       ]
     })");
-    const core::RunMetrics m = run(buddy_config(file, 2, "next", nullptr));
+    const node::RunMetrics m = run(buddy_config(file, 2, "next", nullptr));
     INFO(m.failure_reason);
     CHECK(m.complete);
     CHECK(m.oracle_ok);
@@ -528,7 +528,7 @@ TEST_CASE("buddy: the run ends when the last event is a checkpoint acknowledgeme
     // Node 2 runs tasks 5, 7 and 9 as soon as BIG and m arrive (10 s); the ACK of its save of X v2
     // for checkpoint 2 comes back 4 ms later, after its last task.
     const GraphFile file("fig3_1_slow", kFig31);
-    const core::RunMetrics m = run(buddy_config(file, 3, config::Json::array({1, 0, 0}), nullptr), 2e-3, 1e6);
+    const node::RunMetrics m = run(buddy_config(file, 3, config::Json::array({1, 0, 0}), nullptr), 2e-3, 1e6);
     INFO(m.failure_reason);
     CHECK(m.complete);
     CHECK(m.oracle_ok);

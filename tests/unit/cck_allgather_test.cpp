@@ -19,8 +19,8 @@ using protocols::cck::Control;
 
 namespace {
 
-core::SharedBytes block_of(std::uint32_t node, std::size_t size) {
-  auto bytes = std::make_shared<core::Bytes>(size);
+node::SharedBytes block_of(std::uint32_t node, std::size_t size) {
+  auto bytes = std::make_shared<node::Bytes>(size);
   for (std::size_t i = 0; i < size; ++i) (*bytes)[i] = static_cast<std::uint8_t>(node * 31 + i);
   return bytes;
 }
@@ -30,7 +30,7 @@ core::SharedBytes block_of(std::uint32_t node, std::size_t size) {
 TEST_CASE("cck all-gather: every node holds every block, shared, in ceil(log2 N) steps", "[cck][allgather]") {
   for (std::uint32_t n : {1u, 2u, 3u, 5u, 8u, 13u, 64u, 100u}) {
     INFO("N = " << n);
-    std::vector<core::SharedBytes> own;
+    std::vector<node::SharedBytes> own;
     std::vector<AllGather> nodes;
     for (std::uint32_t p = 0; p < n; ++p) {
       own.push_back(block_of(p, 1 + p % 7));
@@ -71,14 +71,14 @@ TEST_CASE("cck GATHER: the simulated size of its blocks inline, the same blocks 
     c.blocks.emplace_back(node, block_of(node, 100 + node));
     inline_blocks += 4 + 8 + (100 + node);
   }
-  core::Message m;
+  node::Message m;
   m.is_data = false;
   m.control_type = protocols::cck::kGather;
-  m.body = core::encode(c, protocols::cck::kGather, &m.parts);
+  m.body = node::encode(c, protocols::cck::kGather, &m.parts);
   std::uint64_t size = m.body.encoded_size();
-  for (const core::SharedBytes& part : m.parts) size += core::inline_size(*part);
+  for (const node::SharedBytes& part : m.parts) size += node::inline_size(*part);
   CHECK(size == 8 + 4 + 8 + 4 + inline_blocks);
-  const Control d = core::decode<Control>(m);
+  const Control d = node::decode<Control>(m);
   CHECK(d.round == c.round);
   CHECK(d.step == c.step);
   REQUIRE(d.blocks.size() == c.blocks.size());
@@ -88,5 +88,5 @@ TEST_CASE("cck GATHER: the simulated size of its blocks inline, the same blocks 
   }
   // A message whose parts disagree with its body is refused.
   m.parts.pop_back();
-  CHECK_THROWS_AS(core::decode<Control>(m), core::WireError);
+  CHECK_THROWS_AS(node::decode<Control>(m), node::WireError);
 }

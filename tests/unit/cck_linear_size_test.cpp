@@ -50,7 +50,7 @@ struct Measure {
 // Everything ran since checkpoint 0 (the input), then node 1 failed: node 0's Ḡ and plan.
 Measure measure(std::uint32_t sweeps) {
   const graphs::TaskGraph graph = two_node_stencil(sweeps);
-  const core::RuntimeIndex index(graph);
+  const node::RuntimeIndex index(graph);
   const protocols::cck::TransferLookup transfers(graph);
   const PlanningContext context{graph, index, transfers, false};
   std::vector<LocalState> states(2);
@@ -61,7 +61,7 @@ Measure measure(std::uint32_t sweeps) {
     states[n].at_checkpoint.assign(tasks, 0);
   }
   for (graphs::HandleId h = 0; h < graph.handle_count(); ++h) {
-    states[graph.owner(h)].checkpoint_versions.insert(core::VersionStore::key(h, 0));
+    states[graph.owner(h)].checkpoint_versions.insert(node::VersionStore::key(h, 0));
   }
   states[1].restoring = true;
   const auto start = std::chrono::steady_clock::now();

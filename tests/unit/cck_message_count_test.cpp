@@ -23,7 +23,7 @@ config::Json stencil(std::uint32_t p, std::uint32_t q, const std::string& flush)
           {"protocol", {{"type", "cck"}, {"at", "cuts"}, {"flush", flush}}}};
 }
 
-std::uint64_t metric(const core::RunMetrics& m, const std::string& name) {
+std::uint64_t metric(const node::RunMetrics& m, const std::string& name) {
   for (const auto& named : m.protocol_metrics) {
     if (named.name == name) return named.value;
   }
@@ -39,7 +39,7 @@ TEST_CASE("cck: control messages per checkpoint are 2N + 3·ΣV, the full flush 
     const std::uint64_t neighbour_pairs = 2 * (std::uint64_t(side) * (side - 1) + std::uint64_t(side) * (side - 1));
     for (const std::string flush : {"neighbours", "all"}) {
       INFO("N = " << n << ", flush " << flush);
-      const core::RunMetrics m = testing::run_on_queue(stencil(side, side, flush), "cck message count");
+      const node::RunMetrics m = testing::run_on_queue(stencil(side, side, flush), "cck message count");
       INFO(m.failure_reason);
       REQUIRE(m.complete);
       CHECK(m.oracle_ok);

@@ -80,7 +80,7 @@ std::set<std::uint32_t> total_communications(const graphs::TaskGraph& graph, con
 // The independent search: may the re-executions S make every lost send possible again?
 struct BruteForce {
   const graphs::TaskGraph& graph;
-  const core::RuntimeIndex& index;
+  const node::RuntimeIndex& index;
   const Scenario& scenario;
   bool keep_in_memory;
   std::vector<TaskId> candidates;    // survivor tasks executed since the checkpoint
@@ -156,7 +156,7 @@ Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
   std::mt19937_64 random(seed);
   const NodeId nodes = 2 + NodeId(random() % 7);
   const graphs::TaskGraph graph = testing::cck_states::random_graph(random, nodes, 30 + random() % 171);
-  const core::RuntimeIndex index(graph);
+  const node::RuntimeIndex index(graph);
   const protocols::cck::TransferLookup transfers(graph);
   const Scenario scenario = testing::cck_states::random_scenario(random, graph, index);
   const std::size_t at_checkpoint = scenario.at_checkpoint, at_failure = scenario.at_failure;
@@ -167,8 +167,8 @@ Outcome check_one(std::uint64_t seed, bool keep_in_memory) {
   {
     // What each node reads from the encoded blocks the all-gather delivers is Definition 5 computed
     // here on the graphs themselves.
-    std::vector<core::SharedBytes> blocks;
-    for (const RestrictedGraph& g : restricted) blocks.push_back(std::make_shared<const core::Bytes>(g.encode()));
+    std::vector<node::SharedBytes> blocks;
+    for (const RestrictedGraph& g : restricted) blocks.push_back(std::make_shared<const node::Bytes>(g.encode()));
     const protocols::cck::GatheredRound round = protocols::cck::gathered_round(context, blocks);
     INFO("seed " << seed);
     const std::set<std::uint32_t> total(round.total.begin(), round.total.end());

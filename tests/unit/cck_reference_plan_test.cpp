@@ -29,7 +29,7 @@ using protocols::cck::RestrictedGraph;
 
 namespace {
 
-using core::VersionStore;
+using node::VersionStore;
 
 // The reference closure: what makes (h, v) available on `node` again (§3.5.2 and §3.5.4, with
 // §3.7.1 when `keep_in_memory`), written out on its own.
@@ -205,7 +205,7 @@ TEST_CASE("cck: the linear Ḡ gives the plans of the closure-per-send Ḡ on ra
     std::mt19937_64 random(seed * 7919);
     const NodeId nodes = 2 + NodeId(random() % 7);
     const graphs::TaskGraph graph = testing::cck_states::random_graph(random, nodes, 30 + random() % 371);
-    const core::RuntimeIndex index(graph);
+    const node::RuntimeIndex index(graph);
     const protocols::cck::TransferLookup transfers(graph);
     testing::cck_states::Scenario scenario = testing::cck_states::random_scenario(random, graph, index);
     // A later round of the same recovery: some survivors have re-executions pending, or lost what

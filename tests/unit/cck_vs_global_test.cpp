@@ -28,7 +28,7 @@ config::Json base(const std::string& app) {
           {"platform", {{"nodes", 16}, {"cores_per_node", 2}, {"core_gflops", 2}, {"storage", {{"hosts", 1}}}}}};
 }
 
-std::uint64_t reexecutions(const core::RunMetrics& m) {
+std::uint64_t reexecutions(const node::RunMetrics& m) {
   std::uint64_t total = 0;
   for (const auto& n : m.nodes) total += n.reexecutions;
   return total;
@@ -38,7 +38,7 @@ std::uint64_t reexecutions(const core::RunMetrics& m) {
 
 TEST_CASE("cck: fewer re-executions than global on the same failures", "[cck][campaign-lite]") {
   for (const std::string app : {"cholesky", "stencil", "cg"}) {
-    const core::RunMetrics reference = testing::run_on_queue(base(app), "reference");
+    const node::RunMetrics reference = testing::run_on_queue(base(app), "reference");
     REQUIRE(reference.complete);
     const double makespan = reference.makespan;
     std::uint64_t cck_total = 0, kept_total = 0, global_total = 0, failures = 0;
@@ -61,9 +61,9 @@ TEST_CASE("cck: fewer re-executions than global on the same failures", "[cck][ca
       with_cck["protocol"] = {{"type", "cck"}, {"period", period}};
       with_kept["protocol"] = {{"type", "cck"}, {"period", period}, {"reexecution", {{"keep_in_memory", true}}}};
       with_global["protocol"] = {{"type", "global"}, {"period", period}, {"storage", "stable"}};
-      const core::RunMetrics cck = testing::run_on_queue(with_cck, "cck");
-      const core::RunMetrics kept = testing::run_on_queue(with_kept, "cck, keep in memory");
-      const core::RunMetrics global = testing::run_on_queue(with_global, "global");
+      const node::RunMetrics cck = testing::run_on_queue(with_cck, "cck");
+      const node::RunMetrics kept = testing::run_on_queue(with_kept, "cck, keep in memory");
+      const node::RunMetrics global = testing::run_on_queue(with_global, "global");
       INFO(app << " seed " << seed << ": " << with_cck.dump());
       INFO("cck: " << cck.failure_reason << "; kept: " << kept.failure_reason << "; global: " << global.failure_reason);
       REQUIRE(cck.complete);

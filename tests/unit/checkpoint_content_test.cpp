@@ -12,9 +12,9 @@
 
 using namespace ftsim;
 using namespace ftsim::protocols;
-using core::Bytes;
-using core::NodeSnapshot;
-using core::VersionStore;
+using node::Bytes;
+using node::NodeSnapshot;
+using node::VersionStore;
 
 namespace {
 
@@ -36,8 +36,8 @@ std::shared_ptr<const content::Settings> settings(const config::CheckpointDataCo
 }
 
 // Random bytes (incompressible), with the listed blocks zero.
-core::ContentRef make_content(std::uint64_t blocks, std::uint64_t seed, std::vector<std::uint64_t> zero_blocks = {}) {
-  auto content = std::make_shared<core::Content>(blocks * kBlock);
+node::ContentRef make_content(std::uint64_t blocks, std::uint64_t seed, std::vector<std::uint64_t> zero_blocks = {}) {
+  auto content = std::make_shared<node::Content>(blocks * kBlock);
   std::mt19937_64 random(seed);
   for (std::size_t i = 0; i < content->size(); i += 8) {
     const std::uint64_t word = random();
@@ -48,8 +48,8 @@ core::ContentRef make_content(std::uint64_t blocks, std::uint64_t seed, std::vec
 }
 
 // The same content with blocks `changed` rewritten.
-core::ContentRef change(const core::ContentRef& before, std::vector<std::uint64_t> changed, std::uint64_t seed) {
-  auto content = std::make_shared<core::Content>(*before);
+node::ContentRef change(const node::ContentRef& before, std::vector<std::uint64_t> changed, std::uint64_t seed) {
+  auto content = std::make_shared<node::Content>(*before);
   std::mt19937_64 random(seed);
   for (std::uint64_t b : changed) {
     for (std::uint64_t i = 0; i < kBlock; i += 8) {
@@ -61,7 +61,7 @@ core::ContentRef change(const core::ContentRef& before, std::vector<std::uint64_
 }
 
 // A node state holding version v of handle 0 with this content (and version 0 of handle 1).
-NodeSnapshot snapshot_with(graphs::Version v, const core::ContentRef& content, const core::ContentRef& other) {
+NodeSnapshot snapshot_with(graphs::Version v, const node::ContentRef& content, const node::ContentRef& other) {
   NodeSnapshot s;
   s.done = {1, 0, 1};
   VersionStore::Entry e;
@@ -78,7 +78,7 @@ NodeSnapshot snapshot_with(graphs::Version v, const core::ContentRef& content, c
   return s;
 }
 
-const core::Content& restored_content(const content::Restored& r, graphs::HandleId h, graphs::Version v) {
+const node::Content& restored_content(const content::Restored& r, graphs::HandleId h, graphs::Version v) {
   return *r.snapshot.store.at(VersionStore::key(h, v)).content;
 }
 
@@ -86,7 +86,7 @@ const core::Content& restored_content(const content::Restored& r, graphs::Handle
 
 TEST_CASE("checkpoint data: a zero block is stored as a marker and restored as zeros", "[checkpoint-data]") {
   content::ImageWriter writer(settings(data_config(true, false, false)));
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const auto data = make_content(8, 1, {1, 4, 5});
   const auto other = make_content(2, 2);
   const auto image = writer.write(counters, snapshot_with(1, data, other), 1);
@@ -108,7 +108,7 @@ TEST_CASE("checkpoint data: a zero block is stored as a marker and restored as z
 
 TEST_CASE("checkpoint data: without zero_blocks a zero block is stored as it is", "[checkpoint-data]") {
   content::ImageWriter writer(settings(data_config(false, true, false)));
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const auto image = writer.write(counters, snapshot_with(1, make_content(4, 1, {0, 1}), make_content(1, 2)), 1);
   CHECK(image.stored_bytes == 5 * kBlock);
 }
@@ -117,7 +117,7 @@ TEST_CASE("checkpoint data: incremental images hold the changed blocks; restart 
           "[checkpoint-data]") {
   const auto s = settings(data_config(true, true, false, 3));
   content::ImageWriter writer(s);
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const auto other = make_content(2, 9);
   const auto v1 = make_content(16, 1);
   const auto v2 = change(v1, {3, 7}, 2);
@@ -160,20 +160,20 @@ TEST_CASE("checkpoint data: incremental images hold the changed blocks; restart 
 
   // Out of order, a link missing, or no full image first: refused, never restored wrong.
   const Bytes* skipped[] = {&images[0].content, &images[2].content};
-  CHECK_THROWS_AS(content::read_chain(*s, skipped, nullptr), core::WireError);
+  CHECK_THROWS_AS(content::read_chain(*s, skipped, nullptr), node::WireError);
   const Bytes* reversed[] = {&images[1].content, &images[0].content};
-  CHECK_THROWS_AS(content::read_chain(*s, reversed, nullptr), core::WireError);
+  CHECK_THROWS_AS(content::read_chain(*s, reversed, nullptr), node::WireError);
   const Bytes* no_full[] = {&images[1].content, &images[2].content};
-  CHECK_THROWS_AS(content::read_chain(*s, no_full, nullptr), core::WireError);
+  CHECK_THROWS_AS(content::read_chain(*s, no_full, nullptr), node::WireError);
 }
 
 TEST_CASE("checkpoint data: a changed block that became zero is a marker in an incremental image", "[checkpoint-data]") {
   const auto s = settings(data_config(true, true, false, 10));
   content::ImageWriter writer(s);
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const auto other = make_content(1, 9);
   const auto v1 = make_content(4, 1);
-  auto v2 = std::make_shared<core::Content>(*v1);
+  auto v2 = std::make_shared<node::Content>(*v1);
   std::memset(v2->data() + 2 * kBlock, 0, kBlock);
   const auto a = writer.write(counters, snapshot_with(1, v1, other), 1);
   const auto b = writer.write(counters, snapshot_with(2, v2, other), 2);
@@ -188,7 +188,7 @@ TEST_CASE("checkpoint data: the chain restarts after a restore; old chains are r
           "[checkpoint-data]") {
   const auto s = settings(data_config(false, true, false, 3));
   content::ImageWriter writer(s);
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const auto other = make_content(1, 9);
   auto v = make_content(4, 1);
   for (std::uint32_t c = 1; c <= 5; ++c) {
@@ -213,7 +213,7 @@ TEST_CASE("checkpoint data: the chain restarts after a restore; old chains are r
 TEST_CASE("checkpoint data: reading a chain back from storage, newest first", "[checkpoint-data]") {
   const auto s = settings(data_config(false, true, false, 3));
   content::ImageWriter writer(s);
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const auto other = make_content(1, 9);
   const auto v1 = make_content(4, 1);
   const auto v2 = change(v1, {1}, 2);
@@ -234,7 +234,7 @@ TEST_CASE("checkpoint data: reading a chain back from storage, newest first", "[
   CHECK(restored_content(content::read_chain(*s, chain, nullptr), 0, 3) == *v3);
   // The wrong image for what it waits for is refused.
   fetch.begin(3);
-  CHECK_THROWS_AS(fetch.add(storage.at(2)), core::WireError);
+  CHECK_THROWS_AS(fetch.add(storage.at(2)), node::WireError);
   // A keeper's view: the chain of 3 among the images it holds, packed in one message.
   const auto find = [&](std::uint32_t id) -> const Bytes* { return storage.count(id) ? &storage.at(id) : nullptr; };
   const auto held = content::collect_chain(find, 3);
@@ -250,9 +250,9 @@ TEST_CASE("checkpoint data: reading a chain back from storage, newest first", "[
 TEST_CASE("checkpoint data: zstd compresses the stored blocks and restores them exactly", "[checkpoint-data]") {
   const auto s = settings(data_config(false, false, true));
   content::ImageWriter writer(s);
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   // Compressible: small integers as doubles.
-  auto data = std::make_shared<core::Content>(16 * kBlock);
+  auto data = std::make_shared<node::Content>(16 * kBlock);
   for (std::size_t i = 0; i < data->size() / 8; ++i) {
     const double value = double(i % 17);
     std::memcpy(data->data() + 8 * i, &value, 8);
@@ -264,7 +264,7 @@ TEST_CASE("checkpoint data: zstd compresses the stored blocks and restores them 
   CHECK(image.compress_seconds > 0);
   CHECK(image.charge_seconds == 0);  // real content: spent for real, nothing to charge
   const Bytes* chain[] = {&image.content};
-  core::ContentCounters read;
+  node::ContentCounters read;
   const content::Restored r = content::read_chain(*s, chain, &read);
   CHECK(restored_content(r, 0, 1) == *data);
   CHECK(restored_content(r, 1, 0) == *other);
@@ -278,7 +278,7 @@ TEST_CASE("checkpoint data: a simulation models the blocks from the data profile
   c.block_size = 8192;
   const auto s = settings(c, {0.25, 0.5, 2.0});
   content::ImageWriter writer(s);
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const std::uint64_t bytes = 100 * 8192;
   const auto state = [&](graphs::Version v) {
     NodeSnapshot snapshot;
@@ -314,13 +314,13 @@ TEST_CASE("checkpoint data: a simulation models the blocks from the data profile
   CHECK(r.snapshot.store.at(VersionStore::key(0, 3)).content == nullptr);
   CHECK(r.charge_seconds > 0);
   const Bytes* alone[] = {&incremental.content};
-  CHECK_THROWS_AS(content::read_chain(*s, alone, nullptr), core::WireError);
+  CHECK_THROWS_AS(content::read_chain(*s, alone, nullptr), node::WireError);
 }
 
 TEST_CASE("checkpoint data: single-datum images (buddy) chain over the versions saved to one keeper", "[checkpoint-data]") {
   const auto s = settings(data_config(true, true, true, 3));
   content::DatumWriter writer(s);
-  core::ContentCounters counters;
+  node::ContentCounters counters;
   const auto v1 = make_content(8, 1, {6});
   const auto v2 = change(v1, {2}, 2);
   const auto v3 = change(v2, {3, 4}, 3);
@@ -332,16 +332,16 @@ TEST_CASE("checkpoint data: single-datum images (buddy) chain over the versions 
   CHECK_FALSE(c.full);
   CHECK(content::read_datum_header(*c.image).base == 2);
   double modelled = 0, measured = 0;
-  const core::Content* chain[] = {a.image.get(), b.image.get(), c.image.get()};
+  const node::Content* chain[] = {a.image.get(), b.image.get(), c.image.get()};
   CHECK(*content::read_datum_chain(*s, chain, 0, modelled, measured) == *v3);
   CHECK(modelled == 0);
-  const core::Content* broken[] = {a.image.get(), c.image.get()};
-  CHECK_THROWS_AS(content::read_datum_chain(*s, broken, 0, modelled, measured), core::WireError);
+  const node::Content* broken[] = {a.image.get(), c.image.get()};
+  CHECK_THROWS_AS(content::read_datum_chain(*s, broken, 0, modelled, measured), node::WireError);
   // Another keeper has nothing of it: full there; a keeper that was replaced: full again.
   CHECK(writer.write(counters, v3->size(), 6, 0, 3, v3, false, 3).full);
   writer.forget(5);
   CHECK(writer.write(counters, v3->size(), 5, 0, 4, v3, false, 4).full);
   // A raw copy (a cached save) is a full entry of a chain.
-  const core::Content* raw[] = {v2.get(), c.image.get()};
+  const node::Content* raw[] = {v2.get(), c.image.get()};
   CHECK(*content::read_datum_chain(*s, raw, 0, modelled, measured) == *v3);
 }

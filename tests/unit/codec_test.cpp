@@ -19,7 +19,7 @@ using namespace ftsim;
 
 namespace {
 
-std::string hex(const core::Bytes& bytes) {
+std::string hex(const node::Bytes& bytes) {
   std::string out;
   char digits[3];
   for (std::uint8_t b : bytes) {
@@ -29,10 +29,10 @@ std::string hex(const core::Bytes& bytes) {
   return out;
 }
 
-core::ContentRef content(std::initializer_list<std::uint8_t> bytes) { return std::make_shared<const core::Content>(bytes); }
+node::ContentRef content(std::initializer_list<std::uint8_t> bytes) { return std::make_shared<const node::Content>(bytes); }
 
-core::Message control(std::uint32_t type, core::Bytes body, std::vector<core::SharedBytes> parts = {}) {
-  core::Message m;
+node::Message control(std::uint32_t type, node::Bytes body, std::vector<node::SharedBytes> parts = {}) {
+  node::Message m;
   m.is_data = false;
   m.control_type = type;
   m.body = std::move(body);
@@ -43,19 +43,19 @@ core::Message control(std::uint32_t type, core::Bytes body, std::vector<core::Sh
 // `body` has the expected bytes (and uncounted framing), and decodes to a message that encodes
 // to the same bytes again.
 template <class T> void check(const T& message, const std::string& expected, std::uint64_t content_bytes) {
-  const core::Bytes body = core::encode(message);
+  const node::Bytes body = node::encode(message);
   CHECK(hex(body) == expected);
   CHECK(body.content_bytes == content_bytes);
-  const core::Bytes again = core::encode(core::decode<T>(control(0, body)));
+  const node::Bytes again = node::encode(node::decode<T>(control(0, body)));
   CHECK(again == body);
   CHECK(again.content_bytes == body.content_bytes);
 }
 
 // The same for a struct with a field list per message type.
 template <class T> void check(const T& message, std::uint32_t type, const std::string& expected) {
-  const core::Bytes body = core::encode(message, type);
+  const node::Bytes body = node::encode(message, type);
   CHECK(hex(body) == expected);
-  CHECK(core::encode(core::decode<T>(control(type, body)), type) == body);
+  CHECK(node::encode(node::decode<T>(control(type, body)), type) == body);
 }
 
 }  // namespace
@@ -67,21 +67,21 @@ TEST_CASE("codec: buddy's messages keep their layout", "[codec]") {
 
   m::RestoreData data;
   data.checkpoint = 6;
-  data.add(11, core::encode(m::SavedVersion{2, 0x1122334455667788ull, content({1, 2, 3})}));
-  data.add(12, core::encode(m::SavedVersion{9, 42, nullptr}));
+  data.add(11, node::encode(m::SavedVersion{2, 0x1122334455667788ull, content({1, 2, 3})}));
+  data.add(12, node::encode(m::SavedVersion{9, 42, nullptr}));
   check(data,
         "060000000200000000000000530000000000000023000000000000000b00000017000000000000000b00000000000000"
         "02000000887766554433221104000000000000000102030c00000014000000000000000800000000000000090000002a"
         "000000000000000000000000000000",
         43);
   std::vector<std::pair<graphs::HandleId, m::SavedVersion>> entries;
-  core::decode<m::RestoreData>(control(5, core::encode(data))).for_each_entry([&](graphs::HandleId h, m::SavedVersion saved) {
+  node::decode<m::RestoreData>(control(5, node::encode(data))).for_each_entry([&](graphs::HandleId h, m::SavedVersion saved) {
     entries.emplace_back(h, std::move(saved));
   });
   REQUIRE(entries.size() == 2);
   CHECK(entries[0].first == 11);
   CHECK(entries[0].second.digest == 0x1122334455667788ull);
-  CHECK(*entries[0].second.content == core::Content{1, 2, 3});
+  CHECK(*entries[0].second.content == node::Content{1, 2, 3});
   CHECK(entries[1].second.version == 9);
   CHECK(!entries[1].second.content);
 
@@ -146,23 +146,23 @@ TEST_CASE("codec: cck's control messages keep their layout, per type", "[codec]"
   c::Control gather;
   gather.round = 9;
   gather.step = 2;
-  gather.blocks = {{7, std::make_shared<const core::Bytes>(core::Bytes{1, 2, 3})},
-                   {8, std::make_shared<const core::Bytes>(core::Bytes{4})}};
-  std::vector<core::SharedBytes> parts;
-  const core::Bytes body = core::encode(gather, c::kGather, &parts);
+  gather.blocks = {{7, std::make_shared<const node::Bytes>(node::Bytes{1, 2, 3})},
+                   {8, std::make_shared<const node::Bytes>(node::Bytes{4})}};
+  std::vector<node::SharedBytes> parts;
+  const node::Bytes body = node::encode(gather, c::kGather, &parts);
   CHECK(hex(body) == "0900000000000000020000003000000000000000020000000700000008000000");
   REQUIRE(parts.size() == 2);
   CHECK(parts[1].get() == gather.blocks[1].second.get());
-  const auto back = core::decode<c::Control>(control(c::kGather, body, parts));
+  const auto back = node::decode<c::Control>(control(c::kGather, body, parts));
   REQUIRE(back.blocks.size() == 2);
   CHECK(back.blocks[0].first == 7);
   CHECK(back.blocks[0].second.get() == parts[0].get());
   // Encoding it without a place for the parts is a bug; decoding it without them is an error.
-  CHECK_THROWS_AS(core::encode(gather, c::kGather), std::logic_error);
-  CHECK_THROWS_AS(core::decode<c::Control>(control(c::kGather, body)), core::WireError);
+  CHECK_THROWS_AS(node::encode(gather, c::kGather), std::logic_error);
+  CHECK_THROWS_AS(node::decode<c::Control>(control(c::kGather, body)), node::WireError);
   // An unknown session or type is refused.
-  CHECK_THROWS_AS(core::decode<c::Control>(control(c::kPing, core::Bytes{1, 0, 0, 0, 0, 0, 0, 0, 2})), core::WireError);
-  CHECK_THROWS_AS(core::decode<c::Control>(control(99, core::Bytes{1, 0, 0, 0, 0, 0, 0, 0})), core::WireError);
+  CHECK_THROWS_AS(node::decode<c::Control>(control(c::kPing, node::Bytes{1, 0, 0, 0, 0, 0, 0, 0, 2})), node::WireError);
+  CHECK_THROWS_AS(node::decode<c::Control>(control(99, node::Bytes{1, 0, 0, 0, 0, 0, 0, 0})), node::WireError);
 }
 
 TEST_CASE("codec: global's control messages keep their layout, per type", "[codec]") {
@@ -175,9 +175,9 @@ TEST_CASE("codec: global's control messages keep their layout, per type", "[code
   check(recover, g::kRecover, "0300000001000000010000000000000001000000");
   g::Control data = g::with(4, 2);
   data.count = 1000;
-  data.snapshot = core::Bytes{1, 2, 3, 4};
+  data.snapshot = node::Bytes{1, 2, 3, 4};
   check(data, g::kCheckpointData, "0400000002000000e8030000000000000400000000000000000000000000000001020304");
-  CHECK(core::encode(data, g::kCheckpointData).content_bytes == 8);
+  CHECK(node::encode(data, g::kCheckpointData).content_bytes == 8);
   g::Control save = g::with(4, 2);
   save.count = 17;
   check(save, g::kSave, "04000000020000001100000000000000");
@@ -187,8 +187,8 @@ TEST_CASE("codec: global's control messages keep their layout, per type", "[code
 TEST_CASE("codec: lineage's and none's messages keep their layout", "[codec]") {
   namespace l = protocols::lineage_messages;
   // What the hand-written encoders wrote, field by field.
-  core::Bytes expected;
-  core::WireWriter w(expected);
+  node::Bytes expected;
+  node::WireWriter w(expected);
   l::Plan plan;
   plan.round = 3;
   plan.replacement = true;
@@ -224,18 +224,18 @@ TEST_CASE("codec: lineage's and none's messages keep their layout", "[codec]") {
   // A fresh replacement sends its round and the flag only.
   inventory.fresh = true;
   check(inventory, "0200000001", 0);
-  CHECK(core::decode<l::Inventory>(core::Bytes{2, 0, 0, 0, 1}).held.empty());
+  CHECK(node::decode<l::Inventory>(node::Bytes{2, 0, 0, 0, 1}).held.empty());
   check(l::Round{7}, "07000000", 0);
 
-  check(core::FailureNotice{2, 1, 3}, "020000000100000003000000", 0);  // none's messages, and every cause
+  check(node::FailureNotice{2, 1, 3}, "020000000100000003000000", 0);  // none's messages, and every cause
 }
 
 TEST_CASE("codec: MPI packets keep their layout", "[codec]") {
-  core::Message msg;
+  node::Message msg;
   msg.source = 1;
   msg.destination = 2;
   msg.bytes = 100;
-  msg.traffic = core::Traffic::control;
+  msg.traffic = node::Traffic::control;
   msg.is_data = false;
   msg.handle = 3;
   msg.version = 4;
@@ -243,8 +243,8 @@ TEST_CASE("codec: MPI packets keep their layout", "[codec]") {
   msg.section = 6;
   msg.content = content({1, 2});
   msg.control_type = 7;
-  msg.body = core::Bytes{8, 9};
-  msg.parts = {std::make_shared<const core::Bytes>(core::Bytes{10})};
+  msg.body = node::Bytes{8, 9};
+  msg.parts = {std::make_shared<const node::Bytes>(node::Bytes{10})};
   msg.set_header(0, 11);
   msg.set_header(5, 12);
   msg.source_incarnation = 1;
@@ -258,19 +258,19 @@ TEST_CASE("codec: MPI packets keep their layout", "[codec]") {
         "0000000b000000000000000000000000000000000000000c00000001000000ffffffff02000000000000000000f83f0d"
         "00000000000000",
         26);
-  const core::Message back = core::decode<mpi::HostMessage>(core::encode(host)).message;
+  const node::Message back = node::decode<mpi::HostMessage>(node::encode(host)).message;
   CHECK(back.header_words == 6);
   CHECK(back.header_word(5) == 12);
-  CHECK(*back.parts[0] == core::Bytes{10});
-  CHECK(back.traffic == core::Traffic::control);
+  CHECK(*back.parts[0] == node::Bytes{10});
+  CHECK(back.traffic == node::Traffic::control);
   // A traffic kind that does not exist is refused.
-  core::Bytes bad = core::encode(host);
-  bad[16] = static_cast<std::uint8_t>(core::kTrafficKinds);
-  CHECK_THROWS_AS(core::decode<mpi::HostMessage>(bad), core::WireError);
+  node::Bytes bad = node::encode(host);
+  bad[16] = static_cast<std::uint8_t>(node::kTrafficKinds);
+  CHECK_THROWS_AS(node::decode<mpi::HostMessage>(bad), node::WireError);
 
-  core::ContentCounters content{.full_images = 24, .hash_seconds = 0.5, .decompress_seconds = 2, .restore_bytes = 25,
+  node::ContentCounters content{.full_images = 24, .hash_seconds = 0.5, .decompress_seconds = 2, .restore_bytes = 25,
                                  .images = {{3, false, 26, 27, 0.125}}};
-  const core::NodeMetrics nm{.executions = 1, .reexecutions = 2, .busy_seconds = 3.5, .lost_seconds = 0.25,
+  const node::NodeMetrics nm{.executions = 1, .reexecutions = 2, .busy_seconds = 3.5, .lost_seconds = 0.25,
                              .messages_sent = {0, 0, 0, 0, 6}, .bytes_sent = {7}, .duplicates_received = 8,
                              .orphans_dropped = 9, .sends_suppressed = 10, .inputs_missing_at_start = 11,
                              .peak_memory_bytes = 12, .restarts = 13, .checkpoint_store_total = 14,
@@ -293,24 +293,24 @@ TEST_CASE("codec: MPI packets keep their layout", "[codec]") {
             "0000000003000000001a000000000000001b00000000000000000000000000c03f",
         0);
 
-  check(core::FailureEffect{"checkpoint 3", 4, 1.25, 2, 5, 600},
+  check(node::FailureEffect{"checkpoint 3", 4, 1.25, 2, 5, 600},
         "0c000000000000000000000000000000636865636b706f696e7420330400000000000000000000000000f43f02000000"
         "05000000000000005802000000000000",
         8);
 
   // A packet is its kind, then its fields.
-  mpi::StorageDone done{3, 9, true, false, 12, core::Bytes{5}};
-  core::Bytes expected{static_cast<std::uint8_t>(mpi::PacketKind::storage_done)};
-  core::WireWriter w(expected);
+  mpi::StorageDone done{3, 9, true, false, 12, node::Bytes{5}};
+  node::Bytes expected{static_cast<std::uint8_t>(mpi::PacketKind::storage_done)};
+  node::WireWriter w(expected);
   w.u32(3);
   w.u64(9);
   w.u8(1);
   w.u8(0);
   w.u64(12);
-  w.bytes(core::Bytes{5});
+  w.bytes(node::Bytes{5});
   CHECK(mpi::encode_packet(done) == expected);
-  core::WireReader in(expected.data() + 1, expected.size() - 1);
-  CHECK(mpi::read_packet<mpi::StorageDone>(in).content == core::Bytes{5});
+  node::WireReader in(expected.data() + 1, expected.size() - 1);
+  CHECK(mpi::read_packet<mpi::StorageDone>(in).content == node::Bytes{5});
 }
 
 TEST_CASE("codec: a message that is not exactly its fields is an error", "[codec]") {
@@ -318,11 +318,11 @@ TEST_CASE("codec: a message that is not exactly its fields is an error", "[codec
   m::Line line;
   line.round = 1;
   line.epochs = {1, 2};
-  core::Bytes body = core::encode(line);
-  core::Bytes truncated(body.begin(), body.end() - 1);
-  CHECK_THROWS_AS(core::decode<m::Line>(truncated), core::WireError);
+  node::Bytes body = node::encode(line);
+  node::Bytes truncated(body.begin(), body.end() - 1);
+  CHECK_THROWS_AS(node::decode<m::Line>(truncated), node::WireError);
   body.push_back(0);
-  CHECK_THROWS_AS(core::decode<m::Line>(body), core::WireError);
+  CHECK_THROWS_AS(node::decode<m::Line>(body), node::WireError);
   // A count the rest of the message cannot hold is refused before anything is allocated.
-  CHECK_THROWS_AS(core::decode<m::Line>(core::Bytes{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}), core::WireError);
+  CHECK_THROWS_AS(node::decode<m::Line>(node::Bytes{1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}), node::WireError);
 }

@@ -7,8 +7,8 @@
 
 #include "sim/world/early_messages.hpp"
 
-using ftsim::core::EarlyMessages;
-using ftsim::core::Message;
+using ftsim::world::EarlyMessages;
+using ftsim::node::Message;
 
 namespace {
 Message numbered(std::uint64_t sequence) {

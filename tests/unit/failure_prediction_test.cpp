@@ -29,12 +29,12 @@ config::FailureConfig list_of(int count, double spacing) {
 
 struct Outcome {
   std::vector<double> alarm_times;  // true alarms, NaN when not announced
-  std::vector<core::FailurePredictor::FalseAlarm> false_alarms;
+  std::vector<world::FailurePredictor::FalseAlarm> false_alarms;
   std::uint64_t announced = 0;
 };
 
 Outcome predict(const config::PredictionConfig& p, const config::FailureConfig& f, std::uint64_t seed) {
-  core::FailurePredictor predictor(p, f, 16, seed);
+  world::FailurePredictor predictor(p, f, 16, seed);
   Outcome o;
   double horizon = 0;
   for (const auto& e : f.events) {
@@ -117,7 +117,7 @@ TEST_CASE("prediction: an alarm is never before the failure became known", "[cor
   config::FailureConfig f;
   f.model = config::FailureModel::exponential;
   f.mtbf = 100;
-  core::FailurePredictor predictor(prediction(50.0, 1.0, 1.0), f, 4, 1);
+  world::FailurePredictor predictor(prediction(50.0, 1.0, 1.0), f, 4, 1);
   // A renewal failure drawn at t = 200 for t = 220: announced at once, 20 s ahead only.
   CHECK(*predictor.announce(220.0, 200.0) == 200.0);
   CHECK(*predictor.announce(400.0, 200.0) == 350.0);
@@ -131,7 +131,7 @@ TEST_CASE("prediction: renewal false alarms form a Poisson process of the right 
   f.mtbf = 1000;
   // 8 nodes, MTBF 1000 s: 0.008 failures/s; recall 0.5 -> 0.004 true alarms/s; precision 0.2 ->
   // 4 false alarms per true one: 0.016 false alarms/s.
-  core::FailurePredictor predictor(prediction(10.0, 0.5, 0.2), f, 8, 11);
+  world::FailurePredictor predictor(prediction(10.0, 0.5, 0.2), f, 8, 11);
   double t = 0;
   const int count = 40000;
   std::vector<int> per_node(8, 0);

@@ -18,7 +18,7 @@ config::FailureConfig model(config::FailureModel kind, double mtbf, double shape
 }
 
 // Mean and coefficient of variation of `draws` times between failures of node 0.
-std::pair<double, double> moments(core::FailureSchedule& schedule, double first, int draws) {
+std::pair<double, double> moments(world::FailureSchedule& schedule, double first, int draws) {
   double previous = first, sum = 0, squares = 0;
   for (int i = 0; i < draws; ++i) {
     const double next = *schedule.next_after(0, previous);
@@ -33,7 +33,7 @@ std::pair<double, double> moments(core::FailureSchedule& schedule, double first,
 }  // namespace
 
 TEST_CASE("failures: exponential times between failures have the MTBF as mean and CV 1", "[core][failures]") {
-  core::FailureSchedule schedule(model(config::FailureModel::exponential, 100.0), 4, 42);
+  world::FailureSchedule schedule(model(config::FailureModel::exponential, 100.0), 4, 42);
   const auto initial = schedule.initial();
   REQUIRE(initial.size() == 4);
   auto [mean, cv] = moments(schedule, initial[0].time, 200000);
@@ -43,7 +43,7 @@ TEST_CASE("failures: exponential times between failures have the MTBF as mean an
 
 TEST_CASE("failures: Weibull keeps the MTBF as mean and has the CV of its shape", "[core][failures]") {
   const double k = 0.7;
-  core::FailureSchedule schedule(model(config::FailureModel::weibull, 100.0, k), 1, 7);
+  world::FailureSchedule schedule(model(config::FailureModel::weibull, 100.0, k), 1, 7);
   auto [mean, cv] = moments(schedule, schedule.initial()[0].time, 200000);
   const double g1 = std::tgamma(1 + 1 / k), g2 = std::tgamma(1 + 2 / k);
   CHECK(mean == Approx(100.0).epsilon(0.02));
@@ -51,9 +51,9 @@ TEST_CASE("failures: Weibull keeps the MTBF as mean and has the CV of its shape"
 }
 
 TEST_CASE("failures: same seed, same failures, whatever the order nodes draw in", "[core][failures]") {
-  core::FailureSchedule a(model(config::FailureModel::exponential, 10.0), 3, 5);
-  core::FailureSchedule b(model(config::FailureModel::exponential, 10.0), 3, 5);
-  core::FailureSchedule c(model(config::FailureModel::exponential, 10.0), 3, 6);
+  world::FailureSchedule a(model(config::FailureModel::exponential, 10.0), 3, 5);
+  world::FailureSchedule b(model(config::FailureModel::exponential, 10.0), 3, 5);
+  world::FailureSchedule c(model(config::FailureModel::exponential, 10.0), 3, 6);
   CHECK(a.initial()[2].time == b.initial()[2].time);
   CHECK(a.initial()[2].time != c.initial()[2].time);
   const double a0 = *a.next_after(0, 1.0), a2 = *a.next_after(2, 1.0);
@@ -66,7 +66,7 @@ TEST_CASE("failures: a list is given as is and has no renewals", "[core][failure
   config::FailureConfig c;
   c.model = config::FailureModel::list;
   c.events = {{1.5, 2}, {0.5, 1}};
-  core::FailureSchedule schedule(c, 4, 1);
+  world::FailureSchedule schedule(c, 4, 1);
   REQUIRE(schedule.initial().size() == 2);
   CHECK(schedule.initial()[0].node == 2);
   CHECK_FALSE(schedule.next_after(2, 3.0).has_value());
@@ -76,8 +76,8 @@ TEST_CASE("failure schedule: with several ranks per machine the renewal processe
   // 8 ranks on 4 machines: 4 first failures, each naming a machine's first rank, with machine m's
   // stream the same as a 4-node schedule's node m (the MTBF is a machine's).
   const auto config = model(config::FailureModel::exponential, 10.0);
-  core::FailureSchedule per_machine(config, 8, 5, 2);
-  core::FailureSchedule per_node(config, 4, 5);
+  world::FailureSchedule per_machine(config, 8, 5, 2);
+  world::FailureSchedule per_node(config, 4, 5);
   const auto machines = per_machine.initial();
   const auto nodes = per_node.initial();
   REQUIRE(machines.size() == 4);
@@ -96,7 +96,7 @@ TEST_CASE("failure schedule: classes are drawn in their shares and leave the fai
   config::FailureConfig classed = plain;
   classed.class_shares = {0.7, 0.25, 0.05};
   classed.group_size = 4;
-  core::FailureSchedule a(plain, 8, 11), b(classed, 8, 11);
+  world::FailureSchedule a(plain, 8, 11), b(classed, 8, 11);
   CHECK(a.initial()[3].time == b.initial()[3].time);
   std::size_t counts[3] = {0, 0, 0};
   double ta = 1, tb = 1;
@@ -115,7 +115,7 @@ TEST_CASE("failure schedule: classes are drawn in their shares and leave the fai
 TEST_CASE("failure schedule: what a group or job failure takes down", "[core][failures][classes]") {
   config::FailureConfig c = model(config::FailureModel::exponential, 10.0);
   c.group_size = 4;
-  core::FailureSchedule s(c, 10, 1);
+  world::FailureSchedule s(c, 10, 1);
   using V = std::vector<graphs::NodeId>;
   CHECK(s.victims(5, config::FailureClass::node) == V{5});
   CHECK(s.victims(5, config::FailureClass::group) == V{5, 4, 6, 7});
@@ -128,7 +128,7 @@ TEST_CASE("failure schedule: a burst fails a neighbour within the window at the 
   config::FailureConfig c = model(config::FailureModel::exponential, 100.0);
   c.group_size = 4;
   c.burst = config::FailureBurst{21, 2.0};  // extra rate 20 / 100 s for 2 s: P = 1 - e^-0.4
-  core::FailureSchedule s(c, 4, 5);
+  world::FailureSchedule s(c, 4, 5);
   int struck = 0;
   double sum = 0;
   for (int i = 0; i < 40000; ++i) {

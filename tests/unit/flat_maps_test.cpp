@@ -10,8 +10,8 @@
 #include "sim/node/flat_map.hpp"
 #include "sim/node/flat_multimap.hpp"
 
-using ftsim::core::FlatMap64;
-using ftsim::core::FlatMultimap64;
+using ftsim::node::FlatMap64;
+using ftsim::node::FlatMultimap64;
 
 namespace {
 std::uint64_t version_key(std::uint32_t handle, std::uint32_t version) { return (std::uint64_t(handle) << 32) | version; }

@@ -19,38 +19,38 @@ namespace {
 
 // The control types of protocols/global/global_messages.hpp, as they travel.
 enum : std::uint32_t { kRequest = 1, kReady, kSave, kSaved, kCommit, kRecover, kRestored, kResume, kRestoreRequest = 11 };
-constexpr core::NodeId kCoordinator = 4;
+constexpr node::NodeId kCoordinator = 4;
 
 // Plays the world around a single host: records what it sends, starts, writes and the timers it sets.
-struct FakeEnvironment : core::HostEnvironment {
-  std::vector<core::Message> sent;
-  std::vector<core::TaskId> started;
+struct FakeEnvironment : node::HostEnvironment {
+  std::vector<node::Message> sent;
+  std::vector<node::TaskId> started;
   std::vector<std::uint64_t> timers;  // tokens
   std::vector<std::uint64_t> writes;  // storage write tokens
-  std::vector<core::NodeMetrics> metrics = std::vector<core::NodeMetrics>(5);
+  std::vector<node::NodeMetrics> metrics = std::vector<node::NodeMetrics>(5);
   std::string failure;
-  core::Recorder records;
+  node::Recorder records;
   double now() const override { return 0; }
-  void start_task(core::NodeId, core::TaskId task, double) override { started.push_back(task); }
-  void cancel_task(core::NodeId, core::TaskId) override {}
-  void send(core::Message message) override { sent.push_back(std::move(message)); }
+  void start_task(node::NodeId, node::TaskId task, double) override { started.push_back(task); }
+  void cancel_task(node::NodeId, node::TaskId) override {}
+  void send(node::Message message) override { sent.push_back(std::move(message)); }
   std::uint32_t storage_servers() const override { return 1; }
-  void storage_write(core::NodeId, std::uint32_t, std::uint64_t, core::Bytes, std::uint64_t, std::uint64_t token) override {
+  void storage_write(node::NodeId, std::uint32_t, std::uint64_t, node::Bytes, std::uint64_t, std::uint64_t token) override {
     writes.push_back(token);
   }
-  void storage_read(core::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void storage_read(node::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void storage_erase(std::uint32_t, std::uint64_t) override {}
-  std::uint64_t set_timer(core::NodeId, double, std::uint64_t token) override {
+  std::uint64_t set_timer(node::NodeId, double, std::uint64_t token) override {
     timers.push_back(token);
     return timers.size();
   }
   void cancel_timer(std::uint64_t) override {}
-  core::NodeMetrics& metrics_of(core::NodeId node) override { return metrics[node]; }
-  bool observe_execution(core::TaskId) override { return false; }
-  void record_failure_effect(const core::FailureNotice&, const core::FailureEffect&) override {}
-  void record_recovered(const core::FailureNotice&) override {}
-  void record_checkpoint(const core::CheckpointRecord&) override {}
-  core::Recorder& recorder() override { return records; }
+  node::NodeMetrics& metrics_of(node::NodeId node) override { return metrics[node]; }
+  bool observe_execution(node::TaskId) override { return false; }
+  void record_failure_effect(const node::FailureNotice&, const node::FailureEffect&) override {}
+  void record_recovered(const node::FailureNotice&) override {}
+  void record_checkpoint(const node::CheckpointRecord&) override {}
+  node::Recorder& recorder() override { return records; }
   void fail_run(const std::string& reason) override { failure = reason; }
   void check_completion() override {}
 };
@@ -71,35 +71,35 @@ struct HostBench {
         setup{cfg, graph, index, cost, 32},
         factory(protocols::make_protocol_factory(cfg, graph)) {}
   // Node `node`'s first process, its share of the input loaded, its protocol started.
-  std::unique_ptr<core::NodeHost> original(core::NodeId node) {
-    auto host = std::make_unique<core::NodeHost>(node, 0, setup, env, factory(node, false));
+  std::unique_ptr<node::NodeHost> original(node::NodeId node) {
+    auto host = std::make_unique<node::NodeHost>(node, 0, setup, env, factory(node, false));
     host->load_initial_state();
     host->start_protocol();
     return host;
   }
   // Node `node`'s replacement (incarnation 1), started when the last notice issued was `sequence`.
-  std::unique_ptr<core::NodeHost> replacement(core::NodeId node, std::uint32_t sequence) {
-    auto host = std::make_unique<core::NodeHost>(node, 1, setup, env, factory(node, false));
-    host->restart(core::RestartInfo{1, sequence});
+  std::unique_ptr<node::NodeHost> replacement(node::NodeId node, std::uint32_t sequence) {
+    auto host = std::make_unique<node::NodeHost>(node, 1, setup, env, factory(node, false));
+    host->restart(node::RestartInfo{1, sequence});
     return host;
   }
   const config::Config cfg;
   const graphs::TaskGraph graph;
   const graphs::CostModel cost;
-  const core::RuntimeIndex index;
-  const core::HostSetup setup;
-  const core::ProtocolFactory factory;
+  const node::RuntimeIndex index;
+  const node::HostSetup setup;
+  const node::ProtocolFactory factory;
   FakeEnvironment env;
 };
 
 // A control message of the coordinator to `to`: checkpoint, epoch, then the type's own fields.
-core::Message control(core::NodeId to, std::uint32_t type, std::uint32_t checkpoint, std::uint32_t epoch) {
-  core::Message m;
+node::Message control(node::NodeId to, std::uint32_t type, std::uint32_t checkpoint, std::uint32_t epoch) {
+  node::Message m;
   m.source = kCoordinator;
   m.destination = to;
   m.is_data = false;
   m.control_type = type;
-  core::WireWriter out(m.body);
+  node::WireWriter out(m.body);
   out.u32(checkpoint);
   out.u32(epoch);
   if (type == kSave) out.u64(0);            // messages to have received
@@ -111,9 +111,9 @@ core::Message control(core::NodeId to, std::uint32_t type, std::uint32_t checkpo
   return m;
 }
 
-std::size_t count(const std::vector<core::Message>& sent, std::uint32_t type) {
+std::size_t count(const std::vector<node::Message>& sent, std::uint32_t type) {
   std::size_t n = 0;
-  for (const core::Message& m : sent) n += m.control_type == type;
+  for (const node::Message& m : sent) n += m.control_type == type;
   return n;
 }
 
@@ -133,7 +133,7 @@ TEST_CASE("global: a replacement whose failure is not detected yet saves nothing
   CHECK_NOTHROW(host->deliver(control(1, kCommit, 1, 0)));
   CHECK_NOTHROW(host->deliver(control(1, kResume, 1, 0)));
   // Its failure detected (notice 1), RECOVER to the initial state: restored, it says so.
-  host->on_failure_notice(core::FailureNotice{1, 0, 1});
+  host->on_failure_notice(node::FailureNotice{1, 0, 1});
   host->deliver(control(1, kRecover, 0, 1));
   REQUIRE(count(env.sent, kRestored) == 1);
   CHECK(env.sent.back().destination == kCoordinator);
@@ -176,7 +176,7 @@ TEST_CASE("global: a storage write from before a rollback does not complete the 
   std::size_t released = 0;
   const auto quiesce = [&] {  // what runs finishes (paused: nothing new starts), what it sent leaves
     while (!env.started.empty() || released < env.sent.size()) {
-      for (core::TaskId task : std::exchange(env.started, {})) host->on_task_finished(task);
+      for (node::TaskId task : std::exchange(env.started, {})) host->on_task_finished(task);
       for (; released < env.sent.size(); ++released) {
         if (env.sent[released].is_data) host->released(env.sent[released]);
       }
@@ -187,7 +187,7 @@ TEST_CASE("global: a storage write from before a rollback does not complete the 
   host->deliver(control(1, kSave, 1, 0));
   REQUIRE(env.writes.size() == 1);
   // A failure elsewhere (notice 1): every node restarts from the initial state, then resumes.
-  host->on_failure_notice(core::FailureNotice{3, 0, 1});
+  host->on_failure_notice(node::FailureNotice{3, 0, 1});
   host->deliver(control(1, kRecover, 0, 1));
   host->deliver(control(1, kResume, 0, 1));
   // Checkpoint 1 again, in epoch 1.

@@ -19,8 +19,8 @@
 
 using namespace ftsim;
 using namespace ftsim::graphs;
-using kernels::Buffer;
-using kernels::KernelSet;
+using graphs::kernels::Buffer;
+using graphs::kernels::KernelSet;
 
 namespace {
 
@@ -134,11 +134,11 @@ std::vector<Buffer> run_threaded(const TaskGraph& graph, const KernelSet& set, u
 
 std::vector<std::uint64_t> checksums(const std::vector<Buffer>& buffers) {
   std::vector<std::uint64_t> result;
-  for (const Buffer& buffer : buffers) result.push_back(kernels::checksum(buffer));
+  for (const Buffer& buffer : buffers) result.push_back(graphs::kernels::checksum(buffer));
   return result;
 }
 
-void require_all_ok(const std::vector<kernels::NumericCheck>& checks) {
+void require_all_ok(const std::vector<graphs::kernels::NumericCheck>& checks) {
   REQUIRE_FALSE(checks.empty());
   for (const auto& check : checks) {
     INFO(check.name << " = " << check.value << " (tolerance " << check.tolerance << "): " << check.detail);
@@ -146,7 +146,7 @@ void require_all_ok(const std::vector<kernels::NumericCheck>& checks) {
   }
 }
 
-bool all_ok(const std::vector<kernels::NumericCheck>& checks) {
+bool all_ok(const std::vector<graphs::kernels::NumericCheck>& checks) {
   for (const auto& check : checks) {
     if (!check.ok) return false;
   }
@@ -179,14 +179,14 @@ TEST_CASE("kernels: Cholesky factors the generated SPD matrix, both submission o
     const TaskGraph graph = build_application(cfg);
     const auto set = KernelSet::make(cfg, graph);
     std::vector<Buffer> finals = run_sequentially(graph, *set);
-    const auto checks = kernels::check_numerics(cfg, graph, finals);
+    const auto checks = graphs::kernels::check_numerics(cfg, graph, finals);
     INFO(order);
     require_all_ok(checks);
     CHECK(checks.front().value < 1e-14);
 
     // A wrong tile of L is caught.
     perturb(finals[find_handle(graph, "A", 2, 1)], 5, 1e-3);
-    CHECK_FALSE(all_ok(kernels::check_numerics(cfg, graph, finals)));
+    CHECK_FALSE(all_ok(graphs::kernels::check_numerics(cfg, graph, finals)));
   }
 }
 
@@ -195,7 +195,7 @@ TEST_CASE("kernels: stencil equals a sequential Jacobi on the whole grid", "[ker
   const TaskGraph graph = build_application(cfg);
   const auto set = KernelSet::make(cfg, graph);
   std::vector<Buffer> finals = run_sequentially(graph, *set);
-  const auto checks = kernels::check_numerics(cfg, graph, finals);
+  const auto checks = graphs::kernels::check_numerics(cfg, graph, finals);
   require_all_ok(checks);
   CHECK(checks.front().value == 0.0);  // same operations in the same order per point
 
@@ -203,7 +203,7 @@ TEST_CASE("kernels: stencil equals a sequential Jacobi on the whole grid", "[ker
   for (auto [i, j, index] : {std::tuple{0, 0, 0}, std::tuple{1, 1, 20}}) {
     std::vector<Buffer> wrong = finals;
     perturb(wrong[find_handle(graph, "block", i, j)], std::size_t(index), 1e-9);
-    CHECK_FALSE(all_ok(kernels::check_numerics(cfg, graph, wrong)));
+    CHECK_FALSE(all_ok(graphs::kernels::check_numerics(cfg, graph, wrong)));
   }
 }
 
@@ -211,7 +211,7 @@ TEST_CASE("kernels: a single stencil tile (no halo) against the sequential Jacob
   const config::Config cfg = make_config({{"type", "stencil"}, {"tiles", 1}, {"tile_size", {5, 7}}, {"iterations", 3}}, 1);
   const TaskGraph graph = build_application(cfg);
   const auto set = KernelSet::make(cfg, graph);
-  require_all_ok(kernels::check_numerics(cfg, graph, run_sequentially(graph, *set)));
+  require_all_ok(graphs::kernels::check_numerics(cfg, graph, run_sequentially(graph, *set)));
 }
 
 TEST_CASE("kernels: CG equals a sequential CG", "[kernels]") {
@@ -219,7 +219,7 @@ TEST_CASE("kernels: CG equals a sequential CG", "[kernels]") {
   const TaskGraph graph = build_application(cfg);
   const auto set = KernelSet::make(cfg, graph);
   std::vector<Buffer> finals = run_sequentially(graph, *set);
-  const auto checks = kernels::check_numerics(cfg, graph, finals);
+  const auto checks = graphs::kernels::check_numerics(cfg, graph, finals);
   require_all_ok(checks);
   REQUIRE(checks.size() == 2);
   INFO(checks[0].detail);
@@ -229,12 +229,12 @@ TEST_CASE("kernels: CG equals a sequential CG", "[kernels]") {
   // A wrong x is caught; so is a wrong rr.
   std::vector<Buffer> wrong = finals;
   perturb(wrong[find_handle(graph, "x", 1)], 3, 1e-6);
-  const auto x_checks = kernels::check_numerics(cfg, graph, wrong);
+  const auto x_checks = graphs::kernels::check_numerics(cfg, graph, wrong);
   CHECK_FALSE(x_checks[0].ok);
   CHECK(x_checks[1].ok);
   wrong = finals;
   perturb(wrong[find_handle(graph, "rr", -1)], 0, 1e-9);
-  const auto rr_checks = kernels::check_numerics(cfg, graph, wrong);
+  const auto rr_checks = graphs::kernels::check_numerics(cfg, graph, wrong);
   CHECK(rr_checks[0].ok);
   CHECK_FALSE(rr_checks[1].ok);
 }
@@ -245,7 +245,7 @@ TEST_CASE("kernels: an unconverged CG whose residual grew passes", "[kernels]") 
   const config::Config cfg = make_config({{"type", "cg"}, {"grid", 64}, {"blocks", 8}, {"iterations", 20}}, 4);
   const TaskGraph graph = build_application(cfg);
   const auto set = KernelSet::make(cfg, graph);
-  const auto checks = kernels::check_numerics(cfg, graph, run_sequentially(graph, *set));
+  const auto checks = graphs::kernels::check_numerics(cfg, graph, run_sequentially(graph, *set));
   INFO(checks[0].detail);
   require_all_ok(checks);
   CHECK(checks[0].detail.find("true residual ||b - A x|| / ||b|| = 2.") != std::string::npos);
@@ -257,7 +257,7 @@ TEST_CASE("kernels: CG with uneven blocks and one block", "[kernels]") {
     const config::Config cfg = make_config({{"type", "cg"}, {"grid", 7}, {"blocks", blocks}, {"iterations", 30}}, 1);
     const TaskGraph graph = build_application(cfg);
     const auto set = KernelSet::make(cfg, graph);
-    require_all_ok(kernels::check_numerics(cfg, graph, run_sequentially(graph, *set)));
+    require_all_ok(graphs::kernels::check_numerics(cfg, graph, run_sequentially(graph, *set)));
   }
 }
 
@@ -266,7 +266,7 @@ TEST_CASE("kernels: spmd runs the synthetic kernel, checked bit-exact only", "[k
   const TaskGraph graph = build_application(cfg);
   const auto set = KernelSet::make(cfg, graph);
   const std::vector<Buffer> finals = run_sequentially(graph, *set);
-  require_all_ok(kernels::check_numerics(cfg, graph, finals));
+  require_all_ok(graphs::kernels::check_numerics(cfg, graph, finals));
   // Every handle was rewritten: no final equals its initial value.
   const std::vector<Buffer> initial = initial_buffers(graph, *set);
   for (HandleId h = 0; h < graph.handle_count(); ++h) CHECK(finals[h] != initial[h]);
@@ -304,7 +304,7 @@ TEST_CASE("kernels: single precision and a failed POTRF are refused with KernelE
     application["precision"] = "single";
     const config::Config cfg = make_config(application, 2);
     const TaskGraph graph = build_application(cfg);
-    CHECK_THROWS_AS(KernelSet::make(cfg, graph), kernels::KernelError);
+    CHECK_THROWS_AS(KernelSet::make(cfg, graph), graphs::kernels::KernelError);
     CHECK_THROWS_WITH(KernelSet::make(cfg, graph), Catch::Contains("/application/precision"));
   }
   const config::Config cfg = make_config(kCholesky, 1);
@@ -313,17 +313,17 @@ TEST_CASE("kernels: single precision and a failed POTRF are refused with KernelE
   REQUIRE(graph.kernel_name(graph.kernel(0)) == "POTRF");
   Buffer zero(graph.bytes(graph.accesses(0)[0].handle), 0);  // not positive definite
   std::vector<std::span<std::uint8_t>> data{zero};
-  CHECK_THROWS_AS(set->execute(0, data, 0), kernels::KernelError);
+  CHECK_THROWS_AS(set->execute(0, data, 0), graphs::kernels::KernelError);
 }
 
 TEST_CASE("kernels: checksum sees every bit and the length", "[kernels]") {
   Buffer bytes(37, 0);
-  const std::uint64_t zero = kernels::checksum(bytes);
-  CHECK(kernels::checksum(Buffer(36, 0)) != zero);
-  CHECK(kernels::checksum(Buffer(38, 0)) != zero);
+  const std::uint64_t zero = graphs::kernels::checksum(bytes);
+  CHECK(graphs::kernels::checksum(Buffer(36, 0)) != zero);
+  CHECK(graphs::kernels::checksum(Buffer(38, 0)) != zero);
   for (std::size_t bit = 0; bit < bytes.size() * 8; ++bit) {
     Buffer flipped = bytes;
     flipped[bit / 8] ^= std::uint8_t(1u << (bit % 8));
-    CHECK(kernels::checksum(flipped) != zero);
+    CHECK(graphs::kernels::checksum(flipped) != zero);
   }
 }

@@ -16,20 +16,20 @@ namespace {
 
 // Test-only: node 0 and node 1 ping-pong a control message for ever once node 0's tasks are done,
 // and never let the run finish.
-class PingPongForever final : public core::Protocol {
+class PingPongForever final : public node::Protocol {
 public:
-  void on_task_completed(core::ProtocolContext& ctx, core::TaskId, bool) override {
+  void on_task_completed(node::ProtocolContext& ctx, node::TaskId, bool) override {
     if (ctx.node() == 0 && !started_ && ctx.runtime().remaining_tasks() == 0) {
       started_ = true;
-      ctx.send_control(1, 1, core::Bytes{});
+      ctx.send_control(1, 1, node::Bytes{});
     }
   }
-  void on_control(core::ProtocolContext& ctx, const core::Message& m) override {
+  void on_control(node::ProtocolContext& ctx, const node::Message& m) override {
     ++exchanged_;
-    ctx.send_control(m.source, 1, core::Bytes{});
+    ctx.send_control(m.source, 1, node::Bytes{});
   }
-  bool finished(core::ProtocolContext&) override { return false; }
-  std::string phase(core::ProtocolContext& ctx) override {
+  bool finished(node::ProtocolContext&) override { return false; }
+  std::string phase(node::ProtocolContext& ctx) override {
     return ctx.is_coordinator() || exchanged_ == 0 ? std::string() : "ping-pong for ever";
   }
 
@@ -40,12 +40,12 @@ private:
 
 // Test-only: nothing moves and nothing waits, but the protocol never lets the run end (a timer
 // every simulated second keeps the event queue alive).
-class TickForever final : public core::Protocol {
+class TickForever final : public node::Protocol {
 public:
-  void on_start(core::ProtocolContext& ctx) override { ctx.set_timer(1.0, 0); }
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t) override { ctx.set_timer(1.0, 0); }
-  bool finished(core::ProtocolContext&) override { return false; }
-  std::string phase(core::ProtocolContext& ctx) override {
+  void on_start(node::ProtocolContext& ctx) override { ctx.set_timer(1.0, 0); }
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t) override { ctx.set_timer(1.0, 0); }
+  bool finished(node::ProtocolContext&) override { return false; }
+  std::string phase(node::ProtocolContext& ctx) override {
     return ctx.is_coordinator() ? std::string() : "waiting for a tick";
   }
 };
@@ -53,20 +53,20 @@ public:
 // Test-only: no task may ever start, and node 0 validates a checkpoint every 5 ms of simulated
 // time, well within the span bound of the tiny job (issue 39: a restarted node waiting for ever under a periodic schedule). Checkpoints do not
 // advance the job: the run must end all the same.
-class CheckpointForever final : public core::Protocol {
+class CheckpointForever final : public node::Protocol {
 public:
-  void on_start(core::ProtocolContext& ctx) override {
+  void on_start(node::ProtocolContext& ctx) override {
     if (ctx.node() == 0) ctx.set_timer(kInterval, 0);
   }
-  bool may_start(core::ProtocolContext&, core::TaskId) override { return false; }
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t) override {
-    core::CheckpointRecord record;
+  bool may_start(node::ProtocolContext&, node::TaskId) override { return false; }
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t) override {
+    node::CheckpointRecord record;
     record.id = ++taken_;
     record.started = record.saved = record.committed = ctx.now();
     ctx.record_checkpoint(record);
     ctx.set_timer(kInterval, 0);
   }
-  std::string phase(core::ProtocolContext& ctx) override {
+  std::string phase(node::ProtocolContext& ctx) override {
     return ctx.node() == 0 && !ctx.is_coordinator() ? "checkpointing, no task may start" : std::string();
   }
 
@@ -82,12 +82,12 @@ config::Json small_cholesky() {
 }
 
 template <class P>
-core::RunMetrics run_with(double& wall, double latency = 1e-6) {
+node::RunMetrics run_with(double& wall, double latency = 1e-6) {
   const auto start = std::chrono::steady_clock::now();
   config::Json document = small_cholesky();
   document["run"] = {{"time_limit", 1000}};  // simulated seconds: what ends a run the backstop misses
-  const core::RunMetrics m = testing::run_on_queue(document, "no-progress test", latency, 1e9,
-                                                   [](core::NodeId, bool) { return std::make_unique<P>(); });
+  const node::RunMetrics m = testing::run_on_queue(document, "no-progress test", latency, 1e9,
+                                                   [](node::NodeId, bool) { return std::make_unique<P>(); });
   wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return m;
 }
@@ -98,7 +98,7 @@ TEST_CASE("no progress: a protocol that ping-pongs for ever ends in seconds, nam
   double wall = 0;
   // On a fast network the messages outrun the simulated span: the events bound acts.
   const double latency = GENERATE(1e-6, 1e-9);
-  const core::RunMetrics m = run_with<PingPongForever>(wall, latency);
+  const node::RunMetrics m = run_with<PingPongForever>(wall, latency);
   INFO(m.failure_reason);
   CHECK_FALSE(m.complete);
   CHECK(m.failure_reason.rfind("no progress: ", 0) == 0);
@@ -113,7 +113,7 @@ TEST_CASE("no progress: a protocol that ping-pongs for ever ends in seconds, nam
 
 TEST_CASE("no progress: a protocol that waits for ever on a timer ends after the derived span", "[core][progress]") {
   double wall = 0;
-  const core::RunMetrics m = run_with<TickForever>(wall);
+  const node::RunMetrics m = run_with<TickForever>(wall);
   INFO(m.failure_reason);
   CHECK_FALSE(m.complete);
   CHECK(m.failure_reason.rfind("no progress: from ", 0) == 0);  // the simulated span acted
@@ -125,7 +125,7 @@ TEST_CASE("no progress: a protocol that waits for ever on a timer ends after the
 
 TEST_CASE("no progress: checkpoints validated for ever while no task completes end the run", "[core][progress]") {
   double wall = 0;
-  const core::RunMetrics m = run_with<CheckpointForever>(wall);
+  const node::RunMetrics m = run_with<CheckpointForever>(wall);
   INFO(m.failure_reason);
   CHECK_FALSE(m.complete);
   CHECK(m.failure_reason.rfind("no progress: from ", 0) == 0);  // not the time limit

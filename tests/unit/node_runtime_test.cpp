@@ -11,9 +11,9 @@
 
 using namespace ftsim;
 using namespace ftsim::graphs;
-using core::NodeRuntime;
-using core::TaskStatus;
-using core::Traffic;
+using node::NodeRuntime;
+using node::TaskStatus;
+using node::Traffic;
 
 namespace {
 
@@ -24,7 +24,7 @@ struct Sent {
   Traffic traffic;
 };
 
-struct FakeServices : core::RuntimeServices {
+struct FakeServices : node::RuntimeServices {
   explicit FakeServices(NodeId node) : node(node) {}
   NodeId node;
   std::vector<TaskId> started, cancelled, completed;
@@ -32,11 +32,11 @@ struct FakeServices : core::RuntimeServices {
   bool veto = false;
   void start_task(TaskId task) override { started.push_back(task); }
   void cancel_task(TaskId task) override { cancelled.push_back(task); }
-  void send_data(NodeId to, HandleId h, Version v, core::Digest digest, Traffic traffic, TaskId) override {
+  void send_data(NodeId to, HandleId h, Version v, node::Digest digest, Traffic traffic, TaskId) override {
     sent.push_back({node, to, h, v, traffic});
     sent_digest = digest;
   }
-  core::Digest sent_digest = 0;
+  node::Digest sent_digest = 0;
   void task_completed(TaskId task, bool) override { completed.push_back(task); }
   bool may_start(TaskId) override { return !veto; }
 };
@@ -88,7 +88,7 @@ TaskGraph random_graph(unsigned seed, NodeId nodes, int handle_count, int tasks,
 // The Fig. 1 graph with one runtime per node, each with `cores` cores, at its initial state.
 struct Harness {
   Fig1 f;
-  core::RuntimeIndex index{f.graph};
+  node::RuntimeIndex index{f.graph};
   FakeServices s0{0}, s1{1};
   NodeRuntime n0, n1;
   explicit Harness(std::uint32_t cores)
@@ -150,7 +150,7 @@ TEST_CASE("node runtime: a snapshot restores the tasks done and the versions hel
   auto& [f, index, s0, s1, n0, n1] = h;
   n0.rebuild();
   n0.on_task_finished(0);
-  const core::NodeSnapshot after_f1 = n0.snapshot();
+  const node::NodeSnapshot after_f1 = n0.snapshot();
   CHECK(after_f1.bytes == 100);  // A v1
   n0.on_send_done(f.A);
   n0.on_task_finished(4);
@@ -195,7 +195,7 @@ TEST_CASE("node runtime: a wiped node re-executes what a recovery marks, and sub
   // Node 0 fails: everything it held is lost. A recovery asks for A v1 again for node 1.
   n0.wipe();
   CHECK(n0.store().size() == 0);
-  n0.store().add_own(f.A, 0, 100, core::initial_digest(f.A));  // the initial value is the job's input
+  n0.store().add_own(f.A, 0, 100, node::initial_digest(f.A));  // the initial value is the job's input
   n0.mark_for_reexecution(0);
   n0.subscribe(f.A, 1, 1, Traffic::recovery);
   const std::size_t before = s0.sent.size();
@@ -214,7 +214,7 @@ TEST_CASE("runtime index: each version's readers grouped by node, a node's own f
   // A random STF graph over 5 nodes: the index must list every reader of every version exactly
   // once, nodes in increasing order, each node's readers in submission order.
   const TaskGraph graph = random_graph(7, 5, 12, 400, 0);
-  const core::RuntimeIndex index(graph);
+  const node::RuntimeIndex index(graph);
   std::size_t listed = 0, expected = 0;
   for (TaskId t = 0; t < graph.task_count(); ++t) {
     for (const Access& a : graph.accesses(t)) expected += reads(a.mode);
@@ -254,7 +254,7 @@ TEST_CASE("node runtime: from a job's start, every task runs once, after its pre
   for (unsigned seed = 1; seed <= 20; ++seed) {
     std::mt19937 random(seed);
     const TaskGraph graph = random_graph(seed, 3, 9, 120, 3);
-    const core::RuntimeIndex index(graph);
+    const node::RuntimeIndex index(graph);
     std::vector<std::unique_ptr<FakeServices>> services;
     std::vector<std::unique_ptr<NodeRuntime>> nodes;
     for (NodeId n = 0; n < 3; ++n) {
@@ -289,7 +289,7 @@ TEST_CASE("node runtime: from a job's start, every task runs once, after its pre
       for (NodeId n = 0; n < 3; ++n) {
         for (; sent_seen[n] < services[n]->sent.size(); ++sent_seen[n]) {
           const Sent x = services[n]->sent[sent_seen[n]];
-          nodes[x.to]->on_data(x.handle, x.version, core::initial_digest(x.handle));
+          nodes[x.to]->on_data(x.handle, x.version, node::initial_digest(x.handle));
           nodes[n]->on_send_done(x.handle);
           delivered = true;
         }

@@ -19,12 +19,12 @@ config::Json small_cholesky() {
 // running, with the right outputs, passes the digest check but not the executions check.
 TEST_CASE("oracle: a task done without an execution is caught, its values being right", "[core][oracle]") {
   const config::Json document = small_cholesky();
-  const core::RunMetrics clean = testing::run_on_queue(document, "executions check");
+  const node::RunMetrics clean = testing::run_on_queue(document, "executions check");
   REQUIRE(clean.complete);
   CHECK(clean.oracle_ok);
   testing::planted_faults().done_without_running = true;
   testing::planted_faults().fired = 0;
-  const core::RunMetrics m = testing::run_on_queue(document, "executions check, planted");
+  const node::RunMetrics m = testing::run_on_queue(document, "executions check, planted");
   testing::planted_faults().done_without_running = false;
   REQUIRE(m.test_faults_fired == 1);
   REQUIRE(m.complete);

@@ -22,14 +22,14 @@ struct Seen {
   bool reloaded = false, unknown_refused = false, states_kept = false;
 };
 
-struct Reloading final : core::Protocol {
+struct Reloading final : node::Protocol {
   Seen* seen;
   bool reload;
-  std::optional<core::NodeSnapshot> after_t0;
+  std::optional<node::NodeSnapshot> after_t0;
   bool marked = false;
   Reloading(Seen* s, bool r) : seen(s), reload(r) {}
-  void on_task_completed(core::ProtocolContext& ctx, core::TaskId task, bool first) override {
-    core::ProtocolRuntime runtime = ctx.runtime();
+  void on_task_completed(node::ProtocolContext& ctx, node::TaskId task, bool first) override {
+    node::ProtocolRuntime runtime = ctx.runtime();
     if (task == 0) after_t0 = runtime.snapshot();
     if (task != 1 || !first || marked) return;
     marked = true;
@@ -38,7 +38,7 @@ struct Reloading final : core::Protocol {
     if (reload) {
       seen->reloaded = runtime.reload_version(*after_t0, 0, 1);
       seen->unknown_refused = !runtime.reload_version(*after_t0, 0, 2);  // not in that snapshot
-      seen->states_kept = runtime.status(0) == core::TaskStatus::done && runtime.status(1) != core::TaskStatus::done;
+      seen->states_kept = runtime.status(0) == node::TaskStatus::done && runtime.status(1) != node::TaskStatus::done;
     }
     runtime.rebuild();
   }
@@ -63,10 +63,10 @@ TEST_CASE("protocol surface: a version is reloaded from the node's own snapshot,
   const auto file = std::filesystem::temp_directory_path() / ("ftsim_reload_" + std::to_string(::getpid()) + ".json");
   const config::Json document = chain(file);
   Seen with, without;
-  const core::RunMetrics reloaded = testing::run_on_queue(document, "reload", 1e-6, 1e9, [&](core::NodeId, bool) {
+  const node::RunMetrics reloaded = testing::run_on_queue(document, "reload", 1e-6, 1e9, [&](node::NodeId, bool) {
     return std::make_unique<Reloading>(&with, true);
   });
-  const core::RunMetrics stalled = testing::run_on_queue(document, "no reload", 1e-6, 1e9, [&](core::NodeId, bool) {
+  const node::RunMetrics stalled = testing::run_on_queue(document, "no reload", 1e-6, 1e9, [&](node::NodeId, bool) {
     return std::make_unique<Reloading>(&without, false);
   });
   std::filesystem::remove(file);

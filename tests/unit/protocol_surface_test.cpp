@@ -14,55 +14,55 @@ using namespace ftsim;
 
 namespace {
 
-struct Probe final : core::Protocol {
+struct Probe final : node::Protocol {
   enum class Mode { plain, headers, hold, log, activity, drop_duplicates } mode;
   explicit Probe(Mode m) : mode(m) {}
   std::uint64_t cancelled_timer_fired = 0, kept_timer_fired = 0, activities = 0, activities_done = 0;
 
-  void on_start(core::ProtocolContext& ctx) override {
+  void on_start(node::ProtocolContext& ctx) override {
     if (ctx.is_coordinator()) return;
     const std::uint64_t cancelled = ctx.set_timer(1e-6, 1);
     ctx.set_timer(2e-6, 2);
     ctx.cancel_timer(cancelled);
   }
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t token) override {
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t token) override {
     if (token == 1) ++cancelled_timer_fired;
     if (token == 2) ++kept_timer_fired;
     if (token == 3) ctx.release_held_sends();
   }
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& m) override {
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& m) override {
     switch (mode) {
       case Mode::headers:
         m.header[0] = ctx.epoch();
         m.header[1] = m.section;
         m.header_words = 2;
-        return core::SendVerdict::send;
+        return node::SendVerdict::send;
       case Mode::hold:
         ctx.set_timer(1e-3, 3);  // released a millisecond later
-        return core::SendVerdict::hold;
-      case Mode::log: return core::SendVerdict::send_and_log;
-      default: return core::SendVerdict::send;
+        return node::SendVerdict::hold;
+      case Mode::log: return node::SendVerdict::send_and_log;
+      default: return node::SendVerdict::send;
     }
   }
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m) override {
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message& m) override {
     if (mode == Mode::drop_duplicates && ctx.runtime().holds(m.handle, m.version)) {
-      return core::ReceiveVerdict::drop_duplicate;
+      return node::ReceiveVerdict::drop_duplicate;
     }
-    return core::ReceiveVerdict::accept;
+    return node::ReceiveVerdict::accept;
   }
-  void on_task_completed(core::ProtocolContext& ctx, core::TaskId, bool) override {
+  void on_task_completed(node::ProtocolContext& ctx, node::TaskId, bool) override {
     if (mode == Mode::activity && ctx.node() == 0 && ctx.run_activity(1e-3, 7)) ++activities;
   }
-  void on_activity_done(core::ProtocolContext&, std::uint64_t token) override {
+  void on_activity_done(node::ProtocolContext&, std::uint64_t token) override {
     if (token == 7) ++activities_done;
   }
-  bool finished(core::ProtocolContext& ctx) override {
+  bool finished(node::ProtocolContext& ctx) override {
     return ctx.is_coordinator() || (kept_timer_fired == 1 && activities_done == activities);
   }
 };
 
 struct Outcome {
-  core::RunMetrics metrics;
+  node::RunMetrics metrics;
   std::uint64_t cancelled_fired = 0, activities = 0, activities_done = 0;
   std::uint64_t graph_bytes_sent = 0;
 };
@@ -76,12 +76,12 @@ Outcome run(Probe::Mode mode) {
   const graphs::CostModel cost(cfg, graph);
   testing::QueueBackend backend(graph.node_count(), 0);
   std::vector<Probe*> probes;
-  core::ProtocolFactory factory = [&](core::NodeId, bool) {
+  node::ProtocolFactory factory = [&](node::NodeId, bool) {
     auto probe = std::make_unique<Probe>(mode);
     probes.push_back(probe.get());
     return probe;
   };
-  core::Simulation simulation(cfg, graph, cost, factory, backend, {});
+  world::Simulation simulation(cfg, graph, cost, factory, backend, {});
   backend.set_events(&simulation);
   simulation.start();
   backend.run();
@@ -96,14 +96,14 @@ Outcome run(Probe::Mode mode) {
   return outcome;
 }
 
-std::uint64_t application_bytes(const core::RunMetrics& m) {
+std::uint64_t application_bytes(const node::RunMetrics& m) {
   std::uint64_t bytes = 0;
-  for (const auto& n : m.nodes) bytes += n.bytes_sent[static_cast<std::size_t>(core::Traffic::application)];
+  for (const auto& n : m.nodes) bytes += n.bytes_sent[static_cast<std::size_t>(node::Traffic::application)];
   return bytes;
 }
-std::uint64_t application_messages(const core::RunMetrics& m) {
+std::uint64_t application_messages(const node::RunMetrics& m) {
   std::uint64_t count = 0;
-  for (const auto& n : m.nodes) count += n.messages_sent[static_cast<std::size_t>(core::Traffic::application)];
+  for (const auto& n : m.nodes) count += n.messages_sent[static_cast<std::size_t>(node::Traffic::application)];
   return count;
 }
 

@@ -26,27 +26,27 @@ config::Json two_nodes() {
 // What the probes saw, kept by the test (a protocol instance dies with its process).
 struct Seen {
   std::uint64_t deferred = 0, redelivered = 0, held = 0;
-  std::vector<core::TaskId> order;
+  std::vector<node::TaskId> order;
 };
 
 // Node 1 defers every data message until a timer at 1 ms, then redelivers (or discards) them.
-struct Deferring final : core::Protocol {
+struct Deferring final : node::Protocol {
   Seen* seen;
   bool discard = false, released = false, redelivering = false;
   Deferring(Seen* s, bool d) : seen(s), discard(d) {}
-  void on_start(core::ProtocolContext& ctx) override {
+  void on_start(node::ProtocolContext& ctx) override {
     if (ctx.node() == 1) ctx.set_timer(1e-3, 1);
   }
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message&) override {
-    if (ctx.node() != 1) return core::ReceiveVerdict::accept;
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message&) override {
+    if (ctx.node() != 1) return node::ReceiveVerdict::accept;
     if (!released) {
       ++seen->deferred;
-      return core::ReceiveVerdict::defer;
+      return node::ReceiveVerdict::defer;
     }
     if (redelivering) ++seen->redelivered;
-    return core::ReceiveVerdict::accept;
+    return node::ReceiveVerdict::accept;
   }
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t) override {
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t) override {
     released = true;
     if (discard) {
       ctx.discard_deferred();
@@ -59,28 +59,28 @@ struct Deferring final : core::Protocol {
 };
 
 // Node 0 holds every data message it sends; 1 ms later it releases those to node 1 only.
-struct Holding final : core::Protocol {
+struct Holding final : node::Protocol {
   Seen* seen;
   explicit Holding(Seen* s) : seen(s) {}
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message&) override {
-    if (ctx.node() != 0) return core::SendVerdict::send;
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message&) override {
+    if (ctx.node() != 0) return node::SendVerdict::send;
     ++seen->held;
     ctx.set_timer(1e-3, 1);
-    return core::SendVerdict::hold;
+    return node::SendVerdict::hold;
   }
-  void on_timer(core::ProtocolContext& ctx, std::uint64_t) override { ctx.release_held_sends_to(1); }
+  void on_timer(node::ProtocolContext& ctx, std::uint64_t) override { ctx.release_held_sends_to(1); }
 };
 
 // One node, one core, three independent tasks of equal priority: with `boost`, the last one is
 // given the highest priority at the start; the order of completions shows whether it acted.
-struct Reordering final : core::Protocol {
+struct Reordering final : node::Protocol {
   Seen* seen;
   bool boost = false;
   Reordering(Seen* s, bool b) : seen(s), boost(b) {}
-  void on_start(core::ProtocolContext& ctx) override {
+  void on_start(node::ProtocolContext& ctx) override {
     if (boost && !ctx.is_coordinator()) ctx.runtime().set_priority(2, 1 << 20);
   }
-  void on_task_completed(core::ProtocolContext&, core::TaskId task, bool) override { seen->order.push_back(task); }
+  void on_task_completed(node::ProtocolContext&, node::TaskId task, bool) override { seen->order.push_back(task); }
 };
 
 config::Json three_independent_tasks(const std::filesystem::path& file) {
@@ -98,9 +98,9 @@ config::Json three_independent_tasks(const std::filesystem::path& file) {
 
 // Runs the document with a fresh P per process; returns the metrics and what each node's probe saw.
 template <class P, class... A>
-std::pair<core::RunMetrics, std::vector<Seen>> run(const config::Json& document, A... args) {
+std::pair<node::RunMetrics, std::vector<Seen>> run(const config::Json& document, A... args) {
   std::vector<Seen> seen(document["platform"]["nodes"].get<std::size_t>() + 1);
-  const core::RunMetrics m = testing::run_on_queue(document, "wider surface", 1e-6, 1e9, [&](core::NodeId node, bool) {
+  const node::RunMetrics m = testing::run_on_queue(document, "wider surface", 1e-6, 1e9, [&](node::NodeId node, bool) {
     return std::make_unique<P>(&seen[node], args...);
   });
   return {m, seen};
@@ -145,41 +145,41 @@ TEST_CASE("protocol surface: a priority override reorders ready tasks", "[core][
   std::filesystem::remove(file);
   REQUIRE(plain.complete);
   REQUIRE(boosted.complete);
-  CHECK(plain_probes[0].order == std::vector<core::TaskId>{0, 1, 2});  // submission order
-  CHECK(boosted_probes[0].order == std::vector<core::TaskId>{2, 0, 1});
+  CHECK(plain_probes[0].order == std::vector<node::TaskId>{0, 1, 2});  // submission order
+  CHECK(boosted_probes[0].order == std::vector<node::TaskId>{2, 0, 1});
 }
 
 namespace {
 
 // Node 0 suppresses every data message it sends: node 1 then never gets its inputs (a stall),
 // and the suppressed sends are counted.
-struct Suppressing final : core::Protocol {
+struct Suppressing final : node::Protocol {
   Seen* seen;
   explicit Suppressing(Seen* s) : seen(s) {}
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message&) override {
-    if (ctx.node() != 0) return core::SendVerdict::send;
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message&) override {
+    if (ctx.node() != 0) return node::SendVerdict::send;
     ++seen->held;
-    return core::SendVerdict::suppress;
+    return node::SendVerdict::suppress;
   }
 };
 
 // Every data message piggybacks `words` header words (the sender's node id in each); the receiver
 // checks them all, and counts in named metric 0 the words it saw and in 1 (a peak) the most.
-struct Piggybacking final : core::Protocol {
+struct Piggybacking final : node::Protocol {
   Seen* seen;
   std::uint32_t words;
   Piggybacking(Seen* s, std::uint32_t w) : seen(s), words(w) {}
-  core::SendVerdict on_send(core::ProtocolContext& ctx, core::Message& m) override {
+  node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& m) override {
     for (std::uint32_t i = 0; i < words; ++i) m.set_header(i, ctx.node() * 1000 + i);
-    return core::SendVerdict::send;
+    return node::SendVerdict::send;
   }
-  core::ReceiveVerdict on_receive(core::ProtocolContext& ctx, const core::Message& m) override {
+  node::ReceiveVerdict on_receive(node::ProtocolContext& ctx, const node::Message& m) override {
     for (std::uint32_t i = 0; i < words; ++i) {
       if (m.header_word(i) == m.source * 1000 + i) ++seen->redelivered;
     }
     ctx.counters().add(0, m.header_words);
     ctx.counters().raise_to(1, m.header_words);
-    return core::ReceiveVerdict::accept;
+    return node::ReceiveVerdict::accept;
   }
 };
 
@@ -211,16 +211,16 @@ TEST_CASE("protocol surface: header words of any length arrive and count in the 
 }
 
 TEST_CASE("protocol surface: named metrics are folded by sum or max over the processes", "[core][surface]") {
-  std::vector<core::NodeMetrics> processes(3);
+  std::vector<node::NodeMetrics> processes(3);
   processes[0].counters.add(0, 5);
   processes[1].counters.add(0, 7);
   processes[0].counters.raise_to(1, 40);
   processes[2].counters.raise_to(1, 90);  // the coordinator counts too
-  const std::vector<core::MetricDefinition> definitions = {
-      {"control_messages", "messages", core::MetricFold::sum, "sent"},
-      {"peak_log_bytes", "bytes", core::MetricFold::max, "held at once"}};
-  core::RunMetrics metrics;
-  core::fold_process_metrics(metrics, processes, 2, definitions);
+  const std::vector<node::MetricDefinition> definitions = {
+      {"control_messages", "messages", node::MetricFold::sum, "sent"},
+      {"peak_log_bytes", "bytes", node::MetricFold::max, "held at once"}};
+  node::RunMetrics metrics;
+  node::fold_process_metrics(metrics, processes, 2, definitions);
   REQUIRE(metrics.protocol_metrics.size() == 2);
   CHECK(metrics.protocol_metrics[0].name == "control_messages");
   CHECK(metrics.protocol_metrics[0].value == 12);

@@ -14,25 +14,25 @@ using namespace ftsim;
 namespace {
 
 // The world around one rank: nothing it asks for happens.
-struct QuietEnvironment : core::HostEnvironment {
-  core::NodeMetrics metrics;
-  core::Recorder records;
+struct QuietEnvironment : node::HostEnvironment {
+  node::NodeMetrics metrics;
+  node::Recorder records;
   double now() const override { return 0; }
-  void start_task(core::NodeId, core::TaskId, double) override {}
-  void cancel_task(core::NodeId, core::TaskId) override {}
-  void send(core::Message) override {}
+  void start_task(node::NodeId, node::TaskId, double) override {}
+  void cancel_task(node::NodeId, node::TaskId) override {}
+  void send(node::Message) override {}
   std::uint32_t storage_servers() const override { return 0; }
-  void storage_write(core::NodeId, std::uint32_t, std::uint64_t, core::Bytes, std::uint64_t, std::uint64_t) override {}
-  void storage_read(core::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
+  void storage_write(node::NodeId, std::uint32_t, std::uint64_t, node::Bytes, std::uint64_t, std::uint64_t) override {}
+  void storage_read(node::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
   void storage_erase(std::uint32_t, std::uint64_t) override {}
-  std::uint64_t set_timer(core::NodeId, double, std::uint64_t) override { return 0; }
+  std::uint64_t set_timer(node::NodeId, double, std::uint64_t) override { return 0; }
   void cancel_timer(std::uint64_t) override {}
-  core::NodeMetrics& metrics_of(core::NodeId) override { return metrics; }
-  bool observe_execution(core::TaskId) override { return false; }
-  void record_failure_effect(const core::FailureNotice&, const core::FailureEffect&) override {}
-  void record_recovered(const core::FailureNotice&) override {}
-  void record_checkpoint(const core::CheckpointRecord&) override {}
-  core::Recorder& recorder() override { return records; }
+  node::NodeMetrics& metrics_of(node::NodeId) override { return metrics; }
+  bool observe_execution(node::TaskId) override { return false; }
+  void record_failure_effect(const node::FailureNotice&, const node::FailureEffect&) override {}
+  void record_recovered(const node::FailureNotice&) override {}
+  void record_checkpoint(const node::CheckpointRecord&) override {}
+  node::Recorder& recorder() override { return records; }
   void fail_run(const std::string&) override {}
   void check_completion() override {}
 };
@@ -52,16 +52,16 @@ struct Bench {
   const config::Config cfg;
   const graphs::TaskGraph graph;
   const graphs::CostModel cost;
-  const core::RuntimeIndex index;
-  const core::HostSetup setup;
-  const core::ProtocolFactory factory;
+  const node::RuntimeIndex index;
+  const node::HostSetup setup;
+  const node::ProtocolFactory factory;
   QuietEnvironment env;
-  core::NodeObserver observer;
+  world::NodeObserver observer;
 };
 
 // A control message to rank 1 naming incarnation `incarnation`; `tag` tells them apart.
-core::Message to_rank_1(std::uint32_t incarnation, std::uint32_t tag) {
-  core::Message m;
+node::Message to_rank_1(std::uint32_t incarnation, std::uint32_t tag) {
+  node::Message m;
   m.source = 0;
   m.destination = 1;
   m.is_data = false;
@@ -70,7 +70,7 @@ core::Message to_rank_1(std::uint32_t incarnation, std::uint32_t tag) {
   return m;
 }
 
-std::vector<std::uint32_t> tags(const std::vector<core::Message>& messages) {
+std::vector<std::uint32_t> tags(const std::vector<node::Message>& messages) {
   std::vector<std::uint32_t> out;
   for (const auto& m : messages) out.push_back(m.control_type);
   return out;
@@ -80,8 +80,8 @@ std::vector<std::uint32_t> tags(const std::vector<core::Message>& messages) {
 
 TEST_CASE("rank lifecycle: one rule for messages by the incarnation they name, up and down", "[world][lifecycle]") {
   Bench bench;
-  core::RankLifecycle rank(1, false, bench.setup, bench.env, bench.factory);
-  constexpr std::uint32_t any = core::kAnyIncarnation;
+  world::RankLifecycle rank(1, false, bench.setup, bench.env, bench.factory);
+  constexpr std::uint32_t any = node::kAnyIncarnation;
   rank.start();
   REQUIRE(rank.up());
   CHECK(rank.incarnation() == 0);
@@ -114,7 +114,7 @@ TEST_CASE("rank lifecycle: one rule for messages by the incarnation they name, u
   CHECK(rank.incarnation() == 1);
   CHECK(bench.env.metrics.restarts == 1);
   std::vector<std::uint32_t> taken;
-  rank.redeliver([&](core::Message&& m) {
+  rank.redeliver([&](node::Message&& m) {
     if (rank.admit(std::move(m))) taken.push_back(m.control_type);
     return true;
   });
@@ -132,7 +132,7 @@ TEST_CASE("rank lifecycle: one rule for messages by the incarnation they name, u
   CHECK(tags(rank.postponed()) == std::vector<std::uint32_t>{4, 8});
   rank.replace(2, 2, bench.env.metrics);
   taken.clear();
-  rank.redeliver([&](core::Message&& m) {
+  rank.redeliver([&](node::Message&& m) {
     if (rank.admit(std::move(m))) taken.push_back(m.control_type);
     return true;
   });
@@ -142,7 +142,7 @@ TEST_CASE("rank lifecycle: one rule for messages by the incarnation they name, u
 
 TEST_CASE("rank lifecycle: a fail-stop drops what was kept for the incarnation that died", "[world][lifecycle]") {
   Bench bench;
-  core::RankLifecycle rank(1, false, bench.setup, bench.env, bench.factory);
+  world::RankLifecycle rank(1, false, bench.setup, bench.env, bench.factory);
   rank.start();
   CHECK_FALSE(rank.admit(to_rank_1(1, 1)));  // for incarnation 1, while 0 runs
   CHECK(rank.fail_stop(bench.env.metrics, bench.observer, 0) == 0);
@@ -155,7 +155,7 @@ TEST_CASE("rank lifecycle: a fail-stop drops what was kept for the incarnation t
   CHECK_FALSE(rank.admit(to_rank_1(3, 2)));
   CHECK_FALSE(rank.admit(to_rank_1(3, 3)));
   int travelled = 0;
-  rank.redeliver([&](core::Message&&) { return ++travelled < 1; });
+  rank.redeliver([&](node::Message&&) { return ++travelled < 1; });
   CHECK(travelled == 1);
   CHECK(rank.postponed().empty());
 }
@@ -177,38 +177,38 @@ struct Probed {
 // The config's protocol, and on node 0, once it hears node 1 failed: four probes to node 1
 // naming the incarnation that died, its replacement, any, and the one after the replacement.
 // Node 1 records which of its incarnations took which probe.
-class Prober final : public core::Protocol {
+class Prober final : public node::Protocol {
 public:
-  Prober(std::unique_ptr<core::Protocol> inner, std::vector<Probed>& probed) : inner_(std::move(inner)), probed_(probed) {}
-  void on_start(core::ProtocolContext& c) override { inner_->on_start(c); }
-  bool may_start(core::ProtocolContext& c, core::TaskId t) override { return inner_->may_start(c, t); }
-  void on_task_completed(core::ProtocolContext& c, core::TaskId t, bool first) override { inner_->on_task_completed(c, t, first); }
-  core::SendVerdict on_send(core::ProtocolContext& c, core::Message& m) override { return inner_->on_send(c, m); }
-  core::ReceiveVerdict on_receive(core::ProtocolContext& c, const core::Message& m) override { return inner_->on_receive(c, m); }
-  void on_stored(core::ProtocolContext& c, const core::Message& m) override { inner_->on_stored(c, m); }
-  void on_data_released(core::ProtocolContext& c, const core::Message& m) override { inner_->on_data_released(c, m); }
-  void on_control(core::ProtocolContext& c, const core::Message& m) override {
+  Prober(std::unique_ptr<node::Protocol> inner, std::vector<Probed>& probed) : inner_(std::move(inner)), probed_(probed) {}
+  void on_start(node::ProtocolContext& c) override { inner_->on_start(c); }
+  bool may_start(node::ProtocolContext& c, node::TaskId t) override { return inner_->may_start(c, t); }
+  void on_task_completed(node::ProtocolContext& c, node::TaskId t, bool first) override { inner_->on_task_completed(c, t, first); }
+  node::SendVerdict on_send(node::ProtocolContext& c, node::Message& m) override { return inner_->on_send(c, m); }
+  node::ReceiveVerdict on_receive(node::ProtocolContext& c, const node::Message& m) override { return inner_->on_receive(c, m); }
+  void on_stored(node::ProtocolContext& c, const node::Message& m) override { inner_->on_stored(c, m); }
+  void on_data_released(node::ProtocolContext& c, const node::Message& m) override { inner_->on_data_released(c, m); }
+  void on_control(node::ProtocolContext& c, const node::Message& m) override {
     if (m.control_type != kProbe) return inner_->on_control(c, m);
     probed_.push_back({c.incarnation(), m.destination_incarnation});
   }
-  void on_timer(core::ProtocolContext& c, std::uint64_t token) override { inner_->on_timer(c, token); }
-  void on_storage_done(core::ProtocolContext& c, std::uint64_t token, const core::Bytes* content) override {
+  void on_timer(node::ProtocolContext& c, std::uint64_t token) override { inner_->on_timer(c, token); }
+  void on_storage_done(node::ProtocolContext& c, std::uint64_t token, const node::Bytes* content) override {
     inner_->on_storage_done(c, token, content);
   }
-  void on_activity_done(core::ProtocolContext& c, std::uint64_t token) override { inner_->on_activity_done(c, token); }
-  void on_failure_notice(core::ProtocolContext& c, const core::FailureNotice& notice) override {
+  void on_activity_done(node::ProtocolContext& c, std::uint64_t token) override { inner_->on_activity_done(c, token); }
+  void on_failure_notice(node::ProtocolContext& c, const node::FailureNotice& notice) override {
     inner_->on_failure_notice(c, notice);
     if (c.node() != 0 || notice.node != 1) return;
-    for (std::uint32_t named : {notice.incarnation, notice.incarnation + 1, core::kAnyIncarnation, notice.incarnation + 2}) {
-      c.send_control(1, kProbe, core::Bytes{}, core::Traffic::control, 0, named);
+    for (std::uint32_t named : {notice.incarnation, notice.incarnation + 1, node::kAnyIncarnation, notice.incarnation + 2}) {
+      c.send_control(1, kProbe, node::Bytes{}, node::Traffic::control, 0, named);
     }
   }
-  void on_restart(core::ProtocolContext& c, const core::RestartInfo& info) override { inner_->on_restart(c, info); }
-  bool finished(core::ProtocolContext& c) override { return inner_->finished(c); }
-  std::string phase(core::ProtocolContext& c) override { return inner_->phase(c); }
+  void on_restart(node::ProtocolContext& c, const node::RestartInfo& info) override { inner_->on_restart(c, info); }
+  bool finished(node::ProtocolContext& c) override { return inner_->finished(c); }
+  std::string phase(node::ProtocolContext& c) override { return inner_->phase(c); }
 
 private:
-  std::unique_ptr<core::Protocol> inner_;
+  std::unique_ptr<node::Protocol> inner_;
   std::vector<Probed>& probed_;
 };
 
@@ -228,9 +228,9 @@ TEST_CASE("rank lifecycle: in a simulation, probes reach the incarnation they na
         {"downtime", "1ms"},
         {"detection", "0.1ms"}}}};
   std::vector<Probed> probed;
-  const core::RunMetrics metrics =
-      testing::run_on_queue(document, "rank lifecycle test", 1e-6, 1e9, {}, [&](core::ProtocolFactory inner) {
-        return core::ProtocolFactory([inner, &probed](core::NodeId node, bool coordinator) -> std::unique_ptr<core::Protocol> {
+  const node::RunMetrics metrics =
+      testing::run_on_queue(document, "rank lifecycle test", 1e-6, 1e9, {}, [&](node::ProtocolFactory inner) {
+        return node::ProtocolFactory([inner, &probed](node::NodeId node, bool coordinator) -> std::unique_ptr<node::Protocol> {
           return std::make_unique<Prober>(inner(node, coordinator), probed);
         });
       });
@@ -242,7 +242,7 @@ TEST_CASE("rank lifecycle: in a simulation, probes reach the incarnation they na
   // since the first failure, then those naming 2 and any; those naming 1 and 3 never arrive (3
   // never runs).
   const std::vector<std::pair<std::uint32_t, std::uint32_t>> expected = {
-      {1, 1}, {1, core::kAnyIncarnation}, {2, 2}, {2, 2}, {2, core::kAnyIncarnation}};
+      {1, 1}, {1, node::kAnyIncarnation}, {2, 2}, {2, 2}, {2, node::kAnyIncarnation}};
   std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
   for (const Probed& p : probed) got.emplace_back(p.incarnation, p.named);
   CHECK(got == expected);

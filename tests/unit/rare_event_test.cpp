@@ -23,7 +23,7 @@ config::FailureConfig model(config::FailureModel kind, double mtbf, double shape
 }
 
 std::vector<double> first_failures(const config::FailureConfig& c, std::uint32_t machines, std::uint64_t seed) {
-  core::FailureSchedule schedule(c, machines, seed);
+  world::FailureSchedule schedule(c, machines, seed);
   std::vector<double> times;
   for (const auto& e : schedule.initial()) times.push_back(e.time);
   return times;
@@ -40,15 +40,15 @@ double toy_cost(const std::vector<double>& firsts, double t0) {
 }  // namespace
 
 TEST_CASE("rare events: the condition's probability is P(min of the first failures < H)", "[estimate][failures]") {
-  const double p_exp = core::FailureSchedule::condition_probability(
+  const double p_exp = world::FailureSchedule::condition_probability(
       model(config::FailureModel::exponential, 100.0, 1, 2.0), 8);
   CHECK(p_exp == Approx(1 - std::exp(-8 * 2.0 / 100.0)));
   // Weibull: scale = mtbf / Gamma(1 + 1/k).
   const double k = 0.7, scale = 100.0 / std::tgamma(1 + 1 / k);
-  const double p_weibull = core::FailureSchedule::condition_probability(
+  const double p_weibull = world::FailureSchedule::condition_probability(
       model(config::FailureModel::weibull, 100.0, k, 2.0), 8);
   CHECK(p_weibull == Approx(1 - std::exp(-8 * std::pow(2.0 / scale, k))));
-  CHECK(core::FailureSchedule::condition_probability(model(config::FailureModel::weibull, 100.0, k), 8) == 1.0);
+  CHECK(world::FailureSchedule::condition_probability(model(config::FailureModel::weibull, 100.0, k), 8) == 1.0);
   // Unconditioned draws: the share of seeds with a first failure before H.
   int hits = 0;
   const int seeds = 20000;
@@ -112,7 +112,7 @@ TEST_CASE("rare events: the conditioned estimator is unbiased and narrower than 
   const std::uint32_t machines = 8;
   const double exact = t0 + machines * (t0 - mtbf * (1 - std::exp(-t0 / mtbf)));
   const auto conditioned_model = model(config::FailureModel::exponential, mtbf, 1, t0);
-  const double p = core::FailureSchedule::condition_probability(conditioned_model, machines);
+  const double p = world::FailureSchedule::condition_probability(conditioned_model, machines);
   const int n = 2000;
   std::vector<estimate::Sample> conditioned, brute;
   for (int s = 1; s <= n; ++s) {

@@ -7,11 +7,11 @@
 
 #include "sim/node/send_queue.hpp"
 
-using ftsim::core::Message;
-using ftsim::core::SendQueue;
+using ftsim::node::Message;
+using ftsim::node::SendQueue;
 
 namespace {
-Message data(ftsim::core::NodeId to, ftsim::core::HandleId h, std::int32_t priority, ftsim::core::Version v = 1) {
+Message data(ftsim::node::NodeId to, ftsim::node::HandleId h, std::int32_t priority, ftsim::node::Version v = 1) {
   Message m;
   m.destination = to;
   m.is_data = true;
@@ -21,7 +21,7 @@ Message data(ftsim::core::NodeId to, ftsim::core::HandleId h, std::int32_t prior
   m.bytes = 100;
   return m;
 }
-Message control(ftsim::core::NodeId to) {
+Message control(ftsim::node::NodeId to) {
   Message m;
   m.destination = to;
   m.is_data = false;
@@ -30,7 +30,7 @@ Message control(ftsim::core::NodeId to) {
   return m;
 }
 // Completes messages to `to` one by one: the handles (control: 999) in the order they leave.
-std::vector<std::uint32_t> drain(SendQueue& q, ftsim::core::NodeId to) {
+std::vector<std::uint32_t> drain(SendQueue& q, ftsim::node::NodeId to) {
   std::vector<std::uint32_t> order;
   while (auto next = q.completed(to)) order.push_back(next->is_data ? next->handle : 999);
   return order;

@@ -3,13 +3,13 @@
 
 #include "sim/world/shrink.hpp"
 
-using ftsim::core::MachineCores;
-using ftsim::core::ShrinkPlacement;
+using ftsim::world::MachineCores;
+using ftsim::world::ShrinkPlacement;
 
 TEST_CASE("shrink: the rule takes the least loaded machine, then the next one after the failed rank's", "[shrink]") {
   ShrinkPlacement placement(4, 1, 0);
   CHECK(placement.machines_up() == 4);
-  CHECK(placement.machine_failed(1) == std::vector<ftsim::core::NodeId>{1});
+  CHECK(placement.machine_failed(1) == std::vector<ftsim::node::NodeId>{1});
   CHECK(placement.machines_up() == 3);
   // Every machine up runs one rank: the first after machine 1.
   CHECK(placement.choose_machine(1) == 2);
@@ -22,7 +22,7 @@ TEST_CASE("shrink: the rule takes the least loaded machine, then the next one af
   placement.host(3, 0);
   // Machine 2 fails with both its ranks; machine 0 is the last one.
   const auto gone = placement.machine_failed(2);
-  CHECK(gone == std::vector<ftsim::core::NodeId>{2, 1});
+  CHECK(gone == std::vector<ftsim::node::NodeId>{2, 1});
   CHECK(placement.machines_up() == 1);
   CHECK(placement.choose_machine(2) == 0);
   placement.host(2, 0);
@@ -46,9 +46,9 @@ TEST_CASE("shrink: with two ranks per machine a failed machine's ranks spread ov
   ShrinkPlacement placement(8, 2, 0);
   CHECK(placement.machines() == 4);
   CHECK(placement.machine_of(5) == 2);
-  CHECK(placement.ranks_on(1) == std::vector<ftsim::core::NodeId>{2, 3});
+  CHECK(placement.ranks_on(1) == std::vector<ftsim::node::NodeId>{2, 3});
   const auto gone = placement.machine_failed(3);  // a failure naming rank 3 takes machine 1
-  CHECK(gone == std::vector<ftsim::core::NodeId>{2, 3});
+  CHECK(gone == std::vector<ftsim::node::NodeId>{2, 3});
   CHECK(placement.machines_up() == 3);
   // Every survivor runs two ranks: rank 2 goes to the first after machine 1; machine 2 then runs
   // three, so rank 3 goes to machine 3.
@@ -62,8 +62,8 @@ TEST_CASE("shrink: with two ranks per machine a failed machine's ranks spread ov
 
 TEST_CASE("shrink: buddies on the next machine keep a spread rank away from them", "[shrink]") {
   ShrinkPlacement placement(8, 2, 0);
-  std::vector<std::vector<ftsim::core::NodeId>> buddies(8);
-  for (ftsim::core::NodeId n = 0; n < 8; ++n) buddies[n] = {(n + 2) % 8};  // "next" with k = 2
+  std::vector<std::vector<ftsim::node::NodeId>> buddies(8);
+  for (ftsim::node::NodeId n = 0; n < 8; ++n) buddies[n] = {(n + 2) % 8};  // "next" with k = 2
   placement.set_buddies(buddies);
   placement.machine_failed(2);
   // Machine 2 runs rank 2's buddy 4, machine 0 runs rank 0 whose buddy is 2: machine 3.
@@ -81,7 +81,7 @@ TEST_CASE("shrink: a spare machine takes every rank of a failed machine", "[shri
   CHECK(placement.machine_of(3) == 2);
   CHECK(placement.take_spare(2) == 3);  // the other joins it
   CHECK(placement.machine_of(2) == 2);
-  CHECK(placement.ranks_on(2) == std::vector<ftsim::core::NodeId>{3, 2});
+  CHECK(placement.ranks_on(2) == std::vector<ftsim::node::NodeId>{3, 2});
   CHECK(placement.machines_up() == 2);
   // The next failed machine takes the next spare.
   placement.machine_failed(0);

@@ -9,7 +9,7 @@
 #include "sim/sweep/confidence_interval.hpp"
 #include "sim/sweep/sweep_eta.hpp"
 
-using namespace ftsim::cli::sweep;
+using namespace ftsim::sweep;
 
 TEST_CASE("sweep ETA: a dear protocol's points are foreseen once one of them finished", "[sweep][eta]") {
   // Six none points of 5 s, then three buddy points of 123 s, all of the same graph.

@@ -9,7 +9,7 @@
 #include "graphs/apps/kernels/cg_problem.hpp"
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 namespace {
 
@@ -122,4 +122,4 @@ std::vector<NumericCheck> check_cg(const config::Config& config, const graphs::T
   return {solution, recurrence};
 }
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

@@ -8,7 +8,7 @@
 #include "graphs/apps/kernels/cg_problem.hpp"
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 namespace {
 
@@ -178,4 +178,4 @@ std::unique_ptr<KernelSet> make_cg_kernels(const config::Config& config, const g
   return std::make_unique<CgKernels>(config, graph);
 }
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

@@ -7,7 +7,7 @@
 
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 struct CgProblem {
   std::uint64_t seed;
@@ -66,4 +66,4 @@ struct CsrView {
   std::span<const std::uint32_t> row_pointers;
 };
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

@@ -8,7 +8,7 @@
 #include "graphs/apps/kernels/cholesky_matrix.hpp"
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 std::vector<NumericCheck> check_cholesky(const config::Config& config, const graphs::TaskGraph& graph,
                                          std::span<const Buffer> finals) {
@@ -63,4 +63,4 @@ std::vector<NumericCheck> check_cholesky(const config::Config& config, const gra
   return {check};
 }
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

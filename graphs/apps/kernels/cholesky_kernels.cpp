@@ -8,7 +8,7 @@
 #include "graphs/apps/kernels/cholesky_matrix.hpp"
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 namespace {
 
@@ -76,4 +76,4 @@ std::unique_ptr<KernelSet> make_cholesky_kernels(const config::Config& config, c
   return std::make_unique<CholeskyKernels>(config, graph);
 }
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

@@ -7,7 +7,7 @@
 
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 struct CholeskyMatrix {
   std::uint64_t seed;
@@ -34,4 +34,4 @@ struct CholeskyMatrix {
   }
 };
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

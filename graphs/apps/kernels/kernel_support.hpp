@@ -12,7 +12,7 @@
 
 #include "graphs/apps/kernels/kernels.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 // SplitMix64 (Steele et al. 2014): a cheap bijective 64-bit mixer, the base of every seeded value.
 inline std::uint64_t splitmix64(std::uint64_t x) {
@@ -93,4 +93,4 @@ inline constexpr std::uint64_t kSyntheticSalt = 0x53796e7468657469ULL;
 // (the values start in [0, 1) and relax toward 1).
 inline constexpr double kStencilBoundary = 1.0;
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

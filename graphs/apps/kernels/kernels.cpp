@@ -8,7 +8,7 @@
 
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels {
+namespace ftsim::graphs::kernels {
 
 KernelSet::~KernelSet() = default;
 
@@ -85,4 +85,4 @@ void single_threaded_blas() {
 }
 
 }  // namespace detail
-}  // namespace ftsim::kernels
+}  // namespace ftsim::graphs::kernels

@@ -13,7 +13,7 @@
 #include "graphs/task_graph.hpp"
 #include "sim/config/config.hpp"
 
-namespace ftsim::kernels {
+namespace ftsim::graphs::kernels {
 
 // The real content of one version of a data handle: graph.bytes(h) bytes. Kernels view it as
 // doubles, so buffers must be 8-byte aligned (std::vector allocations are).
@@ -60,4 +60,4 @@ std::vector<NumericCheck> check_numerics(const config::Config& config, const gra
 // 64-bit hash of a buffer, for bit-exact comparisons of versions (order- and length-sensitive).
 std::uint64_t checksum(std::span<const std::uint8_t> bytes);
 
-}  // namespace ftsim::kernels
+}  // namespace ftsim::graphs::kernels

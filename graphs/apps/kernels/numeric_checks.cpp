@@ -2,7 +2,7 @@
 // application (the checks themselves are in <application>_check.cpp).
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels {
+namespace ftsim::graphs::kernels {
 
 std::vector<NumericCheck> check_numerics(const config::Config& config, const graphs::TaskGraph& graph,
                                          std::span<const Buffer> finals) {
@@ -29,4 +29,4 @@ std::vector<NumericCheck> check_numerics(const config::Config& config, const gra
   return {NumericCheck{"synthetic", 0, 0, true, "synthetic kernels: checked bit-exact against the failure-free run only"}};
 }
 
-}  // namespace ftsim::kernels
+}  // namespace ftsim::graphs::kernels

@@ -6,7 +6,7 @@
 #include "graphs/apps/kernels/kernel_support.hpp"
 #include "graphs/apps/kernels/stencil_grid.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 std::vector<NumericCheck> check_stencil(const config::Config& config, const graphs::TaskGraph& graph,
                                         std::span<const Buffer> finals) {
@@ -59,4 +59,4 @@ std::vector<NumericCheck> check_stencil(const config::Config& config, const grap
   return {check};
 }
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

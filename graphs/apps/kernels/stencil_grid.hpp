@@ -5,7 +5,7 @@
 // its west/east strips columns of tile_size_x points (y = 0, y = sy - 1), as stencil.cpp sizes them.
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 struct StencilGrid {
   std::uint64_t seed;
@@ -27,4 +27,4 @@ struct StencilGrid {
 enum Direction : int { kNorth = 0, kSouth = 1, kWest = 2, kEast = 3 };
 inline constexpr int kOpposite[4] = {kSouth, kNorth, kEast, kWest};
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

@@ -7,7 +7,7 @@
 #include "graphs/apps/kernels/kernel_support.hpp"
 #include "graphs/apps/kernels/stencil_grid.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 namespace {
 
@@ -99,4 +99,4 @@ std::unique_ptr<KernelSet> make_stencil_kernels(const config::Config& config, co
   return std::make_unique<StencilKernels>(config, graph);
 }
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail

@@ -6,7 +6,7 @@
 
 #include "graphs/apps/kernels/kernel_support.hpp"
 
-namespace ftsim::kernels::detail {
+namespace ftsim::graphs::kernels::detail {
 
 namespace {
 
@@ -53,4 +53,4 @@ std::unique_ptr<KernelSet> make_synthetic_kernels(const config::Config& config, 
   return std::make_unique<SyntheticKernels>(config, graph);
 }
 
-}  // namespace ftsim::kernels::detail
+}  // namespace ftsim::graphs::kernels::detail
