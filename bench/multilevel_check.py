@@ -30,6 +30,8 @@ mean --mtbf, a share --group of them group failures.
 Every run has a wall timeout; hangs, crashes and failed runs are reported apart and fail the check.
 
   bench/multilevel_check.py [--failures 300] [--seeds 2] [--ratio] [--trend] [--seed-base N] [-j 2]
+(--failures 120: about 12 minutes on 2 cores; the long runs' cost grows with the square of their length,
+docs/multilevel.md says why.)
 """
 from __future__ import annotations
 
