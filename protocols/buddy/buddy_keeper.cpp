@@ -5,9 +5,8 @@
 
 #include "protocols/mutants.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
-namespace messages = buddy_messages;
 using messages::kValueHandle;
 using messages::version_key;
 using node::NodeId;
@@ -307,4 +306,4 @@ void BuddyKeeper::serve_restart(node::ProtocolContext& ctx, NodeId failed, const
   messages::send(ctx, failed, data, node::Traffic::restore, bytes);
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

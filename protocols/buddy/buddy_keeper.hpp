@@ -20,7 +20,7 @@
 #include "sim/node/flat_multimap.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 class BuddyKeeper {
 public:
@@ -33,12 +33,12 @@ public:
 
   // --- saves arriving ---
   void on_checkpoint_data(node::ProtocolContext& ctx, const node::Message& m);  // a save through the runtime
-  void on_saved_copy(node::ProtocolContext& ctx, node::NodeId origin, const buddy_messages::SavedCopy& copy);  // cow
+  void on_saved_copy(node::ProtocolContext& ctx, node::NodeId origin, const messages::SavedCopy& copy);  // cow
   // A version the runtime stored for the computation: a cached save keeps a copy of it.
   void on_stored(node::ProtocolContext& ctx, const node::Message& m);
   void on_value_entries(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint);
   void on_validate(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint);
-  void on_reprotect(node::ProtocolContext& ctx, node::NodeId origin, const buddy_messages::Reprotect& reprotect);
+  void on_reprotect(node::ProtocolContext& ctx, node::NodeId origin, const messages::Reprotect& reprotect);
   // copy_cost: starts the waiting copies on the free cores; a copy finished.
   void start_copies(node::ProtocolContext& ctx);
   void on_copy_done(node::ProtocolContext& ctx, std::uint64_t token);
@@ -54,7 +54,7 @@ public:
   // The keeper's part of `failed`'s restart at checkpoint N: acknowledge again the later
   // checkpoints held complete and, if chosen, send checkpoint N back. Served at once, whatever
   // this node is doing.
-  void serve_restart(node::ProtocolContext& ctx, node::NodeId failed, const buddy_messages::RestartFrom& restart);
+  void serve_restart(node::ProtocolContext& ctx, node::NodeId failed, const messages::RestartFrom& restart);
 
 private:
   struct HeldSave {  // a save this node receives as a buddy
@@ -62,10 +62,10 @@ private:
     std::uint32_t checkpoint;
     bool cached;  // it comes as an application transfer, not as checkpoint traffic
   };
-  void receive_save(node::ProtocolContext& ctx, node::NodeId origin, graphs::HandleId h, const buddy_messages::SavedVersion& saved);
+  void receive_save(node::ProtocolContext& ctx, node::NodeId origin, graphs::HandleId h, const messages::SavedVersion& saved);
   // Keeps a save; it counts towards its checkpoint's ack once copied (copy_cost).
   void store(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint, graphs::HandleId h,
-             const buddy_messages::SavedVersion& saved, bool copy);
+             const messages::SavedVersion& saved, bool copy);
   void count_stored(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t checkpoint);
   void collect_garbage(node::ProtocolContext& ctx, node::NodeId origin, std::uint32_t valid);
   // A replacement holds nothing of an origin before that origin protected itself again.
@@ -102,4 +102,4 @@ private:
   std::uint64_t next_copy_token_ = 1;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -14,7 +14,7 @@
 #include "sim/node/message.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols::buddy_messages {
+namespace ftsim::protocols::buddy::messages {
 
 using node::Bytes;
 using graphs::HandleId;
@@ -203,4 +203,4 @@ void send(node::ProtocolContext& ctx, NodeId to, const TypedMessage& message, no
                    destination_incarnation);
 }
 
-}  // namespace ftsim::protocols::buddy_messages
+}  // namespace ftsim::protocols::buddy::messages

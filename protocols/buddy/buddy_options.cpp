@@ -6,7 +6,7 @@
 #include "graphs/cut_selection.hpp"
 #include "sim/config/config_error.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 namespace {
 
@@ -88,4 +88,4 @@ std::uint32_t BuddyOptions::section_of(graphs::TaskId task) const {
   return c;
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -12,7 +12,7 @@
 #include "sim/config/config.hpp"
 #include "sim/config/json_reader.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 // The key of a stored save in a keeper's checkpoint store: origin, checkpoint and handle (the VALUE
 // entries' handle last), each in as many bits as the job needs, in that order from the top (the
@@ -24,7 +24,7 @@ public:
   // whose bits add up to more).
   bool layout(std::uint64_t nodes, std::uint64_t checkpoints, std::uint64_t handles);
   std::uint64_t key(graphs::NodeId origin, std::uint32_t checkpoint, graphs::HandleId h) const {
-    const std::uint64_t handle = h == buddy_messages::kValueHandle ? handles_ : h;
+    const std::uint64_t handle = h == messages::kValueHandle ? handles_ : h;
     return (((std::uint64_t(origin) << checkpoint_bits_) | checkpoint) << handle_bits_) | handle;
   }
 
@@ -68,4 +68,4 @@ struct BuddyOptions {
 // Checks /protocol and /checkpoints for buddy (errors name the JSON path).
 void check_buddy_options(const config::Config& config, config::JsonReader block);
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -5,9 +5,8 @@
 #include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/node_list.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
-namespace messages = buddy_messages;
 using messages::kValueHandle;
 using messages::version_key;
 using node::NodeId;
@@ -348,4 +347,4 @@ void BuddyOrigin::drop_log(node::ProtocolContext& ctx) {
   log_.clear();
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -29,7 +29,7 @@
 #include "sim/node/flat_multimap.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 class BuddyOrigin {
 public:
@@ -92,7 +92,7 @@ private:
   };
   struct Encoding {  // /checkpoint_data: a save waiting for its encoding's CPU time
     node::NodeId buddy = 0;
-    buddy_messages::SavedCopy copy;
+    messages::SavedCopy copy;
     std::uint64_t bytes = 0;
     double seconds = 0;
     std::uint64_t token = 0;  // 0: not started
@@ -130,4 +130,4 @@ private:
   std::uint64_t next_encode_ = 1;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

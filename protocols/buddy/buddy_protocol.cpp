@@ -2,9 +2,8 @@
 
 #include "protocols/buddy/buddy_messages.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
-namespace messages = buddy_messages;
 using messages::MessageType;
 
 BuddyProtocol::BuddyProtocol(std::shared_ptr<const BuddyOptions> options, bool coordinator)
@@ -124,4 +123,4 @@ std::string BuddyProtocol::phase(node::ProtocolContext& ctx) {
   return recovery_.recovering() ? recovery_.phase(ctx) : origin_.phase(ctx);
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -35,7 +35,7 @@
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 class BuddyProtocol final : public node::Protocol {
 public:
@@ -65,4 +65,4 @@ private:
   BuddyRecovery recovery_;  // drives origin_ and keeper_ in a restart
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

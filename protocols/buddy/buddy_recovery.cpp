@@ -5,9 +5,8 @@
 #include "protocols/buddy/node_list.hpp"
 #include "protocols/mutants.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
-namespace messages = buddy_messages;
 using node::NodeId;
 using graphs::HandleId;
 using graphs::Version;
@@ -440,4 +439,4 @@ std::string BuddyRecovery::phase(node::ProtocolContext& ctx) const {
          std::to_string(round_.number) + ")";
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -32,7 +32,7 @@
 #include "protocols/buddy/buddy_replay.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 // Where this process is in its own recovery (it replaces the phase flags of the single class this
 // protocol once was). A replacement starts in collecting_info; a live node enters it when it must
@@ -61,18 +61,18 @@ public:
   // until the restore.
   node::ReceiveVerdict on_data();
   void on_info_request(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
-                       const buddy_messages::InfoRequest& request);
+                       const messages::InfoRequest& request);
   void on_recovery_info(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
-                        const buddy_messages::RecoveryInfo& info);
+                        const messages::RecoveryInfo& info);
   void on_restart_from(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
-                       const buddy_messages::RestartFrom& restart);
+                       const messages::RestartFrom& restart);
   // Checkpoint N back from the chosen buddy (decoded only if it is the one awaited).
   void on_restore_data(node::ProtocolContext& ctx, const node::Message& m);
   // /checkpoint_data: the CPU time of decompressing the restored chains is over (its token).
   void on_decoded(node::ProtocolContext& ctx, std::uint64_t token);
   static constexpr std::uint64_t kDecodeTokenBit = 1ull << 61;
   void on_replay_request(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
-                         buddy_messages::ReplayRequest request);
+                         messages::ReplayRequest request);
   void on_data_released(node::ProtocolContext& ctx, const node::Message& m) { replay_.on_released(ctx, m); }
   // What the recovery waits for, for the stall reports (only while recovering).
   std::string phase(node::ProtocolContext& ctx) const;
@@ -94,7 +94,7 @@ private:
   struct Round {
     struct Answer {
       std::uint32_t incarnation = 0;  // of the node that answered
-      buddy_messages::RecoveryInfo info;
+      messages::RecoveryInfo info;
     };
     std::uint32_t number = 0;  // this process's restarts and rollbacks
     std::unordered_map<node::NodeId, Answer> answers;
@@ -110,14 +110,14 @@ private:
   struct DeferredRequest {
     node::NodeId from;
     std::uint32_t from_incarnation;
-    std::variant<buddy_messages::RestartFrom, buddy_messages::ReplayRequest> request;
+    std::variant<messages::RestartFrom, messages::ReplayRequest> request;
   };
 
   void send_info_requests(node::ProtocolContext& ctx);
   void choose_checkpoint(node::ProtocolContext& ctx);
   // The origin's part of another node's restart: replays, and re-protection of a replaced buddy.
   void replay_for_restart(node::ProtocolContext& ctx, node::NodeId restarted, std::uint32_t incarnation,
-                          const buddy_messages::RestartFrom& restart);
+                          const messages::RestartFrom& restart);
   // Replays `keys` to `to`; if one is gone, rolls this node back (on behalf of `cause`).
   node::FailureEffect serve(node::ProtocolContext& ctx, node::NodeId to, const std::vector<std::uint64_t>& keys,
                             const node::FailureNotice& cause);
@@ -130,8 +130,8 @@ private:
   BuddyReplay replay_;
   RecoveryState state_ = RecoveryState::running;
   // /checkpoint_data: the restored data, decoded, waiting for the CPU time of its decompression.
-  void install(node::ProtocolContext& ctx, const std::vector<std::pair<graphs::HandleId, buddy_messages::SavedVersion>>& entries);
-  std::vector<std::pair<graphs::HandleId, buddy_messages::SavedVersion>> decoded_;
+  void install(node::ProtocolContext& ctx, const std::vector<std::pair<graphs::HandleId, messages::SavedVersion>>& entries);
+  std::vector<std::pair<graphs::HandleId, messages::SavedVersion>> decoded_;
   std::uint64_t decode_token_ = 0;
   std::uint32_t decode_sequence_ = 0;
   Recovery recovery_;
@@ -142,4 +142,4 @@ private:
   std::vector<std::pair<node::NodeId, std::uint32_t>> later_replay_requests_;  // replacements to ask once restored
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

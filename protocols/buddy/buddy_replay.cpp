@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <string>
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
-namespace messages = buddy_messages;
 using node::NodeId;
 using graphs::HandleId;
 using graphs::Version;
@@ -67,4 +66,4 @@ void BuddyReplay::on_released(node::ProtocolContext& ctx, const node::Message& m
   if (--it->second.pending == 0) ctx.record_span("replay to node " + std::to_string(m.destination), "recovery", it->second.began);
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

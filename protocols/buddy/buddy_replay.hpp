@@ -13,7 +13,7 @@
 #include "protocols/buddy/buddy_options.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 class BuddyReplay {
 public:
@@ -25,7 +25,7 @@ public:
 
   struct Outcome {
     node::FailureEffect effect;                              // what it replayed
-    std::uint32_t rollback_to = buddy_messages::kNoBound;  // the cascade: this node must restore a checkpoint <= this
+    std::uint32_t rollback_to = messages::kNoBound;  // the cascade: this node must restore a checkpoint <= this
   };
   // Sends `to` the versions of `keys` (all produced here) it can.
   Outcome serve(node::ProtocolContext& ctx, node::NodeId to, const std::vector<std::uint64_t>& keys);
@@ -41,4 +41,4 @@ private:
   std::unordered_map<node::NodeId, Span> spans_;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -6,6 +6,8 @@
 
 namespace ftsim::protocols {
 
+using namespace buddy;  // the protocol's own namespace: this file only registers it
+
 namespace {
 
 void check(const config::Config& config, config::JsonReader& block) { check_buddy_options(config, block); }

@@ -6,7 +6,7 @@
 
 #include "graphs/ids.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::buddy {
 
 inline std::string buddy_node_list(const std::vector<graphs::NodeId>& nodes) {
   std::string text;
@@ -14,4 +14,4 @@ inline std::string buddy_node_list(const std::vector<graphs::NodeId>& nodes) {
   return text + (nodes.size() > 8 ? ", ..." : "");
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::buddy

@@ -8,6 +8,8 @@
 #include "protocols/protocol_module.hpp"
 
 namespace ftsim::protocols {
+
+using none::NoneProtocol;  // what an example builds on
 namespace {
 using namespace node;
 

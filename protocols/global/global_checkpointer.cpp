@@ -4,9 +4,9 @@
 
 #include "protocols/global/global_messages.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
-using namespace global_messages;
+using namespace messages;
 
 void GlobalCheckpointer::step(SessionEvent event, std::uint32_t checkpoint) {
   using S = SessionState;
@@ -179,4 +179,4 @@ std::string GlobalCheckpointer::phase() const {
   }
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -14,7 +14,7 @@
 #include "protocols/global/global_keeper.hpp"
 #include "protocols/global/global_options.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 // Where this node is in a checkpoint (checkpoint_ says which). It replaces the three counters
 // ready_for_, save_for_ and saving_ of the single class this protocol once was.
@@ -91,4 +91,4 @@ private:
   double began_ = -1;                     // for the trace span
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
-using namespace global_messages;
+using namespace messages;
 
 void GlobalCoordinator::enter(CoordinatorState to) {
   using S = CoordinatorState;
@@ -218,4 +218,4 @@ std::string GlobalCoordinator::phase(ProtocolContext& ctx) const {
   return {};
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -11,7 +11,7 @@
 #include "protocols/global/global_messages.hpp"
 #include "protocols/global/global_options.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 // What the coordinator waits for. A failure interrupts any state (a checkpoint under way is
 // aborted, a recovery under way starts again for the new epoch); at cuts it gathers READY whenever
@@ -40,12 +40,12 @@ private:
   // The state after a commit or a recovery: the next cut's READY, or the period timer.
   CoordinatorState between_checkpoints() const;
   void start_checkpoint(ProtocolContext& ctx);
-  void on_ready(ProtocolContext& ctx, const global_messages::Control& ready);
-  void on_saved(ProtocolContext& ctx, const global_messages::Control& saved);
-  void on_restored(ProtocolContext& ctx, NodeId from, const global_messages::Control& restored);
+  void on_ready(ProtocolContext& ctx, const messages::Control& ready);
+  void on_saved(ProtocolContext& ctx, const messages::Control& saved);
+  void on_restored(ProtocolContext& ctx, NodeId from, const messages::Control& restored);
   // Levels: a replacement lost the checkpoint of this recovery at its buddies: every node goes
   // back to the latest checkpoint on stable storage instead.
-  void on_lost(ProtocolContext& ctx, const global_messages::Control& lost);
+  void on_lost(ProtocolContext& ctx, const messages::Control& lost);
   void send_recover(ProtocolContext& ctx, const FailureNotice& cause);
   // Whether `node`'s latest RESTORED is for this recovery's epoch and restart point.
   bool restored_now(NodeId node) const {
@@ -69,4 +69,4 @@ private:
   std::optional<std::uint64_t> period_timer_;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -6,9 +6,9 @@
 
 #include "protocols/global/global_messages.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
-using namespace global_messages;
+using namespace messages;
 
 GlobalCopies::GlobalCopies(const GlobalOptions& options) : options_(options) {
   if (options_.content) writer_.emplace(options_.content);
@@ -100,7 +100,7 @@ void GlobalCopies::send(ProtocolContext& ctx) {
   Control data = with(checkpoint_, ctx.epoch());
   data.count = save.bytes;
   data.snapshot = std::move(save.content);
-  for (NodeId buddy : buddies) global_messages::send(ctx, buddy, kCheckpointData, data, node::Traffic::checkpoint, save.bytes);
+  for (NodeId buddy : buddies) messages::send(ctx, buddy, kCheckpointData, data, node::Traffic::checkpoint, save.bytes);
 }
 
 bool GlobalCopies::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch) {
@@ -161,4 +161,4 @@ void GlobalCopies::drop_local_before(std::uint32_t checkpoint) {
   }
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -12,7 +12,7 @@
 #include "protocols/checkpoint_content.hpp"
 #include "protocols/global/global_options.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 // The save of the remote copy.
 enum class CopyState : std::uint8_t {
@@ -68,4 +68,4 @@ private:
   std::uint32_t encode_sequence_ = 0;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -2,9 +2,9 @@
 
 #include <map>
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
-using namespace global_messages;
+using namespace messages;
 
 void GlobalKeeper::on_checkpoint_data(ProtocolContext& ctx, NodeId from, const Control& c) {
   ctx.checkpoint_store().put(checkpoint_key(from, c.checkpoint), c.snapshot, c.count);
@@ -60,4 +60,4 @@ void GlobalKeeper::collect(ProtocolContext& ctx, std::uint32_t committed) {
   ctx.checkpoint_store().erase_if([&](std::uint64_t key) { return checkpoint_of(key) < first[origin_of(key)]; });
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

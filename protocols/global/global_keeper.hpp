@@ -8,16 +8,16 @@
 #include "protocols/global/global_messages.hpp"
 #include "protocols/global/global_options.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 class GlobalKeeper {
 public:
   explicit GlobalKeeper(const GlobalOptions& options) : options_(options) {}
 
   // kCheckpointData: keep the copy (its content and the bytes it stands for) and acknowledge.
-  void on_checkpoint_data(ProtocolContext& ctx, NodeId from, const global_messages::Control& data);
+  void on_checkpoint_data(ProtocolContext& ctx, NodeId from, const messages::Control& data);
   // kRestoreRequest: the copy (/checkpoint_data: its chain of images) back, or kNotHeld.
-  void on_restore_request(ProtocolContext& ctx, NodeId from, const global_messages::Control& request);
+  void on_restore_request(ProtocolContext& ctx, NodeId from, const messages::Control& request);
   // Checkpoint `committed` is committed: older copies serve no restore (/checkpoint_data: but the
   // images its chain starts from do).
   void collect(ProtocolContext& ctx, std::uint32_t committed);
@@ -26,4 +26,4 @@ private:
   const GlobalOptions& options_;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -12,7 +12,7 @@
 #include "sim/node/message.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols::global_messages {
+namespace ftsim::protocols::global::messages {
 
 using node::Bytes;
 using node::FailureNotice;
@@ -91,4 +91,4 @@ constexpr std::uint64_t kEncodeTokenBit = 1ull << 61;
 constexpr std::uint64_t kDecodeTokenBit = 1ull << 60;
 constexpr std::uint64_t kSequenceMask = 0xffffffffu;
 
-}  // namespace ftsim::protocols::global_messages
+}  // namespace ftsim::protocols::global::messages

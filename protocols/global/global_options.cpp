@@ -3,7 +3,7 @@
 #include "graphs/cut_selection.hpp"
 #include "protocols/coordinated_schedule.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 GlobalConfig read_global_options(const config::Config& config, config::JsonReader block) {
   GlobalConfig options;
@@ -75,4 +75,4 @@ std::string buddy_list(const GlobalOptions& options, NodeId node) {
   return text;
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -17,7 +17,7 @@
 #include "sim/config/json_reader.hpp"
 #include "sim/node/protocol.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 using node::FailureNotice;
 using node::Message;
@@ -57,4 +57,4 @@ std::shared_ptr<const GlobalOptions> make_global_options(const config::Config& c
 // "buddy node 3" or "buddy nodes 3, 4": where `node` saves, for notes and error messages.
 std::string buddy_list(const GlobalOptions& options, NodeId node);
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

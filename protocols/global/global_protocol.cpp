@@ -1,8 +1,8 @@
 #include "protocols/global/global_protocol.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
-using namespace global_messages;
+using namespace messages;
 
 GlobalProtocol::GlobalProtocol(std::shared_ptr<const GlobalOptions> options, bool coordinator)
     : options_(std::move(options)),
@@ -116,4 +116,4 @@ std::string GlobalProtocol::phase(ProtocolContext& ctx) {
   return recovering.empty() ? checkpointer_.phase() : recovering;
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -48,7 +48,7 @@
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 class GlobalProtocol final : public node::Protocol {
 public:
@@ -83,4 +83,4 @@ private:
   GlobalRecovery recovery_;          // drives checkpointer_ in a rollback, reads copies_
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -3,9 +3,9 @@
 #include <stdexcept>
 #include <vector>
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
-using namespace global_messages;
+using namespace messages;
 
 void GlobalRecovery::step(RecoveryEvent event) {
   using S = RecoveryState;
@@ -262,4 +262,4 @@ std::string GlobalRecovery::phase() const {
   return {};
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -18,7 +18,7 @@
 #include "protocols/global/global_messages.hpp"
 #include "protocols/global/global_options.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::global {
 
 // Where this node is in a rollback. A notice while it fetches or decodes leaves the state as it is:
 // the answer it waits for is stale if the notice moved the epoch, and the next RECOVER fetches again.
@@ -59,10 +59,10 @@ public:
   void on_failure_notice(ProtocolContext& ctx, const FailureNotice& notice);
   void on_restart(ProtocolContext& ctx, const node::RestartInfo& info);
   void on_restart_cost_paid(ProtocolContext& ctx);  // kRestartDelayToken
-  void on_recover(ProtocolContext& ctx, const global_messages::Control& recover);
-  void on_resume(ProtocolContext& ctx, const global_messages::Control& resume);
-  void on_restore_data(ProtocolContext& ctx, const global_messages::Control& data);  // from a buddy
-  void on_not_held(ProtocolContext& ctx, const global_messages::Control& answer);    // from a buddy
+  void on_recover(ProtocolContext& ctx, const messages::Control& recover);
+  void on_resume(ProtocolContext& ctx, const messages::Control& resume);
+  void on_restore_data(ProtocolContext& ctx, const messages::Control& data);  // from a buddy
+  void on_not_held(ProtocolContext& ctx, const messages::Control& answer);    // from a buddy
   void on_storage_read(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);
   // /checkpoint_data: the CPU time of decoding the chain is over (its token).
   void on_decoded(ProtocolContext& ctx, std::uint64_t token);
@@ -90,11 +90,11 @@ private:
   std::size_t asked_buddy_ = 0;      // fetching from buddies: which one was asked last
   FailureNotice cause_{};            // the failure the current rollback repairs
   double began_ = -1;                // for the trace span
-  std::optional<global_messages::Control> deferred_recover_;  // RECOVER received while paying the cost
+  std::optional<messages::Control> deferred_recover_;  // RECOVER received while paying the cost
   // /checkpoint_data: a chain being read back, a restore waiting for the CPU time of its decoding.
   content::ChainFetch fetch_;
   std::optional<node::NodeSnapshot> pending_restore_;
   std::uint32_t decode_sequence_ = 0;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::global

@@ -4,6 +4,8 @@
 
 namespace ftsim::protocols {
 
+using namespace global;  // the protocol's own namespace: this file only registers it
+
 namespace {
 
 void check(const config::Config& config, config::JsonReader& block) { read_global_options(config, block); }

@@ -9,7 +9,7 @@
 #include "graphs/ids.hpp"
 #include "sim/node/codec.hpp"
 
-namespace ftsim::protocols::lineage_messages {
+namespace ftsim::protocols::lineage::messages {
 
 enum MessageType : std::uint32_t {
   kInventoryRequest = 1,  // coordinator -> node: report your state for round r (a Round)
@@ -57,4 +57,4 @@ struct Plan {
   template <class F> void fields(F& f) { f(round, replacement, run, sends, reloads); }
 };
 
-}  // namespace ftsim::protocols::lineage_messages
+}  // namespace ftsim::protocols::lineage::messages

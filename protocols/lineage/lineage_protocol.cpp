@@ -7,7 +7,7 @@
 
 #include "protocols/lineage/lineage_messages.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::lineage {
 
 using node::Message;
 using node::NodeId;
@@ -17,7 +17,6 @@ using graphs::Access;
 using graphs::HandleId;
 using graphs::Version;
 
-namespace messages = lineage_messages;
 using messages::kApplied;
 using messages::kGo;
 using messages::kInventory;
@@ -427,4 +426,4 @@ std::string LineageProtocol::phase(node::ProtocolContext&) {
   return {};
 }
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::lineage

@@ -24,7 +24,7 @@
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::lineage {
 
 class LineageProtocol final : public node::Protocol {
 public:
@@ -79,4 +79,4 @@ private:
   std::vector<node::FailureNotice> unrecovered_;
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::lineage

@@ -4,6 +4,8 @@
 
 namespace ftsim::protocols {
 
+using namespace none;  // the protocol's own namespace: this file only registers it
+
 namespace {
 
 node::ProtocolFactory factory(const config::Config&, const graphs::TaskGraph&) {

@@ -17,7 +17,7 @@
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
-namespace ftsim::protocols {
+namespace ftsim::protocols::none {
 
 class NoneProtocol : public node::Protocol {  // not final: example-hold-flush adds to it
 public:
@@ -97,4 +97,4 @@ private:
   std::vector<bool> restored_;                // coordinator: ranks back at the start
 };
 
-}  // namespace ftsim::protocols
+}  // namespace ftsim::protocols::none

@@ -10,12 +10,12 @@
 #include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/buddy_options.hpp"
 
-using ftsim::protocols::EntryKeys;
+using ftsim::protocols::buddy::EntryKeys;
 
 TEST_CASE("buddy store keys: distinct and ordered by origin, checkpoint, handle at 131,072 nodes", "[buddy]") {
   EntryKeys keys;
   REQUIRE(keys.layout(131072, 16, 2'700'000));
-  const std::uint32_t value = ftsim::protocols::buddy_messages::kValueHandle;
+  const std::uint32_t value = ftsim::protocols::buddy::messages::kValueHandle;
   std::set<std::uint64_t> seen;
   std::uint64_t previous = 0;
   bool first = true;

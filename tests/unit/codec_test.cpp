@@ -61,7 +61,7 @@ template <class T> void check(const T& message, std::uint32_t type, const std::s
 }  // namespace
 
 TEST_CASE("codec: buddy's messages keep their layout", "[codec]") {
-  namespace m = protocols::buddy_messages;
+  namespace m = protocols::buddy::messages;
   const m::RecoveryInfo info{.requester_incarnation = 3, .round = 7, .newest = 5, .older = 4, .buddy = true, .released = true};
   check(info, "0300000007000000ffffffff0500000004000000010001", 0);
 
@@ -166,7 +166,7 @@ TEST_CASE("codec: cck's control messages keep their layout, per type", "[codec]"
 }
 
 TEST_CASE("codec: global's control messages keep their layout, per type", "[codec]") {
-  namespace g = protocols::global_messages;
+  namespace g = protocols::global::messages;
   g::Control ready = g::with(2, 1);
   ready.sent = {{0, 5}, {3, 7}};
   check(ready, g::kReady, "02000000010000000200000000000000000000000500000000000000030000000700000000000000");
@@ -185,7 +185,7 @@ TEST_CASE("codec: global's control messages keep their layout, per type", "[code
 }
 
 TEST_CASE("codec: lineage's and none's messages keep their layout", "[codec]") {
-  namespace l = protocols::lineage_messages;
+  namespace l = protocols::lineage::messages;
   // What the hand-written encoders wrote, field by field.
   node::Bytes expected;
   node::WireWriter w(expected);

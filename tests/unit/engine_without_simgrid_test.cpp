@@ -96,7 +96,7 @@ TEST_CASE("engine without SimGrid: a node and its buddy failing together is unre
 TEST_CASE("engine without SimGrid: the example protocol of the guide recovers single and simultaneous failures",
           "[core][engine]") {
   const node::ProtocolFactory example = [](node::NodeId, bool coordinator) {
-    return std::make_unique<protocols::NoneProtocol>(coordinator);
+    return std::make_unique<protocols::none::NoneProtocol>(coordinator);
   };
   const node::RunMetrics reference = run(cholesky_config({{"type", "none"}}, nullptr), example);
   REQUIRE(reference.complete);
