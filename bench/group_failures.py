@@ -5,9 +5,10 @@ unrecoverable as the share of group failures rises (issue 44's correlated-failur
 A 16-node stencil with a buddy at (n + 1) mod 16 and racks of 4 nodes (/platform/group_size): a group
 failure takes a rack down, and with it a node and its buddy for 3 of the 4 nodes of each rack. Exponential
 failures (/failures/mtbf per node) split between the classes "node" and "group" (/failures/classes); for
-each share of group failures, --runs seeds, under `buddy`, `global` with buddy storage, and `global`
-with two levels (buddies, and every 4th checkpoint on stable storage: 4 servers), which must recover
-from any of them. With --burst FACTOR, a failure raises the rate of its rack's other
+each share of group failures, --runs seeds, under `buddy`, `global` with buddy storage, `global` with
+an XOR level added (sets of 4 nodes, one per rack: it rebuilds what one rack failure takes, not what
+two at once take), and `global` with buddies and every 4th checkpoint on stable storage (4 servers),
+which must recover from any of them. With --burst FACTOR, a failure raises the rate of its rack's other
 machines FACTOR times for --window instead of (or with) group failures.
 
 Every run has a wall timeout; outcomes are counted apart: complete, unrecoverable (exit 1, the
@@ -70,17 +71,19 @@ def main() -> int:
     print(f"output: {work}", flush=True)
     protocols = {"buddy": {"type": "buddy"},
                  "global, buddy": {"type": "global", "at": "cuts", "storage": "buddy"},
+                 "global, buddy + xor": {"type": "global", "at": "cuts",
+                                         "levels": [{"storage": "buddy"}, {"storage": "xor", "group": 4, "every": 1}]},
                  "global, buddy + stable/4": {"type": "global", "at": "cuts",
                                               "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 4}]}}
     shares = [float(s) for s in args.shares.split(",")]
     kinds = ["complete", "unrecoverable", "other failure", "wrong", "bad input", "hang", "crash"]
     print(f"{'protocol':24} {'group share':>11} {'runs':>5} {'failures':>9} {'group':>6} " + " ".join(f"{k:>13}" for k in kinds))
     problems = 0
-    for name, protocol in protocols.items():
+    for variant, (name, protocol) in enumerate(protocols.items()):
         for share in shares:
             jobs = [(seed, config(protocol, share, args.mtbf, seed, args.burst, args.window)) for seed in range(base, base + args.runs)]
             with ThreadPoolExecutor(args.jobs) as pool:
-                outcomes = list(pool.map(lambda job: run_ftsim(job[1], work, f"{protocol['type']}-{share}-{job[0]}", args.timeout), jobs))
+                outcomes = list(pool.map(lambda job: run_ftsim(job[1], work, f"{variant}-{protocol['type']}-{share}-{job[0]}", args.timeout), jobs))
             counts = {k: 0 for k in kinds}
             failures = groups = 0
             for (seed, _), outcome in zip(jobs, outcomes):

@@ -105,14 +105,22 @@ void GlobalCoordinator::send_recover(ProtocolContext& ctx, const FailureNotice& 
   for (NodeId n = 0; n < ctx.node_count(); ++n) send(ctx, n, kRecover, recover);
 }
 
-void GlobalCoordinator::on_lost(ProtocolContext& ctx, const Control& c) {
+void GlobalCoordinator::on_lost(ProtocolContext& ctx, NodeId from, const Control& c) {
   if (state_ != CoordinatorState::recovering || c.epoch != recovery_epoch_ || c.checkpoint != committed_) return;
-  // The buddy level failed this recovery: back to the latest checkpoint on stable storage, which
-  // every node can restore (its local copy, or stable storage). The checkpoints after it are void.
-  const std::uint32_t fallback = options_.last_stable(committed_);
+  // A level failed this recovery: back to the latest checkpoint on the next more durable level,
+  // which every node can restore (its local copy, or that level). The checkpoints after it are void.
+  const std::optional<std::uint32_t> back = options_.fallback(committed_);
+  if (!back) {
+    ctx.fail_run("unrecoverable: checkpoint " + std::to_string(committed_) + " of node " + std::to_string(from) +
+                 " is lost at every level it was saved on (more failures at once than " +
+                 level_name(options_.levels[options_.top_level(committed_)].storage) + " can survive)");
+    return;
+  }
+  const std::uint32_t fallback = *back;
   if (ctx.recording()) {
+    const LevelStorage next = options_.levels[options_.top_level(committed_) + 1].storage;
     ctx.note("checkpoint " + std::to_string(committed_) + " is lost: every node falls back to " +
-             (fallback > 0 ? "checkpoint " + std::to_string(fallback) + " on stable storage" : std::string("the initial state")));
+             (fallback > 0 ? "checkpoint " + std::to_string(fallback) + " on " + level_name(next) : std::string("the initial state")));
   }
   committed_ = fallback;
   restored_count_ = 0;
@@ -146,7 +154,7 @@ void GlobalCoordinator::on_message(ProtocolContext& ctx, const Message& m) {
     case kReady: on_ready(ctx, c); break;
     case kSaved: on_saved(ctx, c); break;
     case kRestored: on_restored(ctx, m.source, c); break;
-    case kLost: on_lost(ctx, c); break;
+    case kLost: on_lost(ctx, m.source, c); break;
     default: break;
   }
 }

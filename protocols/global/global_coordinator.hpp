@@ -45,7 +45,7 @@ private:
   void on_restored(ProtocolContext& ctx, NodeId from, const messages::Control& restored);
   // Levels: a replacement lost the checkpoint of this recovery at its buddies: every node goes
   // back to the latest checkpoint on stable storage instead.
-  void on_lost(ProtocolContext& ctx, const messages::Control& lost);
+  void on_lost(ProtocolContext& ctx, NodeId from, const messages::Control& lost);
   void send_recover(ProtocolContext& ctx, const FailureNotice& cause);
   // Whether `node`'s latest RESTORED is for this recovery's epoch and restart point.
   bool restored_now(NodeId node) const {

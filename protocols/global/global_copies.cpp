@@ -5,6 +5,7 @@
 #include <string>
 
 #include "protocols/global/global_messages.hpp"
+#include "protocols/global/global_xor.hpp"
 
 namespace ftsim::protocols::global {
 
@@ -53,10 +54,7 @@ void GlobalCopies::save(ProtocolContext& ctx, std::uint32_t checkpoint, node::No
   ctx.record_local_checkpoint(checkpoint);
   saved_bytes_ = bytes;
   if (ctx.recording()) {
-    ctx.note("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " +
-             (options_.stable_storage ? std::string("stable storage")
-                                      : buddy_list(options_, ctx.node()) +
-                                            (options_.on_stable(checkpoint) ? " and stable storage" : "")));
+    ctx.note("save checkpoint " + std::to_string(checkpoint) + " (" + std::to_string(bytes) + " B) to " + destinations(checkpoint, ctx.node()));
   }
   ++ctx.counters().cp_data_normal_count;
   ctx.counters().cp_data_normal_total_size += bytes;
@@ -79,6 +77,16 @@ void GlobalCopies::on_encoded(ProtocolContext& ctx, std::uint64_t token) {
   send(ctx);
 }
 
+std::string GlobalCopies::destinations(std::uint32_t checkpoint, NodeId node) const {
+  if (options_.stable_storage) return "stable storage";
+  std::string text;
+  const auto add = [&](const std::string& where) { text += (text.empty() ? "" : " and ") + where; };
+  if (options_.on_level(checkpoint, LevelStorage::buddy)) add(buddy_list(options_, node));
+  if (options_.on_level(checkpoint, LevelStorage::xor_group)) add("its XOR set");
+  if (options_.on_stable(checkpoint)) add("stable storage");
+  return text;
+}
+
 void GlobalCopies::send(ProtocolContext& ctx) {
   Pending save = std::move(*pending_);
   pending_.reset();
@@ -89,18 +97,23 @@ void GlobalCopies::send(ProtocolContext& ctx) {
     return;
   }
   // Every buddy keeps a copy (several buddies replicate it); with levels, every stable_every-th
-  // goes to stable storage too. Saved once all acknowledged.
-  const auto buddies = options_.buddies->buddies(ctx.node());
+  // goes to stable storage too, and those on an XOR level to its set. Saved once all acknowledged.
+  const bool buddy = options_.on_level(checkpoint_, LevelStorage::buddy);
+  const auto buddies = buddy ? options_.buddies->buddies(ctx.node()) : std::span<const NodeId>{};
   const bool stable = options_.on_stable(checkpoint_);
   acks_missing_ = static_cast<std::uint32_t>(buddies.size()) + (stable ? 1 : 0);
   if (stable) {
     ctx.storage_write(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint_), save.content, save.bytes,
                       write_token(checkpoint_, ctx.epoch()));
   }
+  if (options_.on_level(checkpoint_, LevelStorage::xor_group)) {
+    acks_missing_ += send_xor_blocks(ctx, options_, checkpoint_, save.content, save.bytes);
+  }
+  if (buddies.empty()) return;
   Control data = with(checkpoint_, ctx.epoch());
   data.count = save.bytes;
   data.snapshot = std::move(save.content);
-  for (NodeId buddy : buddies) messages::send(ctx, buddy, kCheckpointData, data, node::Traffic::checkpoint, save.bytes);
+  for (NodeId buddy_node : buddies) messages::send(ctx, buddy_node, kCheckpointData, data, node::Traffic::checkpoint, save.bytes);
 }
 
 bool GlobalCopies::on_ack(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch) {
@@ -153,11 +166,10 @@ void GlobalCopies::restored(std::uint32_t checkpoint) {
 }
 
 void GlobalCopies::drop_local_before(std::uint32_t checkpoint) {
-  // With levels the latest copy on stable storage stays too: a failure the buddies cannot repair
-  // rolls every node back to it.
-  const std::uint32_t keep = options_.stable_every > 0 ? options_.last_stable(checkpoint) : checkpoint;
+  // With levels the latest copy on each more durable level stays too: a failure a level cannot
+  // repair rolls every node back to it.
   for (auto it = local_.begin(); it != local_.end();) {
-    it = it->first < checkpoint && it->first != keep ? local_.erase(it) : std::next(it);
+    it = it->first < checkpoint && !options_.keep_for_fallback(it->first, checkpoint) ? local_.erase(it) : std::next(it);
   }
 }
 

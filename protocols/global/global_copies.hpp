@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "protocols/checkpoint_content.hpp"
 #include "protocols/global/global_options.hpp"
@@ -48,6 +49,7 @@ private:
   // The one place the state changes; throws std::logic_error on a transition not listed.
   void step(CopyState to);
   void send(ProtocolContext& ctx);
+  std::string destinations(std::uint32_t checkpoint, NodeId node) const;  // for the notes
   // Local copies older than `checkpoint` go (with levels, but the latest one on stable storage).
   void drop_local_before(std::uint32_t checkpoint);
 

@@ -42,7 +42,10 @@ void GlobalKeeper::on_restore_request(ProtocolContext& ctx, NodeId from, const C
 
 void GlobalKeeper::collect(ProtocolContext& ctx, std::uint32_t committed) {
   if (!options_.content) {
-    ctx.checkpoint_store().erase_if([&](std::uint64_t key) { return checkpoint_of(key) < committed; });
+    // An XOR level's parity blocks (this node's) stay for the checkpoints a fallback may need.
+    ctx.checkpoint_store().erase_if([&](std::uint64_t key) {
+      return checkpoint_of(key) < committed && !(is_parity_key(key) && options_.keep_for_fallback(checkpoint_of(key), committed));
+    });
     return;
   }
   // /checkpoint_data: what the committed checkpoint's chain needs stays (its full image and the

@@ -34,16 +34,22 @@ enum MessageType : std::uint32_t {
   kRestoreData,     // buddy -> replacement: the content of checkpoint k
   kNotHeld,         // buddy -> replacement: I do not hold checkpoint k of yours
   kLost,            // replacement -> coordinator (levels): checkpoint k is lost at every level I can reach
+  kXorBlock,        // node -> XOR set member: one block of checkpoint k, for its parity
+  kXorRequest,      // replacement -> XOR set members: rebuild my checkpoint k
+  kXorPieces,       // member -> replacement: its checkpoint k and its parity block of it
+  kXorNotHeld,      // member -> replacement: I hold no checkpoint k (or no parity of it)
 };
 
 // The content of every message type (each type encodes only its own fields).
 struct Control {
   std::uint32_t checkpoint = 0;
   std::uint32_t epoch = 0;
-  std::uint64_t count = 0;                              // kSave: messages; kSaved, kCheckpointData: bytes
+  std::uint64_t count = 0;                              // kSave: messages; kSaved, kCheckpointData, kXor*: bytes
   std::vector<std::pair<NodeId, std::uint64_t>> sent;   // kReady
   FailureNotice cause{};                                // kRecover
-  Bytes snapshot;                                       // kCheckpointData, kRestoreData
+  Bytes snapshot;                                       // kCheckpointData, kRestoreData, kXorBlock, kXorPieces
+  std::uint64_t length = 0;                             // kXorBlock: the length of the checkpoint it is cut from
+  Bytes parity;                                         // kXorPieces: xor_code::Parity, encoded
 
   template <class F> void fields(F& f, std::uint32_t type) {
     f(checkpoint, epoch);
@@ -51,6 +57,9 @@ struct Control {
     if (type == kReady) f(sent);
     if (type == kRecover) f(cause);
     if (type == kCheckpointData || type == kRestoreData) f(snapshot);
+    if (type == kXorBlock || type == kXorPieces) f(count, snapshot);
+    if (type == kXorBlock) f(length);
+    if (type == kXorPieces) f(parity);
   }
 };
 
@@ -90,5 +99,11 @@ inline std::uint64_t write_token(std::uint32_t checkpoint, std::uint32_t epoch) 
 constexpr std::uint64_t kEncodeTokenBit = 1ull << 61;
 constexpr std::uint64_t kDecodeTokenBit = 1ull << 60;
 constexpr std::uint64_t kSequenceMask = 0xffffffffu;
+// An XOR level: the CPU time of a parity block (+ a sequence number, as above).
+constexpr std::uint64_t kXorTokenBit = 1ull << 59;
+// Where a node keeps its parity block of checkpoint k in its checkpoint store (no node's id has
+// the top bit: the keeper's copies never clash with it).
+inline std::uint64_t parity_key(std::uint32_t checkpoint) { return (1ull << 63) | checkpoint; }
+inline bool is_parity_key(std::uint64_t key) { return (key >> 63) != 0; }
 
 }  // namespace ftsim::protocols::global::messages

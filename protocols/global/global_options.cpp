@@ -1,5 +1,7 @@
 #include "protocols/global/global_options.hpp"
 
+#include <algorithm>
+
 #include "graphs/cut_selection.hpp"
 #include "protocols/coordinated_schedule.hpp"
 
@@ -14,24 +16,47 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
   options.period = schedule.period;
   const std::uint32_t servers = config.platform.storage.hosts;
   if (auto levels = block.find("levels")) {
-    // Two levels (Moody et al. 2010's partner and PFS levels): buddies' memory, then stable storage.
+    // Moody et al. 2010's levels: the buddies' memory (partner), an XOR group, stable storage (PFS).
     if (block.find("storage")) levels->fail("gives each level's storage: not with /protocol/storage");
-    const std::string shape = R"([{"storage": "buddy"}, {"storage": "stable", "every": K}])";
-    if (!levels->is_array() || levels->size() != 2) levels->fail_expected("two levels, " + shape);
-    auto first = (*levels)[0];
-    first.expect_object();
-    if (first.at("storage").as_choice({"buddy"}) != "buddy") first.fail_expected(shape);
-    if (auto every = first.find("every"); every && every->as_int(1, 1) != 1) every->fail_expected("1");
-    first.finish();
-    auto second = (*levels)[1];
-    second.expect_object();
-    second.at("storage").as_choice({"stable"});
-    options.stable_every = static_cast<std::uint32_t>(second.at("every").as_int(1, 1 << 30));
-    second.finish();
-    if (servers == 0) levels->fail("the \"stable\" level needs servers: set /platform/storage/hosts to 1 or more");
-    if (config.platform.nodes < 2) levels->fail("the \"buddy\" level needs at least 2 nodes (a node cannot be its own buddy)");
+    const std::string shape = "two or three levels in this order: " +
+                              std::string(R"({"storage": "buddy"}, {"storage": "xor", "group": k, "every": K1}, )") +
+                              R"({"storage": "stable", "every": K2})";
+    if (!levels->is_array() || levels->size() < 2 || levels->size() > 3) levels->fail_expected(shape);
+    for (std::size_t i = 0; i < levels->size(); ++i) {
+      auto entry = (*levels)[i];
+      entry.expect_object();
+      LevelConfig level;
+      const std::string storage = entry.at("storage").as_choice({"buddy", "xor", "stable"});
+      level.storage = storage == "buddy" ? LevelStorage::buddy : storage == "xor" ? LevelStorage::xor_group : LevelStorage::stable;
+      if (!options.levels.empty() && level.storage <= options.levels.back().storage) {
+        entry.at("storage").fail_expected("a level more durable than the one before (" + shape + ")");
+      }
+      if (i == 0) {
+        if (auto every = entry.find("every"); every && every->as_int(1, 1) != 1) every->fail_expected("1 (the first level takes every checkpoint)");
+      } else {
+        auto every = entry.at("every");
+        level.every = static_cast<std::uint32_t>(every.as_int(1, 1 << 30));
+        if (level.every % options.levels.back().every != 0) {
+          every.fail_expected("a multiple of the level before's every (" + std::to_string(options.levels.back().every) + "): the levels nest");
+        }
+      }
+      if (level.storage == LevelStorage::xor_group) {
+        level.group = static_cast<std::uint32_t>(entry.at("group").as_int(2, 1024));
+        level.rate = 5e9;  // the schema's default: XOR streams at memory speed on one core
+        if (auto rate = entry.find("rate")) level.rate = rate->as_bandwidth();
+      }
+      if (level.storage == LevelStorage::stable) {
+        options.stable_every = level.every;
+        if (servers == 0) entry.fail("the \"stable\" level needs servers: set /platform/storage/hosts to 1 or more");
+      }
+      if (level.storage == LevelStorage::buddy && config.platform.nodes < 2) {
+        entry.fail("the \"buddy\" level needs at least 2 nodes (a node cannot be its own buddy)");
+      }
+      entry.finish();
+      options.levels.push_back(level);
+    }
     if (config.checkpoint_data.enabled) {
-      levels->fail("is not built with /checkpoint_data yet (an image chain across two levels): remove one of them");
+      levels->fail("is not built with /checkpoint_data yet (an image chain across levels): remove one of them");
     }
     options.stable_storage = false;
   } else if (auto storage = block.find("storage")) {
@@ -62,9 +87,79 @@ std::shared_ptr<const GlobalOptions> make_global_options(const config::Config& c
       const graphs::CutSelection cuts(placement, graph, config.file);
       for (graphs::CutId cut : cuts.cuts()) options->cut_positions.push_back(graph.cut_position(cut));
     }
-    if (!options->stable_storage) options->buddies.emplace(placement.buddy, config.distribution, graph.node_count());
+    if (options->on_level(0, LevelStorage::buddy)) options->buddies.emplace(placement.buddy, config.distribution, graph.node_count());
+  }
+  for (std::size_t i = 0; i < options->levels.size(); ++i) {
+    if (options->levels[i].storage != LevelStorage::xor_group) continue;
+    std::string error;
+    if (!make_xor_sets(*options, graph.node_count(), config.platform.group_size, options->levels[i].group, error)) {
+      block.at("levels")[i].at("group").fail(error);
+    }
   }
   return options;
+}
+
+bool make_xor_sets(GlobalOptions& options, std::uint32_t nodes, std::uint32_t group_size, std::uint32_t k,
+                   std::string& error) {
+  // SCR's rule: the members of a set are in different failure groups, so that one group lost
+  // loses at most one member of each set. Node n is at position n % g of group n / g; the nodes at
+  // one position, in group order, are cut into sets of k (a last one of a single node joins the
+  // set before it).
+  const std::uint32_t g = group_size > 0 ? group_size : 1;
+  options.xor_sets.clear();
+  options.xor_set_of.assign(nodes, 0);
+  options.xor_position.assign(nodes, 0);
+  for (std::uint32_t position = 0; position < std::min(g, nodes); ++position) {
+    std::vector<NodeId> column;
+    for (std::uint32_t n = position; n < nodes; n += g) column.push_back(n);
+    if (column.size() < 2) {
+      error = "an XOR set needs nodes in two failure groups or more: node " + std::to_string(column.front()) + " has none beside it (" +
+              std::to_string(nodes) + " nodes" + (group_size > 0 ? ", groups of " + std::to_string(group_size) + ")" : ")");
+      return false;
+    }
+    for (std::size_t first = 0, last = 0; first < column.size(); first = last) {
+      last = std::min<std::size_t>(first + k, column.size());
+      if (column.size() - last == 1) last = column.size();  // no set of one
+      options.xor_sets.emplace_back(column.begin() + static_cast<std::ptrdiff_t>(first), column.begin() + static_cast<std::ptrdiff_t>(last));
+    }
+  }
+  for (std::uint32_t s = 0; s < options.xor_sets.size(); ++s) {
+    for (std::uint32_t i = 0; i < options.xor_sets[s].size(); ++i) {
+      options.xor_set_of[options.xor_sets[s][i]] = s;
+      options.xor_position[options.xor_sets[s][i]] = i;
+    }
+  }
+  return true;
+}
+
+const char* level_name(LevelStorage storage) {
+  switch (storage) {
+    case LevelStorage::buddy: return "the buddies";
+    case LevelStorage::xor_group: return "the XOR set";
+    case LevelStorage::stable: return "stable storage";
+  }
+  return "?";
+}
+
+std::size_t GlobalConfig::top_level(std::uint32_t id) const {
+  std::size_t top = 0;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (id % levels[i].every == 0) top = i;
+  }
+  return top;
+}
+
+std::optional<std::uint32_t> GlobalConfig::fallback(std::uint32_t id) const {
+  const std::size_t next = top_level(id) + 1;
+  if (next >= levels.size()) return std::nullopt;
+  return id - id % levels[next].every;
+}
+
+bool GlobalConfig::keep_for_fallback(std::uint32_t copy, std::uint32_t id) const {
+  for (std::size_t i = 1; i < levels.size(); ++i) {
+    if (copy == id - id % levels[i].every) return true;
+  }
+  return false;
 }
 
 std::string buddy_list(const GlobalOptions& options, NodeId node) {

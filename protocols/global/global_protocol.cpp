@@ -8,6 +8,7 @@ GlobalProtocol::GlobalProtocol(std::shared_ptr<const GlobalOptions> options, boo
     : options_(std::move(options)),
       keeper_(*options_),
       copies_(*options_),
+      xor_(*options_, copies_),
       checkpointer_(*options_, copies_, keeper_),
       recovery_(*options_, checkpointer_, copies_) {
   if (coordinator) coordinator_.emplace(*options_);
@@ -64,6 +65,10 @@ void GlobalProtocol::on_control(ProtocolContext& ctx, const Message& m) {
     case kNotHeld: recovery_.on_not_held(ctx, c); break;
     case kCheckpointData: keeper_.on_checkpoint_data(ctx, m.source, c); break;
     case kRestoreRequest: keeper_.on_restore_request(ctx, m.source, c); break;
+    case kXorBlock: xor_.on_block(ctx, m.source, c); break;
+    case kXorRequest: xor_.on_request(ctx, m.source, c); break;
+    case kXorPieces: recovery_.on_xor_pieces(ctx, m.source, c); break;
+    case kXorNotHeld: recovery_.on_xor_not_held(ctx, c); break;
     default: break;
   }
 }
@@ -73,7 +78,7 @@ void GlobalProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
     coordinator_->on_timer(ctx, token);
     return;
   }
-  if (token & (kEncodeTokenBit | kDecodeTokenBit)) {
+  if (token & (kEncodeTokenBit | kDecodeTokenBit | kXorTokenBit)) {
     charged(ctx, token);
     return;
   }
@@ -81,11 +86,13 @@ void GlobalProtocol::on_timer(ProtocolContext& ctx, std::uint64_t token) {
 }
 
 void GlobalProtocol::on_activity_done(ProtocolContext& ctx, std::uint64_t token) {
-  if (token & (kEncodeTokenBit | kDecodeTokenBit)) charged(ctx, token);
+  if (token & (kEncodeTokenBit | kDecodeTokenBit | kXorTokenBit)) charged(ctx, token);
 }
 
 void GlobalProtocol::charged(ProtocolContext& ctx, std::uint64_t token) {
-  if (token & kEncodeTokenBit) {
+  if (token & kXorTokenBit) {
+    xor_.on_charged(ctx, token);
+  } else if (token & kEncodeTokenBit) {
     checkpointer_.on_encoded(ctx, token);
   } else {
     recovery_.on_decoded(ctx, token);

@@ -24,6 +24,8 @@
 //  - its copies (global_copies.hpp): the local copy and the one on stable storage or at its
 //    buddies (/checkpoint_data: images), saved, acknowledged and collected, as a CopyState;
 //  - the keeper (global_keeper.hpp): with buddy storage, the copies it holds for other nodes;
+//  - with an XOR level, its part in its XOR set (global_xor.hpp): the parity blocks it computes
+//    and holds, and its answers to a member's rebuild;
 //  - the recovery (global_recovery.hpp): its rollback or restart — RECOVER, the fetch of a lost
 //    copy, RESTORED, RESUME — as a RecoveryState, and a replacement's start (restart cost, no part
 //    in a checkpoint before it restored a state) as a Replacement state.
@@ -45,6 +47,7 @@
 #include "protocols/global/global_keeper.hpp"
 #include "protocols/global/global_options.hpp"
 #include "protocols/global/global_recovery.hpp"
+#include "protocols/global/global_xor.hpp"
 #include "sim/node/protocol.hpp"
 #include "sim/node/protocol_context.hpp"
 
@@ -79,6 +82,7 @@ private:
   std::optional<GlobalCoordinator> coordinator_;  // the coordinator process: its only part
   GlobalKeeper keeper_;
   GlobalCopies copies_;
+  GlobalXor xor_;                    // an XOR level: the parity blocks it holds, reads copies_
   GlobalCheckpointer checkpointer_;  // saves to copies_, collects copies_ and keeper_ at each commit
   GlobalRecovery recovery_;          // drives checkpointer_ in a rollback, reads copies_
 };

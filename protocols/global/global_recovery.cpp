@@ -121,18 +121,73 @@ void GlobalRecovery::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
     return;
   }
   if (ctx.recording()) {
-    ctx.note("epoch " + std::to_string(epoch) + ": fetch checkpoint " + std::to_string(checkpoint) + " from " +
-            (options_.stable_storage ? std::string("stable storage") : buddy_list(options_, ctx.node())));
+    const std::string from = options_.stable_storage ? std::string("stable storage")
+                             : options_.levels.empty() || options_.levels[0].storage == LevelStorage::buddy
+                                 ? buddy_list(options_, ctx.node())
+                                 : std::string("its XOR set");
+    ctx.note("epoch " + std::to_string(epoch) + ": fetch checkpoint " + std::to_string(checkpoint) + " from " + from);
   }
-  // A replacement lost its local copy: fetch the one on stable storage or at its buddies, in turn.
+  // A replacement lost its local copy: fetch the one on stable storage or at its buddies, in turn;
+  // with levels, from the fastest level the checkpoint is on.
   step(RecoveryEvent::fetch);
   asked_buddy_ = 0;
-  if (options_.stable_storage) {
+  if (!options_.levels.empty()) {
+    fetch_from_level(ctx, checkpoint, epoch, 0);
+  } else if (options_.stable_storage) {
     fetch_.begin(checkpoint);
     ctx.storage_read(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint), kReadTokenBit | epoch);
   } else {
     send(ctx, options_.buddies->buddies(ctx.node())[0], kRestoreRequest, with(checkpoint, epoch));
   }
+}
+
+void GlobalRecovery::fetch_from_level(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch, std::size_t first) {
+  for (std::size_t i = first; i < options_.levels.size(); ++i) {
+    const LevelConfig& level = options_.levels[i];
+    if (checkpoint % level.every != 0) continue;
+    if (ctx.recording() && first > 0) {
+      ctx.note("checkpoint " + std::to_string(checkpoint) + " lost at " + level_name(options_.levels[first - 1].storage) +
+               (level.storage == LevelStorage::stable ? ": read from stable storage" : ": rebuild it from its XOR set"));
+    }
+    level_ = i;
+    switch (level.storage) {
+      case LevelStorage::buddy:
+        asked_buddy_ = 0;
+        send(ctx, options_.buddies->buddies(ctx.node())[0], kRestoreRequest, with(checkpoint, epoch));
+        return;
+      case LevelStorage::xor_group: rebuild_.begin(ctx, checkpoint, epoch); return;
+      case LevelStorage::stable:
+        ctx.storage_read(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint), kReadTokenBit | epoch);
+        return;
+    }
+  }
+  // Lost at every level it is on (a node and its buddy, or two members of its XOR set, failed
+  // together): the whole job must go back further, which only the coordinator can decide.
+  if (ctx.recording()) {
+    ctx.note("checkpoint " + std::to_string(checkpoint) + " lost at " + level_name(options_.levels[first - 1].storage) +
+             (options_.levels.size() == 2 && options_.uses(LevelStorage::stable) ? " and not on stable storage"
+                                                                                 : " and on no more durable level") +
+             ": tell the coordinator");
+  }
+  send(ctx, ctx.coordinator(), kLost, with(checkpoint, epoch));
+}
+
+void GlobalRecovery::on_xor_pieces(ProtocolContext& ctx, NodeId from, const Control& c) {
+  if (c.checkpoint != restoring() || state_ != RecoveryState::fetching) return;
+  if (rebuild_.on_pieces(ctx, from, c) != XorRebuild::Answer::complete) return;
+  XorRebuild::Result rebuilt = rebuild_.finish(ctx);
+  node::WireReader in(rebuilt.data);
+  node::NodeSnapshot snapshot = node::NodeSnapshot::decode(in);
+  copies_.keep_copy(restoring(), snapshot);
+  // The XOR takes a core for the bytes it read (a simulation), as a decompression would.
+  pending_restore_ = std::move(snapshot);
+  step(RecoveryEvent::decode);
+  content::charge(ctx, rebuilt.charge_seconds, kDecodeTokenBit | ++decode_sequence_);
+}
+
+void GlobalRecovery::on_xor_not_held(ProtocolContext& ctx, const Control& c) {
+  if (c.checkpoint != restoring() || state_ != RecoveryState::fetching) return;
+  if (rebuild_.on_not_held(c) == XorRebuild::Answer::lost) fetch_from_level(ctx, c.checkpoint, c.epoch, level_ + 1);
 }
 
 void GlobalRecovery::on_storage_read(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
@@ -182,19 +237,10 @@ void GlobalRecovery::on_not_held(ProtocolContext& ctx, const Control& c) {
     send(ctx, buddies[asked_buddy_], kRestoreRequest, with(c.checkpoint, c.epoch));
     return;
   }
-  if (options_.stable_every > 0) {
-    // Levels: the buddies lost it with this node (a node and its buddy failed together). Stable
-    // storage holds it if it is one of the stable_every-th; otherwise the whole job must go back
-    // to the latest that is, which only the coordinator can decide.
-    if (options_.on_stable(c.checkpoint)) {
-      if (ctx.recording()) ctx.note("checkpoint " + std::to_string(c.checkpoint) + " lost at the buddies: read from stable storage");
-      ctx.storage_read(storage_server(ctx), checkpoint_key(ctx.node(), c.checkpoint), kReadTokenBit | c.epoch);
-      return;
-    }
-    if (ctx.recording()) {
-      ctx.note("checkpoint " + std::to_string(c.checkpoint) + " lost at the buddies and not on stable storage: tell the coordinator");
-    }
-    send(ctx, ctx.coordinator(), kLost, with(c.checkpoint, c.epoch));
+  if (!options_.levels.empty()) {
+    // Levels: the buddies lost it with this node (a node and its buddy failed together): the next
+    // level the checkpoint is on, or the coordinator.
+    fetch_from_level(ctx, c.checkpoint, c.epoch, level_ + 1);
     return;
   }
   ctx.fail_run("unrecoverable: node " + std::to_string(ctx.node()) + " and its " + buddy_list(options_, ctx.node()) +

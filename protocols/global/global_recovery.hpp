@@ -17,6 +17,7 @@
 #include "protocols/global/global_copies.hpp"
 #include "protocols/global/global_messages.hpp"
 #include "protocols/global/global_options.hpp"
+#include "protocols/global/global_xor.hpp"
 
 namespace ftsim::protocols::global {
 
@@ -51,7 +52,7 @@ enum class Replacement : std::uint8_t {
 class GlobalRecovery {
 public:
   GlobalRecovery(const GlobalOptions& options, GlobalCheckpointer& checkpointer, GlobalCopies& copies)
-      : options_(options), checkpointer_(checkpointer), copies_(copies) {}
+      : options_(options), checkpointer_(checkpointer), copies_(copies), rebuild_(options) {}
 
   // May this node take part in a checkpoint (it holds a state to save)?
   bool holds_state() const { return replacement_ == Replacement::none; }
@@ -64,6 +65,8 @@ public:
   void on_restore_data(ProtocolContext& ctx, const messages::Control& data);  // from a buddy
   void on_not_held(ProtocolContext& ctx, const messages::Control& answer);    // from a buddy
   void on_storage_read(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);
+  void on_xor_pieces(ProtocolContext& ctx, NodeId from, const messages::Control& pieces);  // from an XOR set member
+  void on_xor_not_held(ProtocolContext& ctx, const messages::Control& answer);
   // /checkpoint_data: the CPU time of decoding the chain is over (its token).
   void on_decoded(ProtocolContext& ctx, std::uint64_t token);
   // What it waits for, for the stall reports (empty if nothing of the rollback).
@@ -78,6 +81,9 @@ private:
     return state_ == RecoveryState::fetching || state_ == RecoveryState::decoding ? restored_from_ : 0;
   }
   void recover(ProtocolContext& ctx, std::uint32_t epoch, std::uint32_t checkpoint, const FailureNotice& cause);
+  // Levels: asks the levels from `first` on that hold `checkpoint` in turn (past the last, LOST to
+  // the coordinator).
+  void fetch_from_level(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch, std::size_t first);
   void restore_chain(ProtocolContext& ctx, std::span<const node::Bytes* const> chain);
   void restore(ProtocolContext& ctx, const node::NodeSnapshot& snapshot);
 
@@ -88,6 +94,8 @@ private:
   Replacement replacement_ = Replacement::none;
   std::uint32_t restored_from_ = 0;  // the checkpoint of the last RECOVER (0: the initial state)
   std::size_t asked_buddy_ = 0;      // fetching from buddies: which one was asked last
+  std::size_t level_ = 0;            // levels: the one being asked (an index into options_.levels)
+  XorRebuild rebuild_;               // an XOR level: the rebuild under way
   FailureNotice cause_{};            // the failure the current rollback repairs
   double began_ = -1;                // for the trace span
   std::optional<messages::Control> deferred_recover_;  // RECOVER received while paying the cost

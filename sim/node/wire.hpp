@@ -42,6 +42,7 @@ class WireWriter {
 public:
   explicit WireWriter(Bytes& out) : out_(out) {}
   void u8(std::uint8_t value) { out_.push_back(value); }
+  void u8s(const std::uint8_t* values, std::size_t n) { put(values, n); }  // n bytes, no length
   void reserve(std::size_t more) { out_.reserve(out_.size() + more); }
   void u32(std::uint32_t value) { put(&value, sizeof value); }
   void u64(std::uint64_t value) { put(&value, sizeof value); }
@@ -78,6 +79,7 @@ public:
     get(&value, 1);
     return value;
   }
+  void u8s(std::uint8_t* values, std::size_t n) { get(values, n); }  // n bytes, no length
   std::uint32_t u32() {
     std::uint32_t value;
     get(&value, sizeof value);

@@ -123,3 +123,60 @@ def test_levels_need_stable_storage_servers(ftsim, tmp_path):
     path.write_text(json.dumps(config))
     result = ftsim("validate", path)
     assert result.returncode == 2 and "/protocol/levels" in result.stderr and "storage/hosts" in result.stderr
+
+
+# An XOR level (sets of 4, one node of each rack): what a rack failure takes, one node per set, it
+# rebuilds; two racks at once take two members of a set, which it cannot.
+BUDDY_XOR = {"type": "global", "at": "cuts", "levels": [{"storage": "buddy"}, {"storage": "xor", "group": 4, "every": 1}]}
+BUDDY_XOR_STABLE = {"type": "global", "at": "cuts", "levels": [
+    {"storage": "buddy"}, {"storage": "xor", "group": 4, "every": 1}, {"storage": "stable", "every": 4}]}
+
+
+def test_an_xor_level_rebuilds_what_a_rack_failure_took(ftsim, tmp_path):
+    result, r, out = run(ftsim, tmp_path, with_protocol(BUDDY_XOR), "xor", "--log", "protocol")
+    assert result.returncode == 0, r["failure_reason"]
+    assert r["oracle"]["ok"]
+    log = (out / "events.log").read_text()
+    # Nodes 4, 5 and 6 lost their buddies with them (node 7's buddy, 8, is in the next rack).
+    for node in (4, 5, 6):
+        assert f"process {node}    checkpoint 4 lost at the buddies: rebuild it from its XOR set" in log
+    assert "process 7    checkpoint 4 lost" not in log
+    assert "falls back" not in log
+
+
+def test_two_racks_at_once_defeat_the_xor_level(ftsim, tmp_path):
+    two_racks = [{"time": "20ms", "node": 5, "class": "group"}, {"time": "20ms", "node": 9, "class": "group"}]
+    result, r, out = run(ftsim, tmp_path, with_protocol(BUDDY_XOR, events=two_racks), "xor2")
+    assert result.returncode == 1 and "lost at every level" in r["failure_reason"]
+    # With stable storage above it, every node falls back to the latest checkpoint there.
+    result, r, out = run(ftsim, tmp_path, with_protocol(BUDDY_XOR_STABLE, events=two_racks), "xor2s", "--log", "protocol")
+    assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
+    log = (out / "events.log").read_text()
+    # Checkpoint 3 (the last committed) is on no stable level (every 4th): back to the start.
+    assert "process 4    checkpoint 3 lost at the XOR set and on no more durable level: tell the coordinator" in log
+    assert "checkpoint 3 is lost: every node falls back to the initial state" in log
+
+
+@pytest.mark.parametrize("levels, where, message", [
+    ([{"storage": "stable", "every": 1}, {"storage": "buddy", "every": 2}], "/protocol/levels/1/storage", "more durable"),
+    ([{"storage": "buddy"}, {"storage": "xor", "group": 4, "every": 3}, {"storage": "stable", "every": 4}],
+     "/protocol/levels/2/every", "multiple"),
+    ([{"storage": "buddy"}, {"storage": "xor", "every": 2}], "/protocol/levels/1", "group"),
+    ([{"storage": "xor", "group": 4}], "/protocol/levels", "two or three"),
+])
+def test_bad_levels(ftsim, tmp_path, levels, where, message):
+    config = with_protocol({"type": "global", "at": "cuts", "levels": levels})
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(config))
+    result = ftsim("validate", path)
+    assert result.returncode == 2 and where in result.stderr and message in result.stderr, result.stderr
+
+
+def test_xor_sets_need_two_failure_groups(ftsim, tmp_path):
+    config = with_protocol(BUDDY_XOR)
+    config["platform"]["group_size"] = 16  # one rack: no two nodes of different racks
+    config["failures"]["events"] = [{"time": "20ms", "node": 5}]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(config))
+    result = ftsim("run", path, "-o", tmp_path / "bad")
+    assert result.returncode == 2 and "/protocol/levels/1/group" in result.stderr and "failure groups" in result.stderr
