@@ -38,13 +38,15 @@ enum MessageType : std::uint32_t {
   kXorRequest,      // replacement -> XOR set members: rebuild my checkpoint k
   kXorPieces,       // member -> replacement: its checkpoint k and its parity block of it
   kXorNotHeld,      // member -> replacement: I hold no checkpoint k (or no parity of it)
+  kXorParityBlock,  // member -> replacement that restored k from another level: its block for the replacement's parity
 };
 
 // The content of every message type (each type encodes only its own fields).
 struct Control {
   std::uint32_t checkpoint = 0;
   std::uint32_t epoch = 0;
-  std::uint64_t count = 0;                              // kSave: messages; kSaved, kCheckpointData, kXor*: bytes
+  std::uint64_t count = 0;                              // kSave: messages; kSaved, kCheckpointData, kXor*: bytes;
+                                                        // kXorRequest: 1 to ask for the parity blocks only
   std::vector<std::pair<NodeId, std::uint64_t>> sent;   // kReady
   FailureNotice cause{};                                // kRecover
   Bytes snapshot;                                       // kCheckpointData, kRestoreData, kXorBlock, kXorPieces
@@ -57,8 +59,9 @@ struct Control {
     if (type == kReady) f(sent);
     if (type == kRecover) f(cause);
     if (type == kCheckpointData || type == kRestoreData) f(snapshot);
-    if (type == kXorBlock || type == kXorPieces) f(count, snapshot);
-    if (type == kXorBlock) f(length);
+    if (type == kXorBlock || type == kXorPieces || type == kXorParityBlock) f(count, snapshot);
+    if (type == kXorBlock || type == kXorParityBlock) f(length);
+    if (type == kXorRequest) f(count);
     if (type == kXorPieces) f(parity);
   }
 };

@@ -65,7 +65,8 @@ void GlobalProtocol::on_control(ProtocolContext& ctx, const Message& m) {
     case kNotHeld: recovery_.on_not_held(ctx, c); break;
     case kCheckpointData: keeper_.on_checkpoint_data(ctx, m.source, c); break;
     case kRestoreRequest: keeper_.on_restore_request(ctx, m.source, c); break;
-    case kXorBlock: xor_.on_block(ctx, m.source, c); break;
+    case kXorBlock: xor_.on_block(ctx, m.source, c, true); break;
+    case kXorParityBlock: xor_.on_block(ctx, m.source, c, false); break;
     case kXorRequest: xor_.on_request(ctx, m.source, c); break;
     case kXorPieces: recovery_.on_xor_pieces(ctx, m.source, c); break;
     case kXorNotHeld: recovery_.on_xor_not_held(ctx, c); break;

@@ -109,6 +109,7 @@ void GlobalRecovery::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
   runtime.pause();
   checkpointer_.abort();
   pending_restore_.reset();
+  rebuilt_ = false;
   restored_from_ = checkpoint;
   if (checkpoint == 0) {
     if (ctx.recording()) ctx.note("epoch " + std::to_string(epoch) + ": restart from the initial state");
@@ -176,6 +177,7 @@ void GlobalRecovery::on_xor_pieces(ProtocolContext& ctx, NodeId from, const Cont
   if (c.checkpoint != restoring() || state_ != RecoveryState::fetching) return;
   if (rebuild_.on_pieces(ctx, from, c) != XorRebuild::Answer::complete) return;
   XorRebuild::Result rebuilt = rebuild_.finish(ctx);
+  rebuilt_ = true;
   node::WireReader in(rebuilt.data);
   node::NodeSnapshot snapshot = node::NodeSnapshot::decode(in);
   copies_.keep_copy(restoring(), snapshot);
@@ -286,7 +288,15 @@ void GlobalRecovery::restore(ProtocolContext& ctx, const node::NodeSnapshot& sna
   ctx.record_failure_effect(cause_, effect);
   runtime.restore(snapshot);
   step(RecoveryEvent::restore);
-  if (replacement_ != Replacement::none) become(Replacement::none);
+  if (replacement_ != Replacement::none) {
+    become(Replacement::none);
+    // Restored from the buddies or stable storage, it still lacks its parity block of a checkpoint
+    // on an XOR level, which a later failure in its set needs (a rebuild made it already).
+    if (restored_from_ > 0 && !rebuilt_ && options_.on_level(restored_from_, LevelStorage::xor_group)) {
+      rebuild_.request_parity(ctx, restored_from_, ctx.epoch());
+    }
+  }
+  rebuilt_ = false;
   checkpointer_.restored(ctx, restored_from_);
   runtime.rebuild();
   send(ctx, ctx.coordinator(), kRestored, with(restored_from_, ctx.epoch()));

@@ -96,6 +96,7 @@ private:
   std::size_t asked_buddy_ = 0;      // fetching from buddies: which one was asked last
   std::size_t level_ = 0;            // levels: the one being asked (an index into options_.levels)
   XorRebuild rebuild_;               // an XOR level: the rebuild under way
+  bool rebuilt_ = false;             // the restore under way is of a rebuild (its parity block is back)
   FailureNotice cause_{};            // the failure the current rollback repairs
   double began_ = -1;                // for the trace span
   std::optional<messages::Control> deferred_recover_;  // RECOVER received while paying the cost

@@ -30,7 +30,7 @@ std::uint32_t send_xor_blocks(ProtocolContext& ctx, const GlobalOptions& options
 GlobalXor::GlobalXor(const GlobalOptions& options, const GlobalCopies& copies)
     : options_(options), copies_(copies), level_(options.level(LevelStorage::xor_group)) {}
 
-void GlobalXor::on_block(ProtocolContext& ctx, NodeId from, const Control& c) {
+void GlobalXor::on_block(ProtocolContext& ctx, NodeId from, const Control& c, bool acknowledge) {
   if (c.epoch < ctx.epoch()) return;  // from before a rollback
   if (!gathering_ || gathering_->checkpoint != c.checkpoint || gathering_->epoch != c.epoch) {
     // The first block of a checkpoint: what was gathered before is of one a failure cut short.
@@ -41,6 +41,7 @@ void GlobalXor::on_block(ProtocolContext& ctx, NodeId from, const Control& c) {
     gathering_->missing = k - 1;
     gathering_->parity.lengths.assign(k, 0);
     gathering_->parity.sizes.assign(k, 0);
+    gathering_->acknowledge = acknowledge;
     charging_ = false;
   }
   Gathering& g = *gathering_;
@@ -62,11 +63,29 @@ void GlobalXor::on_charged(ProtocolContext& ctx, std::uint64_t token) {
   Gathering g = std::move(*gathering_);
   gathering_.reset();
   ctx.checkpoint_store().put(parity_key(g.checkpoint), g.parity.encode(), g.parity.simulated_size());
+  if (!g.acknowledge) return;
   for (NodeId contributor : g.contributors) send(ctx, contributor, kCheckpointAck, with(g.checkpoint, g.epoch));
 }
 
 void GlobalXor::on_request(ProtocolContext& ctx, NodeId from, const Control& c) {
   const node::NodeSnapshot* copy = copies_.local_copy(c.checkpoint);
+  if (c.count == 1) {
+    // The block of its checkpoint that the replacement's parity covers (none to give: it goes on
+    // without that parity block, as a set that lost a member's does).
+    if (!copy) return;
+    Bytes encoded;
+    node::WireWriter out(encoded);
+    copy->encode(out);
+    const auto k = static_cast<std::uint32_t>(set_of(options_, ctx.node()).size());
+    const auto block = xor_code::block_of(encoded, xor_code::block_for(options_.xor_position[from], options_.xor_position[ctx.node()], k), k);
+    Control data = with(c.checkpoint, c.epoch);
+    data.count = copy->bytes;
+    data.length = encoded.size();
+    data.snapshot.assign(block.begin(), block.end());
+    data.snapshot.content_bytes = data.snapshot.size();
+    send(ctx, from, kXorParityBlock, data, node::Traffic::restore, xor_code::block_size(copy->bytes, k));
+    return;
+  }
   const node::ProtocolStore::Entry* parity = ctx.checkpoint_store().find(parity_key(c.checkpoint));
   if (!copy || !parity) {
     send(ctx, from, kXorNotHeld, with(c.checkpoint, c.epoch));
@@ -95,6 +114,14 @@ void XorRebuild::begin(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint
   received_bytes_ = 0;
   for (NodeId member : set) {
     if (member != ctx.node()) send(ctx, member, kXorRequest, with(checkpoint, epoch));
+  }
+}
+
+void XorRebuild::request_parity(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch) {
+  Control request = with(checkpoint, epoch);
+  request.count = 1;
+  for (NodeId member : set_of(options_, ctx.node())) {
+    if (member != ctx.node()) send(ctx, member, kXorRequest, request);
   }
 }
 

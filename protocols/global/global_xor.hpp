@@ -28,8 +28,10 @@ class GlobalXor {
 public:
   GlobalXor(const GlobalOptions& options, const GlobalCopies& copies);
 
-  // Holder: a block (kXorBlock), and the CPU time of the parity over (its token).
-  void on_block(ProtocolContext& ctx, NodeId from, const messages::Control& block);
+  // Holder: a block (kXorBlock: acknowledged once the parity is computed; kXorParityBlock: the
+  // parity this replacement lost, rebuilt after a restore from another level), and the CPU time
+  // of the parity over (its token).
+  void on_block(ProtocolContext& ctx, NodeId from, const messages::Control& block, bool acknowledge);
   void on_charged(ProtocolContext& ctx, std::uint64_t token);
   // Survivor: kXorRequest.
   void on_request(ProtocolContext& ctx, NodeId from, const messages::Control& request);
@@ -45,6 +47,7 @@ private:
     xor_code::Parity parity;
     std::vector<NodeId> contributors;
     std::uint64_t bytes = 0;  // the simulated size of the blocks XORed
+    bool acknowledge = true;
   };
   std::optional<Gathering> gathering_;
   bool charging_ = false;
@@ -58,6 +61,9 @@ public:
   explicit XorRebuild(const GlobalOptions& options) : options_(options) {}
 
   void begin(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch);
+  // A replacement that restored `checkpoint` from another level lost its parity block of it all
+  // the same: it asks each member for the block it XORs (kXorParityBlock), in the background.
+  void request_parity(ProtocolContext& ctx, std::uint32_t checkpoint, std::uint32_t epoch);
   enum class Answer : std::uint8_t { stale, waiting, complete, lost };
   // kXorPieces / kXorNotHeld from `from`: complete once every member answered with its pieces;
   // lost at the first that holds none (the set lost two members: the level cannot rebuild it).

@@ -180,3 +180,14 @@ def test_xor_sets_need_two_failure_groups(ftsim, tmp_path):
     path.write_text(json.dumps(config))
     result = ftsim("run", path, "-o", tmp_path / "bad")
     assert result.returncode == 2 and "/protocol/levels/1/group" in result.stderr and "failure groups" in result.stderr
+
+
+def test_a_replacement_restored_from_its_buddy_gets_its_parity_block_back(ftsim, tmp_path):
+    # Node 7 restores checkpoint 4 from its buddy (8, in the next rack) and asks its set for the blocks
+    # of its parity; node 3 then fails before checkpoint 5: its buddy (4) lost its copy with the rack,
+    # so it is rebuilt from its set (3, 7, 11, 15), which needs node 7's parity block.
+    events = [{"time": "20ms", "node": 5, "class": "group"}, {"time": "31ms", "node": 3}]
+    result, r, out = run(ftsim, tmp_path, with_protocol(BUDDY_XOR, events=events), "regen", "--log", "protocol")
+    assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
+    log = (out / "events.log").read_text()
+    assert "process 3    checkpoint 4 lost at the buddies: rebuild it from its XOR set" in log
