@@ -18,10 +18,10 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
   if (auto levels = block.find("levels")) {
     // Moody et al. 2010's levels: the buddies' memory (partner), an XOR group, stable storage (PFS).
     if (block.find("storage")) levels->fail("gives each level's storage: not with /protocol/storage");
-    const std::string shape = "two or three levels in this order: " +
+    const std::string shape = "one to three levels in this order: " +
                               std::string(R"({"storage": "buddy"}, {"storage": "xor", "group": k, "every": K1}, )") +
                               R"({"storage": "stable", "every": K2})";
-    if (!levels->is_array() || levels->size() < 2 || levels->size() > 3) levels->fail_expected(shape);
+    if (!levels->is_array() || levels->size() < 1 || levels->size() > 3) levels->fail_expected(shape);
     for (std::size_t i = 0; i < levels->size(); ++i) {
       auto entry = (*levels)[i];
       entry.expect_object();

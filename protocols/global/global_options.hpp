@@ -5,7 +5,7 @@
 //            "restart_cost": DURATION}
 // or, with two levels instead of "storage" (docs/multilevel.md):
 //   "levels": [{"storage": "buddy"}, {"storage": "xor", "group": k, "every": K1},
-//              {"storage": "stable", "every": K2}]     (two or three of them, in this order)
+//              {"storage": "stable", "every": K2}]     (one to three of them, in this order)
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -46,7 +46,7 @@ struct GlobalConfig {
   double period = 0;
   bool stable_storage = true;
   double restart_cost = 0;   // seconds a restarted process needs before it can restore
-  // /protocol/levels (2 or 3, in that order, each every a multiple of the one before); empty: one
+  // /protocol/levels (1 to 3, in that order, each every a multiple of the one before); empty: one
   // level, stable_storage says which.
   std::vector<LevelConfig> levels;
   // The stable level's every (ids K, 2K, ...); 0 without levels or without a stable level.

@@ -7,6 +7,7 @@
     ftsim.plots.overhead_split(rows)                              # checkpointing vs failures
     ftsim.estimate(path, samples=100)        # expected overhead under the failure law, 90% intervals
     ftsim.advise(path, mtbf="1d")            # which protocol and period, how sure (a DataFrame)
+    ftsim.advise_levels(path)                # which of global's checkpoint levels, how often
 
 Configs are a path, or a dict in the format of docs/configs.md. Overrides are keyword arguments
 whose names are dotted keys ("protocol.type") or JSON pointers ("/platform/nodes"); pass them as
@@ -21,7 +22,7 @@ from ftsim._graph import Graph, graph
 from ftsim._result import Result, load
 from ftsim._analyze import TraceError, analyze, read_trace
 from ftsim._sweep import sweep
-from ftsim._advise import advise, estimate, fit_failures
+from ftsim._advise import advise, advise_levels, estimate, fit_failures
 from ftsim import analysis, plots
 from ftsim import _ftsim
 
@@ -30,7 +31,7 @@ try:
 except ImportError:  # the package's sources outside a build (python/CMakeLists.txt writes _version.py)
     __version__ = "unknown"
 
-__all__ = ["run", "load", "graph", "volumes", "validate", "sweep", "estimate", "advise", "fit_failures", "analyze", "read_trace", "Result", "Graph",
+__all__ = ["run", "load", "graph", "volumes", "validate", "sweep", "estimate", "advise", "advise_levels", "fit_failures", "analyze", "read_trace", "Result", "Graph",
            "ConfigError", "TraceError", "analysis", "plots", "__version__"]
 
 

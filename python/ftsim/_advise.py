@@ -117,6 +117,36 @@ def advise(config: ConfigLike, *, mtbf: Optional[str] = None, shape: Optional[fl
     return frame
 
 
+def advise_levels(config: ConfigLike, *, mtbf: Optional[str] = None, budget: float = 600, samples: int = 40, jobs: int = 1,
+                  seed_base: int = 0, output: Optional[str | Path] = None, progress: bool = False, **overrides):
+    """Which of global's checkpoint levels to use and how often (``ftsim advise --levels``,
+    docs/multilevel.md): ``config``'s ``/protocol/levels`` are the candidates. One row per subset
+    of them that ends with the most durable one, with columns ``levels`` (their storages, e.g.
+    "buddy + stable"), ``model_overhead`` (the first-order model's H at its best pattern),
+    ``bound``, ``counts`` (checkpoints of each level per pattern), ``work`` (seconds per pattern),
+    ``cost`` and ``failure_rate`` (per level) and ``recommended``; ``skipped`` says why a subset
+    was not evaluated. The whole advice.json, with the recommended protocol block and its estimated
+    overhead, is in ``frame.attrs["advice"]``."""
+    import pandas as pd
+
+    config = apply_overrides(config, overrides)
+    with tempfile.TemporaryDirectory(prefix="ftsim-advise-") as tmp:
+        directory = Path(output) if output is not None else Path(tmp) / "advise"
+        verb = ["advise", str(_config_file(config, Path(tmp))), "--levels", "--budget", str(budget), "-n", str(samples),
+                "-j", str(jobs), "--seed-base", str(seed_base), "-o", str(directory)]
+        if mtbf is not None:
+            verb += ["--mtbf", str(mtbf)]
+        _run(verb, config, directory, progress, _origin(config))
+        document = json.loads((directory / "advice.json").read_text())
+    chosen = document["recommended"]["levels"]
+    rows = [{"levels": " + ".join(s["levels"]), "model_overhead": s.get("model_overhead"), "bound": s.get("bound"),
+             "counts": s.get("counts"), "work": s.get("work"), "cost": s.get("cost"), "failure_rate": s.get("failure_rate"),
+             "recommended": s["levels"] == chosen, "skipped": s.get("skipped")} for s in document["subsets"]]
+    frame = pd.DataFrame(rows)
+    frame.attrs["advice"] = document
+    return frame
+
+
 def fit_failures(log: str | Path, *, format: str = "lanl", system: Optional[int] = None, start: Optional[str] = None,
                  end: Optional[str] = None):
     """Exponential and Weibull fits of a failure log (``ftsim failures fit``, docs/advise.md): one

@@ -23,7 +23,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/multilevel_period.hpp"
 #include "analysis/optimal_period.hpp"
+#include "graphs/buddy_mapping.hpp"
 #include "protocols/registry.hpp"
 #include "sim/cli/commands.hpp"
 #include "sim/cli/estimate_command.hpp"
@@ -56,6 +58,7 @@ struct AdviseOptions {
   std::size_t jobs = 1;
   std::uint64_t seed_base = 0;
   std::vector<std::string> sets, cfgs;
+  bool levels = false;  // --levels: which of global's /protocol/levels, how often (docs/multilevel.md)
 };
 
 struct Candidate {
@@ -148,6 +151,12 @@ public:
   int run();
 
 private:
+  // Reads the config and the failure law, runs none failure-free: what every mode needs.
+  config::Config setup();
+  // --levels: global's checkpoint levels of the config, which subset and which periods.
+  int run_levels(const config::Config& cfg);
+  // The makespan of a failure-free run of `document` (one seed), in `dir`; throws CandidateFailed.
+  double failure_free(Json document, const std::filesystem::path& dir);
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
   bool within_budget() const { return elapsed() < options_.budget; }
   // Estimate of `document` in `dir`: its estimate.json.
@@ -257,6 +266,9 @@ void Advisor::failure_model(Json& base, const config::Config& cfg) {
   if (cfg.failures.stationary) f["age"] = "stationary";
   if (cfg.failures.downtime > 0) f["downtime"] = cfg.failures.downtime;
   if (cfg.failures.detection > 0) f["detection"] = cfg.failures.detection;
+  if (options_.levels && cfg.document.contains("failures") && cfg.document["failures"].contains("classes")) {
+    f["classes"] = cfg.document["failures"]["classes"];  // what each level survives depends on them
+  }
   base["failures"] = f;
 }
 
@@ -414,7 +426,7 @@ Json interval_json(const estimate::MeanInterval& m) {
   return {{"mean", m.mean}, {"low", m.low}, {"high", m.high}, {"std_error", m.std_error}};
 }
 
-int Advisor::run() {
+config::Config Advisor::setup() {
   const auto overrides = config::parse_overrides(options_.sets, options_.cfgs);
   const config::Config cfg = protocols::load_config(options_.config, overrides);
   base_ = config::with_absolute_file_paths(cfg.document, options_.config);
@@ -457,7 +469,12 @@ int Advisor::run() {
     none_makespan_ = row["makespan"].get<double>();
     iteration_seconds_ = none_makespan_ / double(iterations_);
   }
+  return cfg;
+}
 
+int Advisor::run() {
+  const config::Config cfg = setup();
+  if (options_.levels) return run_levels(cfg);
   std::vector<ProtocolAdvice> advice;
   std::string item;
   std::stringstream list(options_.protocols);
@@ -542,6 +559,255 @@ int Advisor::run() {
   return kExitOk;
 }
 
+double Advisor::failure_free(Json document, const std::filesystem::path& dir) {
+  document["failures"] = {{"model", "none"}};
+  document["sweep"] = {{"seeds", {base_.value("seed", 1)}}};
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream out(dir / "config.json");
+    out << document.dump(1) << "\n";
+  }
+  sweep::SweepOptions s;
+  s.config = (dir / "config.json").string();
+  s.output_dir = (dir / "run").string();
+  s.quiet = true;
+  run_sweep(s);
+  std::ifstream rows(dir / "run" / "rows.jsonl");
+  std::string line;
+  std::getline(rows, line);
+  const Json row = line.empty() ? Json() : Json::parse(line);
+  if (!row.is_object() || row.value("status", std::string()) != "ok") {
+    throw CandidateFailed(fmt::format("its failure-free run in {} failed: {}", dir.string(),
+                                      row.is_object() ? row.value("reason", Json()).dump() : "no row"));
+  }
+  return row["makespan"].get<double>();
+}
+
+// --levels. The config's levels (global's /protocol/levels, cheapest first) are the candidates; a
+// subset that ends with the most durable one is a configuration global runs. For each subset:
+// the cost of a checkpoint on its first i levels, measured without failures (a checkpoint every
+// tenth of the job, on those levels only: level i's part is the difference, so what the levels
+// write at once is counted as it overlaps); the rate of the failures each level is the first of the
+// subset to survive (a node failure: the first level; a group failure: a buddy level only if no
+// node has a buddy in its group, an XOR level, stable storage; a job failure: stable storage only);
+// then the best whole counts and W of the first-order model (analysis/multilevel_period.hpp).
+// The subset of least H is recommended, estimated at its pattern against the most durable level
+// alone at Young's period.
+int Advisor::run_levels(const config::Config& cfg) {
+  const Json protocol = base_.value("protocol", Json::object());
+  if (!protocol.is_object() || protocol.value("type", std::string()) != "global" || !protocol.contains("levels")) {
+    throw config::ConfigError(options_.config, "/protocol", "--levels reads the candidate levels from a global protocol with /protocol/levels");
+  }
+  const Json levels = protocol["levels"];
+  const std::size_t k = levels.size();
+  std::vector<std::string> storage;
+  for (const Json& level : levels) storage.push_back(level.at("storage").get<std::string>());
+  const auto& shares = cfg.failures.class_shares;
+  const double total_rate = double(cfg.platform.nodes) / mtbf_;  // failure events per second
+  // Does a buddy level survive a group failure (no node's buddy in its own group)?
+  bool buddy_survives_group = cfg.platform.group_size > 0;
+  if (buddy_survives_group) {
+    config::BuddyConfig next;  // the advisor's checkpoints name buddy "next"
+    const graphs::BuddyMapping mapping(next, cfg.distribution, cfg.platform.nodes);
+    for (graphs::NodeId n = 0; n < cfg.platform.nodes; ++n) {
+      for (graphs::NodeId b : mapping.buddies(n)) buddy_survives_group &= b / cfg.platform.group_size != n / cfg.platform.group_size;
+    }
+  }
+  const auto survives = [&](const std::string& level, config::FailureClass kind) {
+    if (level == "stable") return true;
+    if (kind == config::FailureClass::job) return false;
+    if (kind == config::FailureClass::node) return true;
+    return level == "xor" || buddy_survives_group;
+  };
+  const Json restart = protocol.value("restart_cost", Json(0));
+  const double restart_cost = restart.is_number() ? restart.get<double>() : config::parse_duration_seconds(restart.get<std::string>()).value_or(0);
+  const std::int64_t probe = std::max<std::int64_t>(1, iterations_ / 10);
+  const double probe_checkpoints = std::max(1.0, double((iterations_ - 1) / probe));
+
+  // A block of global on the levels `used` (indices, increasing) with these everies.
+  const auto block_of = [&](const std::vector<std::size_t>& used, const std::vector<std::uint64_t>& every) {
+    Json block = protocol;
+    block.erase("period");
+    block["at"] = "cuts";  // the checkpoints of /checkpoints/every, as for every protocol here
+    block["levels"] = Json::array();
+    for (std::size_t i = 0; i < used.size(); ++i) {
+      Json level = levels[used[i]];
+      level.erase("every");
+      if (i > 0) level["every"] = every[i];
+      block["levels"].push_back(level);
+    }
+    return block;
+  };
+  std::map<std::vector<std::size_t>, double> cumulative;  // a checkpoint on all these levels, seconds
+  const auto cost_of = [&](const std::vector<std::size_t>& prefix) {
+    if (auto it = cumulative.find(prefix); it != cumulative.end()) return it->second;
+    std::string name = "levels";
+    for (std::size_t l : prefix) name += "-" + storage[l];
+    Json document = base_;
+    document["protocol"] = block_of(prefix, std::vector<std::uint64_t>(prefix.size(), 1));
+    document["checkpoints"] = {{"every", probe}, {"buddy", "next"}};
+    std::cerr << fmt::format("ftsim advise: the cost of a checkpoint on {} (without failures)\n", name.substr(7));
+    const double makespan = failure_free(document, dir_ / "levels" / name);
+    return cumulative[prefix] = std::max(1e-9, (makespan - none_makespan_) / probe_checkpoints);
+  };
+
+  struct Subset {
+    std::vector<std::size_t> used;
+    std::vector<analysis::CheckpointLevel> model;
+    analysis::MultilevelPattern pattern;
+    std::string skipped;
+  };
+  std::vector<Subset> subsets;
+  for (std::uint32_t mask = 0; mask < (1u << (k - 1)); ++mask) {
+    Subset s;
+    for (std::size_t l = 0; l + 1 < k; ++l) {
+      if (mask & (1u << l)) s.used.push_back(l);
+    }
+    s.used.push_back(k - 1);
+    // Each failure class goes to the first level of the subset that survives it.
+    std::vector<double> rates(s.used.size(), 0);
+    for (std::size_t c = 0; c < config::kFailureClasses; ++c) {
+      if (shares[c] == 0) continue;
+      bool placed = false;
+      for (std::size_t i = 0; i < s.used.size() && !placed; ++i) {
+        if (survives(storage[s.used[i]], config::FailureClass(c))) {
+          rates[i] += shares[c] * total_rate;
+          placed = true;
+        }
+      }
+      if (!placed) s.skipped = fmt::format("no level of it survives a {} failure", config::failure_class_name(config::FailureClass(c)));
+    }
+    if (s.skipped.empty() && within_budget()) {
+      double below = 0;
+      std::vector<std::size_t> prefix;
+      for (std::size_t i = 0; i < s.used.size(); ++i) {
+        prefix.push_back(s.used[i]);
+        const double all = cost_of(prefix);
+        // R: the downtime and detection, the restart cost, and reading the levels back (about
+        // as long as writing them).
+        s.model.push_back({std::max(1e-9, all - below), rates[i], downtime_ + cfg.failures.detection + restart_cost + all});
+        below = all;
+      }
+      std::vector<std::uint32_t> used_model(s.used.size());
+      for (std::uint32_t i = 0; i < used_model.size(); ++i) used_model[i] = i;
+      s.pattern = analysis::best_multilevel_pattern(s.model, used_model);
+    } else if (s.skipped.empty()) {
+      s.skipped = fmt::format("the budget of {:.3g} s ran out before it (--budget)", options_.budget);
+    }
+    subsets.push_back(std::move(s));
+  }
+  std::size_t best = subsets.size();
+  for (std::size_t i = 0; i < subsets.size(); ++i) {
+    if (subsets[i].skipped.empty() && (best == subsets.size() || subsets[i].pattern.overhead < subsets[best].pattern.overhead)) best = i;
+  }
+  if (best == subsets.size()) {
+    throw config::ConfigError(options_.config, "/protocol/levels", "no subset of these levels survives every failure class of the model");
+  }
+  const auto name_of = [&](const std::vector<std::size_t>& used, const char* between = " + ") {
+    std::string text;
+    for (std::size_t l : used) text += (text.empty() ? "" : between) + storage[l];
+    return text;
+  };
+  // The recommended pattern as a config: level-1 checkpoints every `every` iterations, level i on
+  // every (n_1 / n_i)-th of them.
+  const Subset& chosen = subsets[best];
+  const std::int64_t every = clamp_every(chosen.pattern.spacing(0) / iteration_seconds_);
+  // A level whose spacing is longer than the job (a level whose failures are rare: it is there
+  // for the failures nothing else survives) is taken past the job's end: "never" in this job.
+  const std::uint64_t past_end = std::uint64_t(iterations_ / every) + 1;
+  std::vector<std::uint64_t> level_every;
+  for (std::uint64_t n : chosen.pattern.counts) {
+    std::uint64_t e = chosen.pattern.counts.front() / n;
+    if (!level_every.empty() && e > past_end) e = (past_end + level_every.back() - 1) / level_every.back() * level_every.back();
+    level_every.push_back(e);
+  }
+  const Json recommended = block_of(chosen.used, level_every);
+  // The reference: the most durable level alone (stable, or whatever the last level is), at
+  // Young's period for its cost and the whole failure rate.
+  const Subset& alone = subsets.front();  // mask 0: the last level only
+  std::optional<Candidate> estimate_best, estimate_alone;
+  if (within_budget()) estimate_best = evaluate("global-levels-" + name_of(chosen.used, "-"), recommended, every);
+  std::int64_t alone_every = 0;
+  if (alone.skipped.empty() && best != 0 && within_budget()) {
+    alone_every = clamp_every(alone.pattern.spacing(0) / iteration_seconds_);
+    estimate_alone = evaluate("global-levels-" + storage[k - 1], block_of(alone.used, {1}), alone_every);
+  }
+
+  std::cout << fmt::format("\n{}: {} nodes, {} iterations, failure-free {} under none; {}\n", cfg.name, cfg.platform.nodes, iterations_,
+                           config::format_seconds(none_makespan_), failure_note_);
+  std::cout << fmt::format("failure classes: node {:.3g}, group {:.3g}, job {:.3g} of {:.4g} failures per second{}\n\n", shares[0],
+                           shares[1], shares[2], total_rate, cfg.failures.burst ? " (bursts are not in the model)" : "");
+  run::Table table({"levels", "cost of each level", "failures per level (/s)", "checkpoints per pattern", "work per pattern",
+                    "model overhead", "bound"});
+  Json out = {{"config", options_.config},
+              {"name", cfg.name},
+              {"mode", "levels"},
+              {"failure_model", {{"mtbf", mtbf_}, {"shape", shape_}, {"downtime", downtime_}, {"note", failure_note_},
+                                 {"class_shares", {shares[0], shares[1], shares[2]}}}},
+              {"none_makespan", none_makespan_},
+              {"seed_base", options_.seed_base},
+              {"subsets", Json::array()}};
+  for (const Subset& s : subsets) {
+    Json row = {{"levels", Json::array()}, {"skipped", s.skipped.empty() ? Json() : Json(s.skipped)}};
+    for (std::size_t l : s.used) row["levels"].push_back(storage[l]);
+    if (!s.skipped.empty()) {
+      table.add_row({name_of(s.used), "-", "-", "-", "-", "-", s.skipped});
+      out["subsets"].push_back(row);
+      continue;
+    }
+    std::string costs, rates, counts;
+    for (std::size_t i = 0; i < s.model.size(); ++i) {
+      costs += (i ? ", " : "") + config::format_seconds(s.model[i].checkpoint);
+      rates += fmt::format("{}{:.3g}", i ? ", " : "", s.model[i].failure_rate);
+      counts += fmt::format("{}{}", i ? ", " : "", s.pattern.counts[i]);
+      row["cost"].push_back(s.model[i].checkpoint);
+      row["failure_rate"].push_back(s.model[i].failure_rate);
+      row["recovery"].push_back(s.model[i].recovery);
+    }
+    row["counts"] = s.pattern.counts;
+    row["work"] = s.pattern.work;
+    row["model_overhead"] = s.pattern.overhead;
+    row["bound"] = analysis::multilevel_bound(s.model);
+    table.add_row({name_of(s.used) + (&s == &chosen ? " *" : ""), costs, rates, counts, config::format_seconds(s.pattern.work),
+                   fmt::format("{:.4g}%", 100 * s.pattern.overhead), fmt::format("{:.4g}%", 100 * analysis::multilevel_bound(s.model))});
+    out["subsets"].push_back(row);
+  }
+  table.print(std::cout);
+  std::cout << fmt::format("\nrecommended (*): levels {}, a checkpoint every {} iterations ({}), level everies {}\n", name_of(chosen.used),
+                           every, config::format_seconds(double(every) * iteration_seconds_), Json(level_every).dump());
+  std::cout << "  \"protocol\": " << recommended.dump() << ", \"checkpoints\": {\"every\": " << every << "}\n";
+  out["recommended"] = {{"protocol", recommended}, {"checkpoints_every", every}, {"levels", Json::array()}};
+  for (std::size_t l : chosen.used) out["recommended"]["levels"].push_back(storage[l]);
+  const auto report = [&](const char* what, const std::optional<Candidate>& c, const char* key) {
+    if (!c) return;
+    std::cout << fmt::format("  {}: overhead {:.4g}% [{:.4g}%, {:.4g}%] ({} estimate, {} samples; checkpointing {:.4g}%)\n", what,
+                             100 * c->overhead.mean, 100 * c->overhead.low, 100 * c->overhead.high, c->method, options_.samples,
+                             100 * c->checkpointing);
+    out[key] = {{"every", c->every}, {"overhead", interval_json(c->overhead)}, {"checkpointing", c->checkpointing},
+                {"failures", c->failures}, {"method", c->method}};
+  };
+  report("estimated", estimate_best, "estimate");
+  if (estimate_alone) {
+    std::cout << fmt::format("against {} alone, a checkpoint every {} iterations (Young):\n", storage[k - 1], alone_every);
+    report("estimated", estimate_alone, "estimate_last_level_alone");
+    if (estimate_best) {
+      const double p = estimate::probability_lower(estimate_best->overhead, estimate_alone->overhead);
+      std::cout << fmt::format("P(the recommended levels beat {} alone) = {:.3f}\n", storage[k - 1], p);
+      out["p_recommended_beats_last_level_alone"] = p;
+    }
+  }
+  std::cout << "(cost: each level's part of a checkpoint, measured without failures; model overhead: H of the first-order model at the "
+               "pattern; bound: the sum of sqrt(2 lambda C) + lambda R)\n";
+  out["wall_seconds"] = elapsed();
+  for (const std::filesystem::path& path : {dir_ / "advice.json", std::filesystem::path(options_.json)}) {
+    if (path.empty()) continue;
+    std::ofstream f(path);
+    f << out.dump(2) << "\n";
+  }
+  std::cout << "advice: " << (dir_ / "advice.json").string() << fmt::format(" ({:.0f} s)\n", elapsed());
+  return kExitOk;
+}
+
 }  // namespace
 
 Command add_advise_command(CLI::App& app) {
@@ -562,6 +828,9 @@ Command add_advise_command(CLI::App& app) {
   command->add_option("--seed-base", options->seed_base, "Seeds of the samples start after this (default 0)");
   command->add_option("-o,--output", options->output_dir, "Output directory (default: out/<config name>-advise/)");
   command->add_option("--json", options->json, "Also write the advice to this file");
+  command->add_flag("--levels", options->levels,
+                    "Which of the config's global /protocol/levels to use and how often (the first-order multi-level model "
+                    "on costs measured without failures, then estimated; docs/multilevel.md)");
   command->add_option("--set", options->sets, config::kSetOptionHelp)->allow_extra_args(false);
   command->add_option("--cfg", options->cfgs, config::kCfgOptionHelp)->allow_extra_args(false);
   return [options] {

@@ -89,3 +89,41 @@ def test_advise_budget_starts_no_simulation_after_it(ftsim, tmp_path):
         assert "budget" in p["skipped"] and "--budget" in p["skipped"], p
     assert "global: not tried: the budget" in result.stdout
     assert not (tmp_path / "adv" / "global").exists()
+
+
+def test_advise_levels_picks_a_subset_and_its_periods(ftsim, tmp_path, source_dir):
+    # The example's levels (buddy, XOR, stable) on a shorter job; all failures node or group ones.
+    config = json.loads((source_dir / "configs" / "examples" / "advise-levels.json").read_text())
+    config["application"]["iterations"] = 120
+    config["failures"]["classes"] = {"node": 0.5, "group": 0.3, "job": 0.2}
+    path = tmp_path / "levels.json"
+    path.write_text(json.dumps(config))
+    result = ftsim("advise", path, "--levels", "-n", "4", "-j", "2", "-o", tmp_path / "adv", timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    advice = json.loads((tmp_path / "adv" / "advice.json").read_text())
+    subsets = {" + ".join(s["levels"]): s for s in advice["subsets"]}
+    assert sorted(subsets) == ["buddy + stable", "buddy + xor + stable", "stable", "xor + stable"]
+    rate = 16 / 2.0  # failure events per second: 16 nodes, a 2 s MTBF each
+    # Node failures go to the first level, group failures past a buddy level (its buddy is in its
+    # rack) to the XOR level or stable storage, job failures to stable storage only.
+    assert subsets["buddy + stable"]["failure_rate"] == pytest.approx([0.5 * rate, 0.5 * rate])
+    assert subsets["xor + stable"]["failure_rate"] == pytest.approx([0.8 * rate, 0.2 * rate])
+    assert subsets["buddy + xor + stable"]["failure_rate"] == pytest.approx([0.5 * rate, 0.3 * rate, 0.2 * rate])
+    assert subsets["stable"]["failure_rate"] == pytest.approx([rate])
+    for s in subsets.values():
+        assert all(c > 0 for c in s["cost"]) and s["bound"] <= s["model_overhead"] * 1.0001
+        counts = s["counts"]
+        assert counts[-1] == 1 and all(a % b == 0 for a, b in zip(counts, counts[1:]))
+    best = min(subsets.values(), key=lambda s: s["model_overhead"])
+    assert advice["recommended"]["levels"] == best["levels"]
+    block = advice["recommended"]["protocol"]
+    assert [level["storage"] for level in block["levels"]] == best["levels"]
+    assert advice["estimate"]["overhead"]["low"] <= advice["estimate"]["overhead"]["mean"] <= advice["estimate"]["overhead"]["high"]
+    assert "recommended (*)" in result.stdout
+
+
+def test_advise_levels_needs_global_levels(ftsim, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(CONFIG))
+    result = ftsim("advise", path, "--levels", "-o", tmp_path / "adv")
+    assert result.returncode == 2 and "/protocol" in result.stderr and "--levels" in result.stderr

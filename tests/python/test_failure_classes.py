@@ -162,7 +162,7 @@ def test_two_racks_at_once_defeat_the_xor_level(ftsim, tmp_path):
     ([{"storage": "buddy"}, {"storage": "xor", "group": 4, "every": 3}, {"storage": "stable", "every": 4}],
      "/protocol/levels/2/every", "multiple"),
     ([{"storage": "buddy"}, {"storage": "xor", "every": 2}], "/protocol/levels/1", "group"),
-    ([{"storage": "xor", "group": 4}], "/protocol/levels", "two or three"),
+    ([], "/protocol/levels", "one to three"),
 ])
 def test_bad_levels(ftsim, tmp_path, levels, where, message):
     config = with_protocol({"type": "global", "at": "cuts", "levels": levels})
