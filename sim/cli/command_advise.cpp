@@ -157,6 +157,7 @@ private:
   int run_levels(const config::Config& cfg);
   // The makespan of a failure-free run of `document` (one seed), in `dir`; throws CandidateFailed.
   double failure_free(Json document, const std::filesystem::path& dir);
+  int write_advice(Json& out) const;  // advice.json (and --json), its path printed
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
   bool within_budget() const { return elapsed() < options_.budget; }
   // Estimate of `document` in `dir`: its estimate.json.
@@ -365,35 +366,20 @@ void Advisor::probe(ProtocolAdvice& advice) {
   const std::int64_t probe = std::max<std::int64_t>(1, iterations_ / 10);
   Json document = base_;
   document["protocol"] = block;
-  document["failures"] = {{"model", "none"}};
   if (advice.protocol == "uncoordinated") {
     document["protocol"]["period"] = double(probe) * iteration_seconds_;
   } else {
     document["checkpoints"] = {{"every", probe}, {"buddy", "next"}};
   }
-  const std::filesystem::path probe_dir = dir_ / advice.protocol / "probe";
-  std::filesystem::create_directories(probe_dir);
-  sweep::SweepOptions sweep_options;
-  sweep_options.config = (probe_dir / "config.json").string();
-  sweep_options.output_dir = (probe_dir / "run").string();
-  sweep_options.quiet = true;
-  {
-    Json sweep_doc = document;
-    sweep_doc["sweep"] = {{"seeds", {base_.value("seed", 1)}}};
-    std::ofstream out(probe_dir / "config.json");
-    out << sweep_doc.dump(1) << "\n";
-  }
-  run_sweep(sweep_options);
-  std::ifstream rows(probe_dir / "run" / "rows.jsonl");
-  std::string line;
-  std::getline(rows, line);
-  const Json row = line.empty() ? Json() : Json::parse(line);
-  if (!row.is_object() || row.value("status", std::string()) != "ok") {
-    advice.skipped = fmt::format("its failure-free run failed: {}", row.is_object() ? row.value("reason", Json()).dump() : "no row");
+  double makespan = 0;
+  try {
+    makespan = failure_free(document, dir_ / advice.protocol / "probe");
+  } catch (const CandidateFailed& e) {
+    advice.skipped = e.what();
     return;
   }
   const double checkpoints = std::max(1.0, double((iterations_ - 1) / probe));
-  advice.checkpoint_cost = std::max(1e-9, (row["makespan"].get<double>() - none_makespan_) / checkpoints);
+  advice.checkpoint_cost = std::max(1e-9, (makespan - none_makespan_) / checkpoints);
   const double system_mtbf = mtbf_ / machines_;
   advice.daly_period = analysis::daly_period(advice.checkpoint_cost, system_mtbf);
   if (advice.protocol == "global" || advice.protocol == "cck") {
@@ -445,30 +431,15 @@ config::Config Advisor::setup() {
   std::cerr << "ftsim advise: " << failure_note_ << "; seed base " << options_.seed_base << "; output " << dir_.string() << "\n";
 
   // none without failures: the base of every overhead, and the time of an iteration.
-  {
-    Json none = base_;
-    none["protocol"] = {{"type", "none"}};
-    none["failures"] = {{"model", "none"}};
-    none.erase("checkpoints");
-    none["sweep"] = {{"seeds", {base_.value("seed", 1)}}};
-    std::filesystem::create_directories(dir_ / "none");
-    {
-      std::ofstream out(dir_ / "none" / "config.json");
-      out << none.dump(1) << "\n";
-    }
-    sweep::SweepOptions s;
-    s.config = (dir_ / "none" / "config.json").string();
-    s.output_dir = (dir_ / "none" / "run").string();
-    s.quiet = true;
-    run_sweep(s);
-    std::ifstream rows(dir_ / "none" / "run" / "rows.jsonl");
-    std::string line;
-    std::getline(rows, line);
-    const Json row = Json::parse(line);
-    if (row.value("status", std::string()) != "ok") throw config::ConfigError(options_.config, "", "the failure-free run of none failed");
-    none_makespan_ = row["makespan"].get<double>();
-    iteration_seconds_ = none_makespan_ / double(iterations_);
+  Json none = base_;
+  none["protocol"] = {{"type", "none"}};
+  none.erase("checkpoints");
+  try {
+    none_makespan_ = failure_free(none, dir_ / "none");
+  } catch (const CandidateFailed&) {
+    throw config::ConfigError(options_.config, "", "the failure-free run of none failed");
   }
+  iteration_seconds_ = none_makespan_ / double(iterations_);
   return cfg;
 }
 
@@ -549,6 +520,10 @@ int Advisor::run() {
     }
     out["protocols"].push_back(p);
   }
+  return write_advice(out);
+}
+
+int Advisor::write_advice(Json& out) const {
   out["wall_seconds"] = elapsed();
   for (const std::filesystem::path& path : {dir_ / "advice.json", std::filesystem::path(options_.json)}) {
     if (path.empty()) continue;
@@ -798,14 +773,7 @@ int Advisor::run_levels(const config::Config& cfg) {
   }
   std::cout << "(cost: each level's part of a checkpoint, measured without failures; model overhead: H of the first-order model at the "
                "pattern; bound: the sum of sqrt(2 lambda C) + lambda R)\n";
-  out["wall_seconds"] = elapsed();
-  for (const std::filesystem::path& path : {dir_ / "advice.json", std::filesystem::path(options_.json)}) {
-    if (path.empty()) continue;
-    std::ofstream f(path);
-    f << out.dump(2) << "\n";
-  }
-  std::cout << "advice: " << (dir_ / "advice.json").string() << fmt::format(" ({:.0f} s)\n", elapsed());
-  return kExitOk;
+  return write_advice(out);
 }
 
 }  // namespace

@@ -103,7 +103,8 @@ def test_advise_levels_picks_a_subset_and_its_periods(ftsim, tmp_path, source_di
     advice = json.loads((tmp_path / "adv" / "advice.json").read_text())
     subsets = {" + ".join(s["levels"]): s for s in advice["subsets"]}
     assert sorted(subsets) == ["buddy + stable", "buddy + xor + stable", "stable", "xor + stable"]
-    rate = 16 / 2.0  # failure events per second: 16 nodes, a 2 s MTBF each
+    assert config["failures"]["mtbf"] == "4s"
+    rate = 16 / 4.0  # failure events per second: 16 nodes, a 4 s MTBF each
     # Node failures go to the first level, group failures past a buddy level (its buddy is in its
     # rack) to the XOR level or stable storage, job failures to stable storage only.
     assert subsets["buddy + stable"]["failure_rate"] == pytest.approx([0.5 * rate, 0.5 * rate])
