@@ -81,6 +81,8 @@ def main() -> int:
     parser.add_argument("--ratio", action="store_true", help="also the best count check at the first grid point")
     parser.add_argument("--trend", action="store_true", help="Moody et al.'s trend instead of the checks")
     parser.add_argument("--trend-mtbf", type=float, default=20000.0, help="per-node MTBF of the trend (s)")
+    parser.add_argument("--grid", default=None,
+                        help="grid points MTBF:SHARE,... (default: " + ",".join(f"{m:g}:{g:g}" for m, g in GRID) + ")")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     add_campaign_options(parser, timeout=1800)
@@ -182,10 +184,11 @@ def main() -> int:
         return trend(args, plan, run_all, measured, c1, c2, run, base, problems)
 
     # 2. The grid, at the model's best patterns; 3. the best count.
-    grid = [plan(mtbf, share, None, f"grid-{mtbf:g}-{share:g}") for mtbf, share in GRID]
+    points = [tuple(map(float, p.split(":"))) for p in args.grid.split(",")] if args.grid else GRID
+    grid = [plan(mtbf, share, None, f"grid-{mtbf:g}-{share:g}") for mtbf, share in points]
     ratio = []
     if args.ratio:
-        mtbf, share = GRID[-1]
+        mtbf, share = points[-1]
         n_star = grid[-1]["n"]
         ratio = [plan(mtbf, share, n, f"ratio-{mtbf:g}-{share:g}") for n in range(max(1, n_star - 1), n_star + 3)]
     if not run_all(grid + ratio):
@@ -206,7 +209,7 @@ def main() -> int:
     ok = abs(gaps[smallest]) <= 0.03
     if ratio:
         n_star = grid[-1]["n"]
-        print(f"\nbest count at MTBF {GRID[-1][0]:g} s, group share {GRID[-1][1]:g} (model: n* = {n_star}):")
+        print(f"\nbest count at MTBF {points[-1][0]:g} s, group share {points[-1][1]:g} (model: n* = {n_star}):")
         scores = []
         for p in ratio:
             m = measured(p)

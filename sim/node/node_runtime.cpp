@@ -67,6 +67,7 @@ NodeRuntime::NodeRuntime(NodeId node, std::uint32_t cores, const graphs::TaskGra
       test_faults_(test_faults) {
   graphs::reserve_on_huge_pages(tasks_, index.tasks_of(node).size());  // read at every task event
   tasks_.resize(index.tasks_of(node).size());
+  done_flags_.assign(tasks_.size(), 0);
 }
 
 NodeSnapshot NodeRuntime::initial_snapshot() const {
@@ -85,8 +86,7 @@ NodeSnapshot NodeRuntime::initial_snapshot() const {
 
 NodeSnapshot NodeRuntime::snapshot() const {
   NodeSnapshot s;
-  s.done.assign(tasks_.size(), 0);
-  for (std::size_t i = 0; i < s.done.size(); ++i) s.done[i] = tasks_[i].status == TaskStatus::done;
+  s.done = done_flags_;  // kept up to date at every change to or from done: a copy, not a scan
   for (const auto& [key, entry] : store_.entries()) {
     if (entry.superseded) continue;
     s.store.emplace(key, entry);
@@ -101,6 +101,7 @@ void NodeRuntime::restore(const NodeSnapshot& snapshot) {
     TaskState& task = tasks_[i];
     if (task.status != TaskStatus::running) {  // a running task runs on (abort() first to stop it)
       task.status = snapshot.done[i] ? TaskStatus::done : TaskStatus::waiting;
+      done_flags_[i] = snapshot.done[i] ? 1 : 0;
       task.executed_once = snapshot.done[i];
     }
     if (task.status != TaskStatus::done) ++remaining_;
@@ -221,6 +222,7 @@ void NodeRuntime::requeue_none_started() {
     TaskState& state = tasks_[i];
     state.pending = pending;
     state.status = TaskStatus::waiting;
+    done_flags_[i] = 0;
     if (pending == 0) make_ready(t);
   }
 }
@@ -451,6 +453,7 @@ void NodeRuntime::on_task_finished(TaskId task) {
   TaskState& state = tasks_[slot(task)];
   const bool first_execution = !state.executed_once;
   state.status = TaskStatus::done;
+  done_flags_[slot(task)] = 1;
   state.executed_once = 1;
   ++state.executions;
   --remaining_;
@@ -539,6 +542,7 @@ void NodeRuntime::mark_for_reexecution(TaskId task) {
   TaskStatus& s = status_of(task);
   if (s != TaskStatus::done) return;
   s = TaskStatus::waiting;
+  done_flags_[slot(task)] = 0;
   ++remaining_;
   // The copies it reads must live until it has run again.
   for (const Access& a : graph_.accesses(task)) {

@@ -217,6 +217,7 @@ private:
   RuntimeServices& services_;
   TestFaults* test_faults_;
   TaskTable tasks_;
+  std::vector<std::uint8_t> done_flags_;  // status == done, per task: what a snapshot copies
 
   VersionStore store_;
   std::priority_queue<ReadyEntry> ready_;
