@@ -81,6 +81,7 @@ std::string GlobalCopies::destinations(std::uint32_t checkpoint, NodeId node) co
   if (options_.stable_storage) return "stable storage";
   std::string text;
   const auto add = [&](const std::string& where) { text += (text.empty() ? "" : " and ") + where; };
+  if (options_.on_level(checkpoint, LevelStorage::local)) add("its local storage");
   if (options_.on_level(checkpoint, LevelStorage::buddy)) add(buddy_list(options_, node));
   if (options_.on_level(checkpoint, LevelStorage::xor_group)) add("its XOR set");
   if (options_.on_stable(checkpoint)) add("stable storage");
@@ -101,7 +102,12 @@ void GlobalCopies::send(ProtocolContext& ctx) {
   const bool buddy = options_.on_level(checkpoint_, LevelStorage::buddy);
   const auto buddies = buddy ? options_.buddies->buddies(ctx.node()) : std::span<const NodeId>{};
   const bool stable = options_.on_stable(checkpoint_);
-  acks_missing_ = static_cast<std::uint32_t>(buddies.size()) + (stable ? 1 : 0);
+  const bool local = options_.on_level(checkpoint_, LevelStorage::local);
+  acks_missing_ = static_cast<std::uint32_t>(buddies.size()) + (stable ? 1 : 0) + (local ? 1 : 0);
+  if (local) {  // the node's own disk: no network, and it survives a process failure only
+    ctx.storage_write(node::kLocalStorage, checkpoint_key(ctx.node(), checkpoint_), save.content, save.bytes,
+                      write_token(checkpoint_, ctx.epoch()));
+  }
   if (stable) {
     ctx.storage_write(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint_), save.content, save.bytes,
                       write_token(checkpoint_, ctx.epoch()));
@@ -134,6 +140,10 @@ void GlobalCopies::cancel() { step(CopyState::idle); }
 
 void GlobalCopies::collect(ProtocolContext& ctx, std::uint32_t committed) {
   drop_local_before(committed);
+  // A local level: the copy before the one just committed (a fallback goes to a more durable level).
+  if (options_.on_level(committed, LevelStorage::local) && committed > 1) {
+    ctx.storage_erase(node::kLocalStorage, checkpoint_key(ctx.node(), committed - 1));
+  }
   if (options_.stable_every > 0) {
     // Levels: the stable copy before the one just committed, if this one is on stable storage.
     if (options_.on_stable(committed) && committed > options_.stable_every) {

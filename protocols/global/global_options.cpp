@@ -16,18 +16,22 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
   options.period = schedule.period;
   const std::uint32_t servers = config.platform.storage.hosts;
   if (auto levels = block.find("levels")) {
-    // Moody et al. 2010's levels: the buddies' memory (partner), an XOR group, stable storage (PFS).
+    // Moody et al. 2010's levels: local storage, the buddies' memory (partner), an XOR group,
+    // stable storage (PFS).
     if (block.find("storage")) levels->fail("gives each level's storage: not with /protocol/storage");
-    const std::string shape = "one to three levels in this order: " +
-                              std::string(R"({"storage": "buddy"}, {"storage": "xor", "group": k, "every": K1}, )") +
-                              R"({"storage": "stable", "every": K2})";
-    if (!levels->is_array() || levels->size() < 1 || levels->size() > 3) levels->fail_expected(shape);
+    const std::string shape = "one to four levels in this order: " +
+                              std::string(R"({"storage": "local"}, {"storage": "buddy", "every": K0}, )") +
+                              R"({"storage": "xor", "group": k, "every": K1}, {"storage": "stable", "every": K2})";
+    if (!levels->is_array() || levels->size() < 1 || levels->size() > 4) levels->fail_expected(shape);
     for (std::size_t i = 0; i < levels->size(); ++i) {
       auto entry = (*levels)[i];
       entry.expect_object();
       LevelConfig level;
-      const std::string storage = entry.at("storage").as_choice({"buddy", "xor", "stable"});
-      level.storage = storage == "buddy" ? LevelStorage::buddy : storage == "xor" ? LevelStorage::xor_group : LevelStorage::stable;
+      const std::string storage = entry.at("storage").as_choice({"local", "buddy", "xor", "stable"});
+      level.storage = storage == "local"   ? LevelStorage::local
+                      : storage == "buddy" ? LevelStorage::buddy
+                      : storage == "xor"   ? LevelStorage::xor_group
+                                           : LevelStorage::stable;
       if (!options.levels.empty() && level.storage <= options.levels.back().storage) {
         entry.at("storage").fail_expected("a level more durable than the one before (" + shape + ")");
       }
@@ -48,6 +52,9 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
       if (level.storage == LevelStorage::stable) {
         options.stable_every = level.every;
         if (servers == 0) entry.fail("the \"stable\" level needs servers: set /platform/storage/hosts to 1 or more");
+      }
+      if (level.storage == LevelStorage::local && !config.platform.local_storage.present) {
+        entry.fail("the \"local\" level writes to each node's own storage: set /platform/local_storage (its bandwidth)");
       }
       if (level.storage == LevelStorage::buddy && config.platform.nodes < 2) {
         entry.fail("the \"buddy\" level needs at least 2 nodes (a node cannot be its own buddy)");
@@ -134,6 +141,7 @@ bool make_xor_sets(GlobalOptions& options, std::uint32_t nodes, std::uint32_t gr
 
 const char* level_name(LevelStorage storage) {
   switch (storage) {
+    case LevelStorage::local: return "local storage";
     case LevelStorage::buddy: return "the buddies";
     case LevelStorage::xor_group: return "the XOR set";
     case LevelStorage::stable: return "stable storage";

@@ -4,8 +4,9 @@
 //   {"type": "global", "period": DURATION | "at": "cuts", "storage": "stable" | "buddy",
 //            "restart_cost": DURATION}
 // or, with two levels instead of "storage" (docs/multilevel.md):
-//   "levels": [{"storage": "buddy"}, {"storage": "xor", "group": k, "every": K1},
-//              {"storage": "stable", "every": K2}]     (one to three of them, in this order)
+//   "levels": [{"storage": "local"}, {"storage": "buddy", "every": K0},
+//              {"storage": "xor", "group": k, "every": K1},
+//              {"storage": "stable", "every": K2}]     (one to four of them, in this order)
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -29,24 +30,25 @@ using node::ProtocolContext;
 using node::TaskId;
 
 // A checkpoint level of /protocol/levels (docs/multilevel.md), from the fastest to the most
-// durable: the buddies' memory, an XOR group over nodes of different failure groups (SCR's and
+// durable: the node's own local storage (/platform/local_storage: survives a process failure
+// only), the buddies' memory, an XOR group over nodes of different failure groups (SCR's and
 // VeloC's XOR, Moody et al. 2010), stable storage. Checkpoint `id` is on the level if `every`
 // divides it.
-enum class LevelStorage : std::uint8_t { buddy, xor_group, stable };
+enum class LevelStorage : std::uint8_t { local, buddy, xor_group, stable };
 struct LevelConfig {
   LevelStorage storage = LevelStorage::buddy;
   std::uint32_t every = 1;
   std::uint32_t group = 0;  // xor_group: nodes per XOR set (k)
   double rate = 0;          // xor_group: bytes per second a core XORs
 };
-const char* level_name(LevelStorage storage);  // "the buddies", "the XOR group", "stable storage"
+const char* level_name(LevelStorage storage);  // "local storage", "the buddies", "the XOR set", "stable storage"
 
 struct GlobalConfig {
   bool at_cuts = false;
   double period = 0;
   bool stable_storage = true;
   double restart_cost = 0;   // seconds a restarted process needs before it can restore
-  // /protocol/levels (1 to 3, in that order, each every a multiple of the one before); empty: one
+  // /protocol/levels (1 to 4, in that order, each every a multiple of the one before); empty: one
   // level, stable_storage says which.
   std::vector<LevelConfig> levels;
   // The stable level's every (ids K, 2K, ...); 0 without levels or without a stable level.

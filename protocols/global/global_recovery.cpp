@@ -125,7 +125,8 @@ void GlobalRecovery::recover(ProtocolContext& ctx, std::uint32_t epoch, std::uin
     const std::string from = options_.stable_storage ? std::string("stable storage")
                              : options_.levels.empty() || options_.levels[0].storage == LevelStorage::buddy
                                  ? buddy_list(options_, ctx.node())
-                                 : std::string("its XOR set");
+                             : options_.levels[0].storage == LevelStorage::local ? std::string("its local storage")
+                                                                                 : std::string("its XOR set");
     ctx.note("epoch " + std::to_string(epoch) + ": fetch checkpoint " + std::to_string(checkpoint) + " from " + from);
   }
   // A replacement lost its local copy: fetch the one on stable storage or at its buddies, in turn;
@@ -147,11 +148,16 @@ void GlobalRecovery::fetch_from_level(ProtocolContext& ctx, std::uint32_t checkp
     const LevelConfig& level = options_.levels[i];
     if (checkpoint % level.every != 0) continue;
     if (ctx.recording() && first > 0) {
-      ctx.note("checkpoint " + std::to_string(checkpoint) + " lost at " + level_name(options_.levels[first - 1].storage) +
-               (level.storage == LevelStorage::stable ? ": read from stable storage" : ": rebuild it from its XOR set"));
+      const std::string how = level.storage == LevelStorage::stable  ? ": read from stable storage"
+                              : level.storage == LevelStorage::buddy ? ": ask its " + buddy_list(options_, ctx.node())
+                                                                     : ": rebuild it from its XOR set";
+      ctx.note("checkpoint " + std::to_string(checkpoint) + " lost at " + level_name(options_.levels[first - 1].storage) + how);
     }
     level_ = i;
     switch (level.storage) {
+      case LevelStorage::local:  // its node's own storage: there unless the node failed
+        ctx.storage_read(node::kLocalStorage, checkpoint_key(ctx.node(), checkpoint), kReadTokenBit | epoch);
+        return;
       case LevelStorage::buddy:
         asked_buddy_ = 0;
         send(ctx, options_.buddies->buddies(ctx.node())[0], kRestoreRequest, with(checkpoint, epoch));
@@ -195,6 +201,10 @@ void GlobalRecovery::on_xor_not_held(ProtocolContext& ctx, const Control& c) {
 void GlobalRecovery::on_storage_read(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
   const auto epoch = static_cast<std::uint32_t>(token & ~kReadTokenBit);
   if (epoch != ctx.epoch() || restoring() == 0) return;  // an older recovery's
+  if (!content && !options_.levels.empty() && options_.levels[level_].storage == LevelStorage::local) {
+    fetch_from_level(ctx, restoring(), epoch, level_ + 1);  // its node failed: the local copy went with it
+    return;
+  }
   if (!content) {
     ctx.fail_run("unrecoverable: checkpoint " + std::to_string(restoring()) + " of node " + std::to_string(ctx.node()) +
                  " is not on stable storage");

@@ -589,8 +589,8 @@ int Advisor::run_levels(const config::Config& cfg) {
     }
   }
   const auto survives = [&](const std::string& level, config::FailureClass kind) {
-    if (level == "stable") return true;
-    if (kind == config::FailureClass::job) return false;
+    if (level == "stable" || kind == config::FailureClass::process) return true;
+    if (level == "local" || kind == config::FailureClass::job) return false;  // local: the node's own storage
     if (kind == config::FailureClass::node) return true;
     return level == "xor" || buddy_survives_group;
   };

@@ -333,6 +333,7 @@ PlatformConfig read_platform(JsonReader reader, const ApplicationConfig& app) {
   }
   if (auto network = reader.find("network")) p.network = read_network(*network);
   if (auto storage = reader.find("storage")) p.storage = read_storage(*storage);
+  if (auto local = reader.find("local_storage")) p.local_storage = read_local_storage(*local);
   if (auto spares = reader.find("spares")) {
     p.spares = static_cast<std::uint32_t>(spares->as_int(0, 1 << 20));
     p.unlimited_spares = false;
@@ -695,6 +696,17 @@ Config load_config_json(const Json& document, const std::string& origin) {
   }
   if (auto reference = root.find("reference")) config.reference = read_reference(*reference);
   if (auto failures = root.find("failures")) config.failures = read_failures(*failures, config.platform.nodes, config.platform.group_size, config.seed, origin);
+  // A process failure restarts the process in place: one rank per machine, kept on its host.
+  {
+    const FailureConfig& f = config.failures;
+    bool process = f.class_shares[std::size_t(FailureClass::process)] > 0;
+    for (const FailureEvent& e : f.events) process = process || e.kind == FailureClass::process;
+    if (process && (config.platform.ranks_per_machine > 1 || config.platform.shrink_on_no_spare)) {
+      root.at("platform").at(config.platform.ranks_per_machine > 1 ? "ranks_per_machine" : "on_no_spare").fail(
+          "a process failure restarts the process in place on its machine: not supported with several ranks per "
+          "machine or a shrink (/failures has process failures)");
+    }
+  }
   // Proactive migration moves a rank to a spare host: with unlimited spares the platform has none.
   if (config.failures.prediction && config.platform.unlimited_spares) {
     root.at("failures").at("prediction").fail(

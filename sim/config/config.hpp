@@ -128,6 +128,7 @@ struct PlatformConfig {
   std::map<std::string, KernelModel> kernel_models;
   NetworkConfig network;
   StorageConfig storage;
+  LocalStorageConfig local_storage;  // /platform/local_storage
   std::string xml;             // a SimGrid platform file instead of the generated platform
   std::uint32_t spares = 0;    // spare nodes; with unlimited_spares a failed rank always returns
   bool unlimited_spares = true;

@@ -204,6 +204,16 @@ TopologySize topology_size(const NetworkConfig& network, std::uint64_t hosts) {
   return size;
 }
 
+LocalStorageConfig read_local_storage(JsonReader reader) {
+  LocalStorageConfig s;
+  reader.expect_object();
+  s.present = true;
+  s.bandwidth = reader.at("bandwidth").as_bandwidth();
+  if (auto latency = reader.find("latency")) s.latency = latency->as_seconds();
+  reader.finish();
+  return s;
+}
+
 StorageConfig read_storage(JsonReader reader) {
   StorageConfig s;
   reader.expect_object();
@@ -293,6 +303,7 @@ const char* failure_class_name(FailureClass kind) {
     case FailureClass::node: return "node";
     case FailureClass::group: return "group";
     case FailureClass::job: return "job";
+    case FailureClass::process: return "process";
   }
   return "?";
 }
@@ -300,11 +311,12 @@ const char* failure_class_name(FailureClass kind) {
 namespace {
 
 FailureClass read_failure_class(JsonReader reader, std::uint32_t group_size) {
-  const std::string name = reader.as_choice({"node", "group", "job"});
+  const std::string name = reader.as_choice({"node", "group", "job", "process"});
   if (name == "group" && group_size == 0) {
     reader.fail("a group failure takes down the nodes of a group: set /platform/group_size");
   }
-  return name == "node" ? FailureClass::node : name == "group" ? FailureClass::group : FailureClass::job;
+  return name == "node" ? FailureClass::node : name == "group" ? FailureClass::group
+                        : name == "job" ? FailureClass::job : FailureClass::process;
 }
 
 }  // namespace
@@ -385,9 +397,9 @@ FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint32_
                     "weibull (a list gives each event its \"class\")");
     }
     classes->expect_object();
-    f.class_shares = {0, 0, 0};
+    f.class_shares = {0, 0, 0, 0};
     double total = 0;
-    for (const FailureClass kind : {FailureClass::node, FailureClass::group, FailureClass::job}) {
+    for (const FailureClass kind : {FailureClass::node, FailureClass::group, FailureClass::job, FailureClass::process}) {
       auto share = classes->find(failure_class_name(kind));
       if (!share) continue;
       f.class_shares[std::size_t(kind)] = share->as_number(0, 1);

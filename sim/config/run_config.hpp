@@ -69,15 +69,25 @@ struct StorageConfig {
   double latency = 1e-5;
 };
 
+// /platform/local_storage: each node's own storage (an SSD, a RAM disk): what survives a process
+// failure of the node but not the node's failure. Absent: the nodes have none.
+struct LocalStorageConfig {
+  bool present = false;
+  double bandwidth = 0;  // bytes/s a node reads or writes
+  double latency = 0;
+};
+
 enum class FailureModel { none, list, exponential, weibull, trace, log };
 
 inline constexpr double kMinWeibullShape = 0.1;
 inline constexpr double kMaxWeibullShape = 100;
 
-// What a failure destroys (/failures/classes): one node (its processes, its memory), every node of
-// its group (/platform/group_size: a rack, a switch, a power domain), or the whole job.
-enum class FailureClass : std::uint8_t { node, group, job };
-inline constexpr std::size_t kFailureClasses = 3;
+// What a failure destroys (/failures/classes): one node (its processes, its memory, its local
+// storage), every node of its group (/platform/group_size: a rack, a switch, a power domain), the
+// whole job, or one process only (its memory: the node and its local storage survive, and the
+// process restarts in place without a spare).
+enum class FailureClass : std::uint8_t { node, group, job, process };
+inline constexpr std::size_t kFailureClasses = 4;
 const char* failure_class_name(FailureClass kind);
 
 // /failures/burst: a failure raises the failure rate of the other nodes of its group by `factor`
@@ -118,7 +128,7 @@ struct FailureConfig {
   bool stationary = false;
   std::optional<PredictionConfig> prediction;  // a failure predictor and proactive migration
   // Renewal models: the share of failures of each class (indexed by FailureClass; sums to 1).
-  std::array<double, kFailureClasses> class_shares{1, 0, 0};
+  std::array<double, kFailureClasses> class_shares{1, 0, 0, 0};
   std::optional<FailureBurst> burst;  // exponential model only
   std::uint32_t group_size = 0;       // /platform/group_size, copied for the failure schedule
 };
@@ -145,6 +155,7 @@ namespace ftsim::config {
 // Readers of the run sections (used by load_config_json).
 NetworkConfig read_network(JsonReader reader);
 StorageConfig read_storage(JsonReader reader);
+LocalStorageConfig read_local_storage(JsonReader reader);
 // `group_size`: /platform/group_size (0: none), which the "group" class and bursts need.
 FailureConfig read_failures(JsonReader reader, std::uint32_t nodes, std::uint32_t group_size, std::uint64_t seed,
                             const std::string& config_file);

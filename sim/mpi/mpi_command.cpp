@@ -75,9 +75,13 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
       if (f.events[i].kind != config::FailureClass::node) where = "/failures/events/" + std::to_string(i) + "/class";
     if (!where.empty()) {
       throw config::ConfigError(config.file, where,
-                                "failures of a group or of the job and bursts are not supported by the MPI backend "
-                                "yet (its driver fails one rank at a time; use the simgrid backend)");
+                                "failures of a process only, of a group or of the job and bursts are not supported by "
+                                "the MPI backend yet (its driver fails one rank at a time; use the simgrid backend)");
     }
+  }
+  if (config.platform.local_storage.present) {
+    throw config::ConfigError(config.file, "/platform/local_storage",
+                              "node-local storage is not supported by the MPI backend yet (use the simgrid backend)");
   }
   std::unique_ptr<graphs::kernels::KernelSet> kernel_set;
   try {

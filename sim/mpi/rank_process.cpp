@@ -377,7 +377,11 @@ bool RankProcess::observe_execution(TaskId task) {
 
 std::uint32_t RankProcess::storage_servers() const { return spec_.config.platform.storage.hosts; }
 
-bool RankProcess::storage_missing() {
+bool RankProcess::storage_missing(std::uint32_t server) {
+  if (server == node::kLocalStorage) {
+    fail_run("node-local storage (/platform/local_storage, a global \"local\" level) is not supported on MPI yet");
+    return true;
+  }
   if (storage_servers() != 0) return false;
   fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
   return true;
@@ -385,17 +389,17 @@ bool RankProcess::storage_missing() {
 
 void RankProcess::storage_write(NodeId, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                                 std::uint64_t token) {
-  if (storage_missing()) return;
+  if (storage_missing(server)) return;
   to_driver(encode_packet(StorageWrite{incarnation(), server % storage_servers(), key, bytes, token, std::move(content)}));
 }
 
 void RankProcess::storage_read(NodeId, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
-  if (storage_missing()) return;
+  if (storage_missing(server)) return;
   to_driver(encode_packet(StorageRead{incarnation(), server % storage_servers(), key, token}));
 }
 
-void RankProcess::storage_erase(std::uint32_t server, std::uint64_t key) {
-  if (storage_servers() == 0) return;
+void RankProcess::storage_erase(NodeId, std::uint32_t server, std::uint64_t key) {
+  if (storage_servers() == 0 || server == node::kLocalStorage) return;
   to_driver(encode_packet(StorageErase{server % storage_servers(), key}));
 }
 

@@ -62,7 +62,7 @@ public:
   void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, node::Bytes content, std::uint64_t bytes,
                      std::uint64_t token) override;
   void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
-  void storage_erase(std::uint32_t server, std::uint64_t key) override;
+  void storage_erase(NodeId node, std::uint32_t server, std::uint64_t key) override;
   std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) override;
   void cancel_timer(std::uint64_t id) override;
   node::NodeMetrics& metrics_of(NodeId) override { return metrics_; }
@@ -93,7 +93,7 @@ private:
   void replace(std::uint32_t incarnation, std::uint32_t last_sequence);
   void on_job_done(std::unique_ptr<KernelJob> job);
   void to_driver(node::Bytes packet);
-  bool storage_missing();  // fails the run if the platform has no storage server
+  bool storage_missing(std::uint32_t server);  // fails the run if the platform has no such storage
   std::uint32_t slot(TaskId t) const { return index_.local_slot(t); }
 
   const MpiRunSpec& spec_;

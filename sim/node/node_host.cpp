@@ -327,7 +327,7 @@ void NodeHost::on_timer(std::uint64_t token) { protocol_->on_timer(*this, token)
 
 void NodeHost::storage_write(std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                              std::uint64_t token) {
-  if (node_ < node_count()) {
+  if (node_ < node_count() && server != kLocalStorage) {  // local storage: no network
     ++metrics_.messages_sent[static_cast<std::size_t>(Traffic::checkpoint)];
     metrics_.bytes_sent[static_cast<std::size_t>(Traffic::checkpoint)] += bytes;
   }

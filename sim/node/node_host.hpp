@@ -33,7 +33,8 @@ public:
   virtual void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                              std::uint64_t token) = 0;
   virtual void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) = 0;
-  virtual void storage_erase(std::uint32_t server, std::uint64_t key) = 0;
+  // `node`: whose local storage, for server kLocalStorage.
+  virtual void storage_erase(NodeId node, std::uint32_t server, std::uint64_t key) = 0;
   virtual std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) = 0;
   virtual void cancel_timer(std::uint64_t id) = 0;
   // The process's share of the metrics (kept by the observer, so it outlives the process).
@@ -146,7 +147,7 @@ public:
   void storage_write(std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                      std::uint64_t token) override;
   void storage_read(std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
-  void storage_erase(std::uint32_t server, std::uint64_t key) override { env_.storage_erase(server, key); }
+  void storage_erase(std::uint32_t server, std::uint64_t key) override { env_.storage_erase(node_, server, key); }
   std::uint64_t set_timer(double delay, std::uint64_t token) override { return env_.set_timer(node_, delay, token); }
   void cancel_timer(std::uint64_t id) override { env_.cancel_timer(id); }
   bool run_activity(double seconds, std::uint64_t token) override;

@@ -23,6 +23,9 @@
 
 namespace ftsim::node {
 
+// The server that names a node's own local storage (an SSD, a RAM disk) in storage requests.
+inline constexpr std::uint32_t kLocalStorage = 0xFFFFFFFFu;
+
 class ProtocolContext {
 public:
   virtual ~ProtocolContext() = default;
@@ -67,7 +70,9 @@ public:
   virtual void redeliver_deferred() = 0;
   virtual void discard_deferred() = 0;
 
-  // --- stable storage (reliable servers, numbered 0 .. storage_servers() - 1) ---
+  // --- stable storage (reliable servers, numbered 0 .. storage_servers() - 1), and the node's own
+  // local storage (server kLocalStorage, /platform/local_storage: it survives a process failure,
+  // not the node's; no network, its own bandwidth) ---
   virtual std::uint32_t storage_servers() const = 0;
   // Writes `content` (standing for `bytes` of data) under `key`; on_storage_done(token, null).
   virtual void storage_write(std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,

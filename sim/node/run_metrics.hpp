@@ -109,9 +109,9 @@ struct RunMetrics {
   double makespan = 0;
   std::vector<NodeMetrics> nodes;
   std::vector<FailureRecord> failures;
-  // Failures injected, by class (node, group, job: one each, however many processes it takes
-  // down), and how many of them a burst brought.
-  std::uint64_t failure_events[3] = {0, 0, 0};
+  // Failures injected, by class (node, group, job, process: one each, however many processes it
+  // takes down), and how many of them a burst brought.
+  std::uint64_t failure_events[4] = {0, 0, 0, 0};
   std::uint64_t burst_failures = 0;
   std::vector<CheckpointRecord> checkpoints;
   // The latest record of each (process, id), by update_checkpoints (not written out).

@@ -259,6 +259,7 @@ json to_json(const node::RunMetrics& m) {
            {{"node", m.failure_events[0]},
             {"group", m.failure_events[1]},
             {"job", m.failure_events[2]},
+            {"process", m.failure_events[3]},
             {"burst", m.burst_failures}}},
           {"checkpoints", checkpoints},
           {"nodes", nodes},
@@ -313,6 +314,7 @@ node::RunMetrics run_metrics_from_json(const json& j) {
     m.failure_events[0] = events->value("node", std::uint64_t(0));
     m.failure_events[1] = events->value("group", std::uint64_t(0));
     m.failure_events[2] = events->value("job", std::uint64_t(0));
+    m.failure_events[3] = events->value("process", std::uint64_t(0));
     m.burst_failures = events->value("burst", std::uint64_t(0));
   }
   for (const json& c : j.at("checkpoints")) {

@@ -26,6 +26,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
       setup_{config, graph, index_, cost, config.platform.network.envelope, options_.test_faults},
       ledger_(metrics_.failures, graph.node_count() + 1),
       storage_(backend.storage_servers()),
+      local_storage_(config.platform.local_storage.present ? graph.node_count() : 0),
       failures_(config.failures, graph.node_count(), config.seed, config.platform.ranks_per_machine),
       spares_(config.platform) {
   const NodeId processes = graph.node_count() + 1;
@@ -33,6 +34,7 @@ Simulation::Simulation(const config::Config& config, const graphs::TaskGraph& gr
   observers_.reserve(graph.node_count());
   for (NodeId n = 0; n < graph.node_count(); ++n) observers_.emplace_back(n, index_);
   replacement_scheduled_.assign(processes, false);
+  restart_in_place_.assign(processes, false);
   drawn_failure_.assign(processes, ~std::uint64_t(0));
   channels_.resize(processes);
   if (config.platform.shrink_on_no_spare || config.platform.ranks_per_machine > 1) {
@@ -419,6 +421,10 @@ void Simulation::reset_channels(NodeId node) {
 
 void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t key, node::Bytes content,
                                std::uint64_t bytes, std::uint64_t token) {
+  if (server == node::kLocalStorage) {
+    local_transfer({node, ranks_[node].incarnation(), server, key, true, bytes, std::move(content), token});
+    return;
+  }
   if (storage_.empty()) {
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
     return;
@@ -430,6 +436,14 @@ void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t 
 }
 
 void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
+  if (server == node::kLocalStorage) {
+    if (node < node_count() && !local_storage_.empty()) {
+      local_transfer({node, ranks_[node].incarnation(), server, key, false, local_storage_.answer_bytes(node, key), {}, token});
+    } else {
+      local_transfer({node, ranks_[node].incarnation(), server, key, false, 1, {}, token});
+    }
+    return;
+  }
   if (storage_.empty()) {
     fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
     return;
@@ -446,18 +460,43 @@ void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t k
   backend_.storage_transfer(node, server, bytes, false, id);
 }
 
-void Simulation::storage_erase(std::uint32_t server, std::uint64_t key) {
+void Simulation::storage_erase(NodeId node, std::uint32_t server, std::uint64_t key) {
+  if (server == node::kLocalStorage) {
+    if (node < node_count() && !local_storage_.empty()) local_storage_.erase(node, key);
+    return;
+  }
   if (!storage_.empty()) storage_.erase(storage_.server(server), key);
+}
+
+void Simulation::local_transfer(StorageRequests::Request request) {
+  // The node's own disk: its latency and bandwidth, no network (each node has its own).
+  if (local_storage_.empty() || request.node >= node_count()) {
+    fail_run("the protocol writes to node-local storage but /platform/local_storage is not set");
+    return;
+  }
+  const config::LocalStorageConfig& disk = config_.platform.local_storage;
+  const double seconds = disk.latency + double(request.bytes) / disk.bandwidth;
+  const NodeId node = request.node;
+  const std::uint32_t id = storage_requests_.open(std::move(request));
+  add_timer(now() + seconds, Timer::Kind::local_storage, node, id);
 }
 
 void Simulation::on_storage_done(NodeId, std::uint64_t id) {
   if (halted_ || !storage_requests_.known(id)) return;
   count_event();
+  complete_storage(id);
+}
+
+void Simulation::complete_storage(std::uint64_t id) {
   StorageRequests::Request op = storage_requests_.close(id);
   node::NodeHost* const requester = host(op.node);
   if (!requester || ranks_[op.node].incarnation() != op.incarnation) return;  // the requester died meanwhile
-  if (op.write) storage_.put(op.server, op.key, {std::move(op.content), op.bytes});
-  const StableStorage::Object* read = op.write ? nullptr : storage_.find(op.server, op.key);
+  // Node-local storage is the node's "server" of local_storage_.
+  const bool local = op.server == node::kLocalStorage;
+  StableStorage& store = local ? local_storage_ : storage_;
+  const std::uint32_t server = local ? op.node : op.server;
+  if (op.write) store.put(server, op.key, {std::move(op.content), op.bytes});
+  const StableStorage::Object* read = op.write ? nullptr : store.find(server, op.key);
   if (frozen(op.node)) {
     DeferredEvent event;
     event.kind = DeferredEvent::Kind::storage;
@@ -473,7 +512,7 @@ void Simulation::on_storage_done(NodeId, std::uint64_t id) {
     requester->on_storage_done(op.token, nullptr);
     return;
   }
-  if (machines_) machines_->count_delivery(op.node, node::Traffic::restore, op.bytes);
+  if (machines_ && !local) machines_->count_delivery(op.node, node::Traffic::restore, op.bytes);
   if (!read) {
     requester->on_storage_done(op.token, nullptr);
   } else {
@@ -524,6 +563,9 @@ void Simulation::on_timer(std::uint64_t id) {
       host(timer.node)->on_timer(timer.token);
       break;
     case Timer::Kind::migration: migration_->on_timer(timer.node, timer.token); break;
+    case Timer::Kind::local_storage:
+      if (storage_requests_.known(timer.token)) complete_storage(timer.token);
+      break;
     case Timer::Kind::time_limit:
       report_stall();
       fail_run("time limit reached at " + std::to_string(now()) + " s of simulated time (/run/time_limit)");
@@ -596,6 +638,12 @@ void Simulation::schedule_bursts(NodeId failed) {
 void Simulation::take_down(NodeId node, double downtime, config::FailureClass kind, NodeId origin, bool burst) {
   if (!host(node)) return;  // a co-located rank of an earlier victim's machine
   failure_cause_ = {kind, origin, burst};
+  if (kind == config::FailureClass::process) {
+    // The process only: its node, its local storage and its host stay; it restarts in place.
+    restart_in_place_[node] = true;
+    fail_process(node, downtime);
+    return;
+  }
   // With machines tracked a failure takes down a machine, and every rank it runs with it.
   const std::vector<NodeId> co_located = machines_ ? machines_->machine_failed(node) : std::vector<NodeId>{};
   if (machines_ && machines_->shared()) {
@@ -616,7 +664,9 @@ void Simulation::take_down(NodeId node, double downtime, config::FailureClass ki
 
 void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> machine_spare) {
   if (migration_) migration_->on_failure(node);  // a migration under way stops: an ordinary failure
-  const bool spare = machine_spare ? *machine_spare : spares_.take();
+  const bool in_place = restart_in_place_[node];
+  const bool spare = in_place ? false : machine_spare ? *machine_spare : spares_.take();
+  if (!in_place && !local_storage_.empty() && node < node_count()) local_storage_.wipe(node);  // lost with the node
   node::FailureRecord record;
   record.time = now();
   record.node = node;
@@ -638,7 +688,7 @@ void Simulation::fail_process(NodeId node, double downtime, std::optional<bool> 
   }
   add_timer(now() + config_.failures.detection, Timer::Kind::detection, node, failed_incarnation);
   // Without a spare, a shrink restarts the rank on a surviving machine after the same downtime.
-  replacement_scheduled_[node] = spare || (machines_ && machines_->shrinks());
+  replacement_scheduled_[node] = in_place || spare || (machines_ && machines_->shrinks());
   if (replacement_scheduled_[node]) add_timer(now() + downtime, Timer::Kind::replacement, node, 0);
 }
 
@@ -676,7 +726,9 @@ void Simulation::replace(NodeId node) {
   replacement_scheduled_[node] = false;
   note_progress();  // the protocol gets its full span to recover the new process
   bool rehosted = false;
-  if (machines_) {
+  if (restart_in_place_[node]) {
+    restart_in_place_[node] = false;  // after a process failure: the same host, no spare
+  } else if (machines_) {
     std::string error;
     if (!machines_->restart(node, now(), rehosted, error)) {
       fail_run(error);

@@ -108,7 +108,7 @@ private:
   void storage_write(NodeId node, std::uint32_t server, std::uint64_t key, node::Bytes content, std::uint64_t bytes,
                      std::uint64_t token) override;
   void storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) override;
-  void storage_erase(std::uint32_t server, std::uint64_t key) override;
+  void storage_erase(NodeId node, std::uint32_t server, std::uint64_t key) override;
   std::uint64_t set_timer(NodeId node, double delay, std::uint64_t token) override;
   void cancel_timer(std::uint64_t id) override;
   node::NodeMetrics& metrics_of(NodeId node) override { return process_metrics_[node]; }
@@ -123,7 +123,7 @@ private:
   void request_dispatch(NodeId node) override;
 
   struct Timer {
-    enum class Kind : std::uint8_t { failure, detection, replacement, protocol, time_limit, migration } kind;
+    enum class Kind : std::uint8_t { failure, detection, replacement, protocol, time_limit, migration, local_storage } kind;
     NodeId node;
     std::uint32_t incarnation;
     std::uint64_t token;
@@ -143,6 +143,9 @@ private:
   NodeId coordinator() const { return graph_.node_count(); }
   // The running host of a process; null while it is down.
   node::NodeHost* host(NodeId node) const { return ranks_[node].host(); }
+  // A request to a node's local storage: it completes after the disk's time (a timer).
+  void local_transfer(StorageRequests::Request request);
+  void complete_storage(std::uint64_t id);  // a storage request is over: its effect, its answer
   std::uint64_t add_timer(double time, Timer::Kind kind, NodeId node, std::uint64_t token);
   // A timed failure (its timer's id is the failure's id for the predictor).
   // `token`: a listed failure's index + 1 (its downtime and class), 0 for a drawn one.
@@ -219,6 +222,10 @@ private:
   std::vector<node::FlatMap64<Channel>> channels_;
   StableStorage storage_;              // what the storage servers hold
   StorageRequests storage_requests_;   // transfers to and from them under way
+  // /platform/local_storage: each node's own storage, one "server" per node. A node failure wipes
+  // the node's; a process failure leaves it (the process restarts in place and reads it back).
+  StableStorage local_storage_;
+  std::vector<bool> restart_in_place_;  // the pending replacement is of a process failure
   std::vector<Timer> timers_;
   FailureSchedule failures_;
   std::unique_ptr<Migration> migration_;  // with /failures/prediction

@@ -1,7 +1,8 @@
 #pragma once
 // StableStorage: what the stable-storage servers (/platform/storage/hosts) hold, per server and
 // key. It is the world's, not a node's: it outlives every failure of the nodes. The Simulation
-// keeps it, and on MPI the driver rank.
+// keeps it, and on MPI the driver rank. The Simulation keeps the nodes' local storage
+// (/platform/local_storage) in one too, a "server" per node, wiped when its node fails.
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +32,7 @@ public:
     return it == servers_[server].end() ? nullptr : &it->second;
   }
   void erase(std::uint32_t server, std::uint64_t key) { servers_[server].erase(key); }
+  void wipe(std::uint32_t server) { servers_[server].clear(); }  // node-local storage: its node failed
   // The size of the server's answer to a read: the object, or a tiny "not found".
   std::uint64_t answer_bytes(std::uint32_t server, std::uint64_t key) const {
     const Object* object = find(server, key);

@@ -36,7 +36,7 @@ def with_protocol(protocol, **failures):
 def test_a_rack_failure_defeats_buddy_and_is_recorded_per_node(ftsim, tmp_path):
     result, r, _ = run(ftsim, tmp_path, with_protocol({"type": "buddy"}), "buddy")
     assert result.returncode == 1 and "unrecoverable" in r["failure_reason"]
-    assert r["failure_events"] == {"node": 1 - 1, "group": 1, "job": 0, "burst": 0}
+    assert r["failure_events"] == {"node": 0, "group": 1, "job": 0, "process": 0, "burst": 0}
     assert [(f["node"], f["class"], f["origin"]) for f in r["failures"]] == [
         (5, "group", 5), (4, "group", 5), (6, "group", 5), (7, "group", 5)]
     assert len({f["time"] for f in r["failures"]}) == 1  # at the same instant
@@ -162,7 +162,8 @@ def test_two_racks_at_once_defeat_the_xor_level(ftsim, tmp_path):
     ([{"storage": "buddy"}, {"storage": "xor", "group": 4, "every": 3}, {"storage": "stable", "every": 4}],
      "/protocol/levels/2/every", "multiple"),
     ([{"storage": "buddy"}, {"storage": "xor", "every": 2}], "/protocol/levels/1", "group"),
-    ([], "/protocol/levels", "one to three"),
+    ([], "/protocol/levels", "one to four"),
+    ([{"storage": "buddy"}, {"storage": "local", "every": 2}], "/protocol/levels/1/storage", "more durable"),
 ])
 def test_bad_levels(ftsim, tmp_path, levels, where, message):
     config = with_protocol({"type": "global", "at": "cuts", "levels": levels})
@@ -191,3 +192,77 @@ def test_a_replacement_restored_from_its_buddy_gets_its_parity_block_back(ftsim,
     assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
     log = (out / "events.log").read_text()
     assert "process 3    checkpoint 4 lost at the buddies: rebuild it from its XOR set" in log
+
+
+# A local level (each node's own storage, /platform/local_storage): a process failure leaves it, so the
+# restarted process reads its checkpoint back from its own disk; a node failure takes it, and the
+# replacement goes to the next level that holds the checkpoint.
+LOCAL_STABLE = {"type": "global", "at": "cuts", "levels": [{"storage": "local"}, {"storage": "stable", "every": 3}]}
+LOCAL_BUDDY_STABLE = {"type": "global", "at": "cuts", "levels": [
+    {"storage": "local"}, {"storage": "buddy", "every": 1}, {"storage": "stable", "every": 3}]}
+
+
+def with_local_storage(protocol, **failures):
+    config = with_protocol(protocol, **failures)
+    config["platform"]["local_storage"] = {"bandwidth": "2GB/s", "latency": "20us"}
+    return config
+
+
+def test_a_process_failure_restarts_in_place_from_local_storage(ftsim, tmp_path):
+    config = with_local_storage(LOCAL_STABLE, events=[{"time": "20ms", "node": 5, "class": "process"}])
+    config["platform"]["spares"] = 0  # a process restarts in place: it takes no spare
+    result, r, out = run(ftsim, tmp_path, config, "process", "--log", "protocol")
+    assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
+    assert r["failure_events"]["process"] == 1 and r["failure_events"]["node"] == 0
+    assert [(f["node"], f["class"]) for f in r["failures"]] == [(5, "process")]
+    log = (out / "events.log").read_text()
+    assert "process 5    epoch 1: fetch checkpoint 5 from its local storage" in log
+    assert "lost at local storage" not in log and "falls back" not in log
+    assert r["failures"][0]["restart_point"] == "checkpoint 5"
+    # The local writes use no network: the checkpoint traffic is the stable level's only.
+    assert "save checkpoint 5 (" in log and "to its local storage\n" in log
+    assert "to its local storage and stable storage" in log
+
+
+def test_a_node_failure_loses_the_local_copy_and_falls_back(ftsim, tmp_path):
+    config = with_local_storage(LOCAL_STABLE, events=[{"time": "20ms", "node": 5}])
+    result, r, out = run(ftsim, tmp_path, config, "node", "--log", "protocol")
+    assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
+    log = (out / "events.log").read_text()
+    assert "process 5    checkpoint 5 lost at local storage and not on stable storage: tell the coordinator" in log
+    assert "every node falls back to checkpoint 3 on stable storage" in log
+    assert r["failures"][0]["restart_point"] == "checkpoint 3"
+
+
+def test_a_node_failure_goes_to_the_buddy_above_the_local_level(ftsim, tmp_path):
+    config = with_local_storage(LOCAL_BUDDY_STABLE, events=[{"time": "20ms", "node": 5}])
+    result, r, out = run(ftsim, tmp_path, config, "buddy", "--log", "protocol")
+    assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
+    log = (out / "events.log").read_text()
+    assert "process 5    checkpoint 4 lost at local storage: ask its buddy node 6" in log
+    assert "falls back" not in log and r["failures"][0]["restart_point"] == "checkpoint 4"
+
+
+def test_drawn_process_failures_in_their_share(ftsim, tmp_path):
+    config = with_local_storage(LOCAL_BUDDY_STABLE)
+    config["failures"] = {"model": "exponential", "mtbf": "100ms", "downtime": "100us", "detection": "50us",
+                          "classes": {"node": 0.5, "process": 0.5}}
+    result, r, _ = run(ftsim, tmp_path, config, "drawn")
+    assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
+    events = r["failure_events"]
+    assert events["process"] > 0 and events["node"] > 0
+    assert events["process"] == sum(f["class"] == "process" for f in r["failures"])
+
+
+@pytest.mark.parametrize("change, where, message", [
+    (lambda c: c["platform"].pop("local_storage"), "/protocol/levels/0", "/platform/local_storage"),
+    (lambda c: c["platform"].update(ranks_per_machine=2), "/platform/ranks_per_machine", "in place"),
+    (lambda c: c["platform"]["local_storage"].pop("bandwidth"), "/platform/local_storage", "bandwidth"),
+])
+def test_bad_local_storage(ftsim, tmp_path, change, where, message):
+    config = with_local_storage(LOCAL_STABLE, events=[{"time": "20ms", "node": 5, "class": "process"}])
+    change(config)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(config))
+    result = ftsim("validate", path)
+    assert result.returncode == 2 and where in result.stderr and message in result.stderr, result.stderr

@@ -39,7 +39,7 @@ struct FakeEnvironment : node::HostEnvironment {
     writes.push_back(token);
   }
   void storage_read(node::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void storage_erase(std::uint32_t, std::uint64_t) override {}
+  void storage_erase(node::NodeId, std::uint32_t, std::uint64_t) override {}
   std::uint64_t set_timer(node::NodeId, double, std::uint64_t token) override {
     timers.push_back(token);
     return timers.size();

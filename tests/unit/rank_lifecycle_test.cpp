@@ -24,7 +24,7 @@ struct QuietEnvironment : node::HostEnvironment {
   std::uint32_t storage_servers() const override { return 0; }
   void storage_write(node::NodeId, std::uint32_t, std::uint64_t, node::Bytes, std::uint64_t, std::uint64_t) override {}
   void storage_read(node::NodeId, std::uint32_t, std::uint64_t, std::uint64_t) override {}
-  void storage_erase(std::uint32_t, std::uint64_t) override {}
+  void storage_erase(node::NodeId, std::uint32_t, std::uint64_t) override {}
   std::uint64_t set_timer(node::NodeId, double, std::uint64_t) override { return 0; }
   void cancel_timer(std::uint64_t) override {}
   node::NodeMetrics& metrics_of(node::NodeId) override { return metrics; }
