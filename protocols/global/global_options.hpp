@@ -56,7 +56,7 @@ struct GlobalConfig {
 
   // Whether checkpoint `id` is saved on the level of that storage.
   bool on_level(std::uint32_t id, LevelStorage storage) const {
-    if (levels.empty()) return stable_storage == (storage == LevelStorage::stable) && storage != LevelStorage::xor_group;
+    if (levels.empty()) return storage == (stable_storage ? LevelStorage::stable : LevelStorage::buddy);
     for (const LevelConfig& level : levels) {
       if (level.storage == storage) return id % level.every == 0;
     }
