@@ -29,7 +29,7 @@ mean --mtbf, a share --group of them group failures.
 
 Every run has a wall timeout; hangs, crashes and failed runs are reported apart and fail the check.
 
-  bench/multilevel_check.py [--failures 300] [--seeds 2] [--ratio] [--trend] [--seed-base N] [-j 2]
+  bench/multilevel_check.py [--failures 300] [--seeds 2] [--ratio] [--trend] [--fast buddy|local] [--seed-base N] [-j 2]
 (--failures 120: about 12 minutes on 2 cores; the long runs' cost grows with the square of their length,
 docs/multilevel.md says why.)
 """
@@ -49,6 +49,14 @@ from run_harness import FTSIM, OK, add_campaign_options, run_ftsim, seed_base  #
 sys.path.insert(0, str(FTSIM.parent / "python"))
 import ftsim  # noqa: E402
 
+# The fast level and the failure classes it covers (--fast): the buddies' memory repairs a node failure,
+# not a group one (a node with its buddy); a node's local storage repairs a process failure, not a node one.
+FAST_LEVELS = {
+    "buddy": {"storage": "buddy", "covered": "node", "uncovered": "group"},
+    "local": {"storage": "local", "covered": "process", "uncovered": "node"},
+}
+FAST = FAST_LEVELS["buddy"]
+
 # Per-node MTBF (s) and share of group failures: lambda C from about 2e-4 down to 1e-5.
 GRID = [(20000.0, 0.2), (100000.0, 0.2), (400000.0, 0.2), (20000.0, 0.5)]
 FAILURES_PER_RUN = 300
@@ -62,7 +70,8 @@ def config(protocol: dict, iterations: int, seed: int, failures: dict, flops: fl
                         "state_size": "1GiB", "flops": flops},
         "platform": {"nodes": 4, "cores_per_node": 1, "core_gflops": 1, "group_size": 2,
                      "network": {"topology": "cluster", "bandwidth": "10Gbps", "latency": "1us"},
-                     "storage": {"hosts": 1, "bandwidth": "1GB/s", "latency": "10us"}},
+                     "storage": {"hosts": 1, "bandwidth": "1GB/s", "latency": "10us"},
+                     "local_storage": {"bandwidth": "2GB/s", "latency": "10us"}},
         "checkpoints": {"count": 1, "buddy": "next"},
         "failures": failures,
         "protocol": protocol,
@@ -71,7 +80,8 @@ def config(protocol: dict, iterations: int, seed: int, failures: dict, flops: fl
 
 
 def levels(period: float, every: int) -> dict:
-    return {"type": "global", "period": period, "levels": [{"storage": "buddy"}, {"storage": "stable", "every": every}]}
+    return {"type": "global", "period": period,
+            "levels": [{"storage": FAST["storage"]}, {"storage": "stable", "every": every}]}
 
 
 def main() -> int:
@@ -83,10 +93,17 @@ def main() -> int:
     parser.add_argument("--trend-mtbf", type=float, default=20000.0, help="per-node MTBF of the trend (s)")
     parser.add_argument("--grid", default=None,
                         help="grid points MTBF:SHARE,... (default: " + ",".join(f"{m:g}:{g:g}" for m, g in GRID) + ")")
+    parser.add_argument("--fast", choices=sorted(FAST_LEVELS), default="buddy",
+                        help="the fast level: buddy (covers node failures; the others are group failures) or local "
+                             "(node-local storage at 2 GB/s: covers process failures; the others are node failures)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     add_campaign_options(parser, timeout=1800)
     args = parser.parse_args()
+    global FAST
+    FAST = FAST_LEVELS[args.fast]
+    print(f"fast level: {FAST['storage']} (covers {FAST['covered']} failures; the others are {FAST['uncovered']} "
+          "failures)", flush=True)
     base = seed_base(args)
     work = args.out or Path(tempfile.mkdtemp(prefix="multilevel-check-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -143,7 +160,7 @@ def main() -> int:
         period = (k - 0.05) * length
         iterations = max(1000, round(args.failures / lam / length))
         failures = {"model": "exponential", "mtbf": mtbf, "downtime": 1.0, "detection": 0,
-                    "classes": {"node": 1 - share, "group": share}}
+                    "classes": {FAST["covered"]: 1 - share, FAST["uncovered"]: share}}
         protocol = levels(period, n) if single is None else {"type": "global", "period": period, "storage": "stable"}
         jobs = [(config(protocol, iterations, base + s, failures, flops), f"{tag}-n{n}-s{s}") for s in range(args.seeds)]
         return {"mtbf": mtbf, "share": share, "n": n, "work": n * k * length, "w0": iterations * length, "jobs": jobs}
@@ -152,16 +169,18 @@ def main() -> int:
         """The runs' overhead and what they realized: failure rates per class, recovery times."""
         results = [results_by_tag[tag] for _, tag in p["jobs"]]
         makespan = sum(r["makespan"] for r in results)
-        events = {k: sum(r["failure_events"][k] for r in results) for k in ("node", "group")}
+        classes = (FAST["covered"], FAST["uncovered"])
+        events = {k: sum(r["failure_events"][k] for r in results) for k in classes}
         recoveries = {k: [f["recovery_time"] for r in results for f in r["failures"]
                           if f["class"] == k and f["node"] == f["origin"] and f["recovery_time"] is not None]
-                      for k in ("node", "group")}
+                      for k in classes}
+        one, two = classes
         return {
             "overhead": statistics.mean(r["makespan"] / p["w0"] - 1 for r in results),
-            "lam1": events["node"] / makespan, "lam2": events["group"] / makespan,
+            "lam1": events[one] / makespan, "lam2": events[two] / makespan,
             "failures": sum(events.values()) / len(results),
-            "r1": statistics.mean(recoveries["node"]) if recoveries["node"] else 0.0,
-            "r2": statistics.mean(recoveries["group"]) if recoveries["group"] else 0.0,
+            "r1": statistics.mean(recoveries[one]) if recoveries[one] else 0.0,
+            "r2": statistics.mean(recoveries[two]) if recoveries[two] else 0.0,
         }
 
     def model(p: dict, m: dict) -> float:
@@ -236,7 +255,7 @@ def trend(args, plan, run_all, measured, c1, c2, run, base, problems) -> int:
     print(f"one level (stable storage only): C = {cs:.4f} s, Young's period {young:.1f} s", flush=True)
     plans = []
     for covered in (0.0, 0.25, 0.5, 0.75, 0.85):
-        group = 1 - covered  # the fast level covers the node failures; the others are group failures
+        group = 1 - covered  # the fast level covers FAST["covered"] failures; the others need stable storage
         plans.append((covered, plan(args.trend_mtbf, group, None, f"trend-two-{covered:g}"),
                       plan(args.trend_mtbf, group, None, f"trend-one-{covered:g}", single=young)))
     if not run_all([p for _, two, one in plans for p in (two, one)]):
