@@ -40,20 +40,31 @@ void Driver::start() {
     // Failures at a task count are reported by the node's rank when it gets there. An inject
     // action's "incarnation" is the index + 1 of a failure with its own downtime (from a log).
     const auto own = failure.downtime >= 0 ? static_cast<std::uint32_t>(i + 1) : 0;
-    if (failure.node < nodes() && failure.after_tasks == 0) timers_.add(failure.time, {Action::Kind::inject, failure.node, own});
+    if (failure.node < nodes() && failure.after_tasks == 0) {
+      timers_.add(failure.time, {Action::Kind::inject, failure.node, own, failure.kind});
+    }
   }
 }
 
 // ----------------------------------------------------------------------------- failures
 
-void Driver::inject(NodeId node, double downtime) {
+void Driver::inject(NodeId node, double downtime, config::FailureClass kind) {
   if (finishing_ || !up_[node] || injected_ >= spec_.config.failures.max_failures) return;
   ++injected_;
+  ++metrics_.failure_events[std::size_t(kind)];
   local_.hold_timers(false);  // the run goes on: the coordinator's timers are needed again
+  for (const NodeId victim : schedule_.victims(node, kind)) {
+    if (up_[victim] && !finishing_) fail_rank(victim, downtime, kind, node);
+  }
+}
+
+void Driver::fail_rank(NodeId node, double downtime, config::FailureClass kind, NodeId origin) {
   const double now = local_.clock();
   node::FailureRecord record;
   record.time = now;
   record.node = node;
+  record.failure_class = config::failure_class_name(kind);
+  record.origin = origin;
   up_[node] = false;
   const std::uint32_t failed = incarnation_[node]++;
   const Fail fail{failed, ledger_.next_index()};
@@ -137,7 +148,11 @@ void Driver::handle(int from, PacketKind kind, WireReader& in) {
     }
     case PacketKind::checkpoint: node::update_checkpoints(metrics_, read_packet<Checkpoint>(in).record); return;
     case PacketKind::fail_run: finish(false, read_packet<FailRun>(in).reason); return;
-    case PacketKind::task_count: inject(read_packet<TaskCount>(in).node, spec_.config.failures.downtime); return;
+    case PacketKind::task_count: {
+      const TaskCount count = read_packet<TaskCount>(in);
+      inject(count.node, spec_.config.failures.downtime, count.failure_class);
+      return;
+    }
     case PacketKind::results: add_results(static_cast<NodeId>(from), read_packet<Results>(in)); return;
     default: throw std::runtime_error("driver: unexpected packet kind " + std::to_string(int(kind)));
   }
@@ -154,7 +169,8 @@ bool Driver::tick() {
     progress = true;
     switch (action.kind) {
       case Action::Kind::inject:
-        inject(action.node, action.incarnation > 0 ? schedule_.initial_downtime(action.incarnation - 1) : spec_.config.failures.downtime);
+        inject(action.node, action.incarnation > 0 ? schedule_.initial_downtime(action.incarnation - 1) : spec_.config.failures.downtime,
+               action.failure_class);
         break;
       case Action::Kind::detect: --pending_actions_; notify(action.node, action.incarnation); break;
       case Action::Kind::replace: --pending_actions_; replace(action.node); break;

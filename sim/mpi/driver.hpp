@@ -42,9 +42,13 @@ private:
     enum class Kind : std::uint8_t { inject, detect, replace } kind;
     NodeId node;
     std::uint32_t incarnation;
+    config::FailureClass failure_class = config::FailureClass::node;  // inject: what it takes down
   };
   NodeId nodes() const { return spec_.graph.node_count(); }
-  void inject(NodeId node, double downtime);
+  // A failure of `node` of class `kind`: it and, for a group or job failure, the others it takes
+  // down at the same instant (world::FailureSchedule::victims, as in the simulation).
+  void inject(NodeId node, double downtime, config::FailureClass kind = config::FailureClass::node);
+  void fail_rank(NodeId node, double downtime, config::FailureClass kind, NodeId origin);
   void notify(NodeId node, std::uint32_t incarnation);
   void replace(NodeId node);
   void open_round();

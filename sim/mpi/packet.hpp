@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/config/run_config.hpp"
 #include "sim/node/codec.hpp"
 #include "sim/node/message.hpp"
 #include "sim/node/protocol.hpp"
@@ -190,7 +191,8 @@ struct FailRun {
 struct TaskCount {  // the node reached a task count at which a failure is configured
   static constexpr PacketKind kind = PacketKind::task_count;
   node::NodeId node = 0;
-  template <class F> void fields(F& f) { f(node); }
+  config::FailureClass failure_class = config::FailureClass::node;  // what the failure takes down
+  template <class F> void fields(F& f) { f(node, node::bounded(failure_class, config::kFailureClasses)); }
 };
 
 // A rank's share of the results: its metrics, the effects of failures it measured, its stall

@@ -367,7 +367,7 @@ bool RankProcess::observe_execution(TaskId task) {
     for (const config::FailureEvent& failure : spec_.config.failures.events) {
       if (failure.node != process_ || failure.after_tasks != observer_->executions()) continue;
       // The observer's part of the rank tells the driver, which injects the failure as any other.
-      to_driver(encode_packet(TaskCount{process_}));
+      to_driver(encode_packet(TaskCount{process_, failure.kind}));
     }
   }
   return execution.again;

@@ -1,7 +1,8 @@
 """global's checkpoint levels on the MPI backend, with the applications' real data: a replacement
 restores from its buddy's memory, or rebuilds its checkpoint by a real XOR of the other members'
 checkpoints and parity blocks (docs/multilevel.md); either way bit-exact against the failure-free
-MPI run. Stable storage (the driver's memory) is covered by test_mpi_backend.py."""
+MPI run. A rack failure (two ranks at once) is rebuilt across racks, a job failure restored from stable
+storage, on every application. Stable storage (the driver's memory) is covered by test_mpi_backend.py."""
 import pytest
 
 from conftest import APPS, base_config, with_protocol
@@ -40,3 +41,47 @@ def test_a_replacement_restores_from_its_buddy_before_the_xor_set(mpirun, tmp_pa
     r = check_bit_exact(job)
     # The buddy's copy, then the block of the other member of its set (of 2) for its parity block.
     assert r["messages_sent"]["restore"] == 2, r["messages_sent"]
+
+
+def with_failure_class(app: str, levels: list, failure_class: str) -> dict:
+    # Racks of 2 ranks ({0, 1}, {2, 3}); the configured failure (a rank at a task count) takes its
+    # whole rack or the whole job at the same instant.
+    config = with_levels(app, levels)
+    config["name"] += f"-{failure_class}"
+    config["platform"]["group_size"] = 2
+    for event in config["failures"]["events"]:
+        event["class"] = failure_class
+    return config
+
+
+def check_class(job, failure_class: str, ranks: int):
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert r["complete"] and r["oracle"]["ok"], job.output
+    assert r["failure_events"][failure_class] == 1, r["failure_events"]
+    assert len(r["failures"]) == ranks and {f["class"] for f in r["failures"]} == {failure_class}, r["failures"]
+    v = r["mpi"]["verification"]
+    assert v["bit_exact"] and v["mismatches"] == 0 and v["numeric_ok"], job.output
+    return r
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_a_rack_failure_is_rebuilt_from_the_xor_set_across_racks(mpirun, tmp_path, app):
+    # Buddy n + 1: rank 2's buddy (3) is in its rack, so rank 2 rebuilds from its XOR set ({0, 2});
+    # rank 3's buddy (0) survives.
+    levels = [{"storage": "buddy"}, {"storage": "xor", "group": 2, "every": 1}, {"storage": "stable", "every": 64}]
+    r = check_class(mpirun(with_failure_class(app, levels, "group"), tmp_path), "group", 2)
+    origin = {f["origin"] for f in r["failures"]}
+    assert len(origin) == 1 and {f["node"] // 2 for f in r["failures"]} == {next(iter(origin)) // 2}
+    assert all(f["restart_point"].startswith("checkpoint") for f in r["failures"]), r["failures"]
+    # The XOR piece of the other member for one, the buddy's copy for the other, and the blocks of the
+    # parity the one restored from its buddy must keep.
+    assert r["messages_sent"]["restore"] == 3, r["messages_sent"]
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_a_job_failure_restores_from_stable_storage(mpirun, tmp_path, app):
+    levels = [{"storage": "buddy"}, {"storage": "stable", "every": 1}]
+    r = check_class(mpirun(with_failure_class(app, levels, "job"), tmp_path), "job", 4)
+    assert all(f["restart_point"].startswith("checkpoint") for f in r["failures"]), r["failures"]
+    assert r["messages_sent"]["restore"] == 4, r["messages_sent"]  # each rank reads its own from the driver
