@@ -67,12 +67,13 @@ void Driver::fail_rank(NodeId node, double downtime, config::FailureClass kind, 
   record.origin = origin;
   up_[node] = false;
   const std::uint32_t failed = incarnation_[node]++;
-  const Fail fail{failed, ledger_.next_index()};
+  const Fail fail{failed, ledger_.next_index(), kind == config::FailureClass::process};
   ledger_.add(node, failed, record);
   local_.send_packet(static_cast<int>(node), encode_packet(fail));
   timers_.add(now + spec_.config.failures.detection, {Action::Kind::detect, node, failed});
   ++pending_actions_;
-  replacement_scheduled_[node] = spares_.take();
+  // A process failure restarts in place (its node is up): no spare taken.
+  replacement_scheduled_[node] = kind == config::FailureClass::process || spares_.take();
   if (replacement_scheduled_[node]) {
     timers_.add(now + downtime, {Action::Kind::replace, node, 0});
     ++pending_actions_;

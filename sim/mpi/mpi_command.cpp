@@ -66,29 +66,19 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
                               "MPI process and fails alone; use the simgrid backend)");
   }
   {
-    // Listed group and job failures are injected rank by rank at the same instant; classes drawn at
-    // random, bursts and process failures (a restart in place keeping local storage) are not on MPI yet.
+    // Listed group, job and process failures are injected as in the simulation; classes drawn at
+    // random and bursts are not on MPI yet.
     const config::FailureConfig& f = config.failures;
     std::string where;
     if (f.class_shares[0] < 1) where = "/failures/classes";
     if (f.burst) where = "/failures/burst";
-    for (std::size_t i = 0; i < f.events.size() && where.empty(); ++i) {
-      const config::FailureEvent& e = f.events[i];
-      if (e.kind == config::FailureClass::process) {
-        where = "/failures/events/" + std::to_string(i) + "/class";
-      }
-    }
     if (!where.empty()) {
       throw config::ConfigError(config.file, where,
-                                "on the MPI backend a failure is of class \"node\", or a listed group or job failure: "
-                                "classes drawn at random, bursts and process failures are not supported there "
-                                "yet (use the simgrid backend)");
+                                "on the MPI backend failures are listed with their class: classes drawn at random "
+                                "and bursts are not supported there yet (use the simgrid backend)");
     }
   }
-  if (config.platform.local_storage.present) {
-    throw config::ConfigError(config.file, "/platform/local_storage",
-                              "node-local storage is not supported by the MPI backend yet (use the simgrid backend)");
-  }
+
   std::unique_ptr<graphs::kernels::KernelSet> kernel_set;
   try {
     kernel_set = graphs::kernels::KernelSet::make(config, graph);

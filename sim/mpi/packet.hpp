@@ -87,7 +87,8 @@ struct Fail {  // fail-stop now
   static constexpr PacketKind kind = PacketKind::fail;
   std::uint32_t incarnation = 0;
   std::uint64_t failure = 0;  // its index in the failure ledger
-  template <class F> void fields(F& f) { f(incarnation, failure); }
+  bool process_only = false;  // a process failure: the node and its local storage stay
+  template <class F> void fields(F& f) { f(incarnation, failure, process_only); }
 };
 
 struct Notice {

@@ -42,6 +42,7 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
     generation_.assign(local, 0);
     started_at_.assign(local, 0);
     pool_ = std::make_unique<WorkerPool>(spec.config.platform.cores_per_node, spec.kernels);
+    if (spec.config.platform.local_storage.present) disk_.emplace(transport.rank());
   } else {
     driver_ = std::make_unique<Driver>(spec, *this);
   }
@@ -112,6 +113,13 @@ bool RankProcess::step() {
     for (const Bytes& p : late) handle(driver_rank, p);
     progress = true;
   }
+  while (!local_answers_.empty()) {
+    LocalAnswer answer = std::move(local_answers_.front());
+    local_answers_.pop_front();
+    progress = true;
+    if (!host() || answer.incarnation != incarnation()) continue;  // the requester died meanwhile
+    host()->on_storage_done(answer.token, answer.content ? &*answer.content : nullptr);
+  }
   for (int i = 0; i < 64 && !inbox_.empty(); ++i) {
     LocalPacket local = std::move(inbox_.front());
     inbox_.pop_front();
@@ -170,7 +178,7 @@ void RankProcess::handle(int from, const Bytes& packet) {
     case PacketKind::host_message: on_host_message(std::move(read_packet<HostMessage>(in).message)); return;
     case PacketKind::fail: {
       const Fail f = read_packet<Fail>(in);
-      fail(f.incarnation, f.failure);
+      fail(f.incarnation, f.failure, f.process_only);
       return;
     }
     case PacketKind::notice: {
@@ -215,7 +223,8 @@ RankStatus RankProcess::status() const {
   s.finished = host() && host()->finished();
   s.sent = sent_;
   s.received = received_;
-  s.busy = (pool_ ? pool_->busy() : 0) + timers_.size() + inbox_.size() + (transport_.sending() ? 1 : 0);
+  s.busy = (pool_ ? pool_->busy() : 0) + timers_.size() + inbox_.size() + local_answers_.size() +
+           (transport_.sending() ? 1 : 0);
   s.remaining = host() && host()->has_runtime() ? host()->node_runtime().remaining_tasks() : 0;
   s.last_completion = last_completion_;
   return s;
@@ -253,8 +262,9 @@ void RankProcess::on_host_message(node::Message m) {
 
 // ----------------------------------------------------------------------------- fail-stop
 
-void RankProcess::fail(std::uint32_t incarnation, std::uint64_t failure_index) {
+void RankProcess::fail(std::uint32_t incarnation, std::uint64_t failure_index, bool process_only) {
   if (!rank_.up() || incarnation != rank_.incarnation() || !is_node()) return;
+  if (disk_ && !process_only) disk_->wipe();  // the node failed: its local storage with it
   // The fail-stop of every backend (sim/world/rank_lifecycle.hpp); the incarnation it bumps makes
   // the dead incarnation's running kernels and sends ignored when they complete. Its timers go.
   rank_.fail_stop(metrics_, *observer_, failure_index);
@@ -378,10 +388,7 @@ bool RankProcess::observe_execution(TaskId task) {
 std::uint32_t RankProcess::storage_servers() const { return spec_.config.platform.storage.hosts; }
 
 bool RankProcess::storage_missing(std::uint32_t server) {
-  if (server == node::kLocalStorage) {
-    fail_run("node-local storage (/platform/local_storage, a global \"local\" level) is not supported on MPI yet");
-    return true;
-  }
+  if (server == node::kLocalStorage) return false;  // answered here (local_storage)
   if (storage_servers() != 0) return false;
   fail_run("the protocol needs stable storage but /platform/storage/hosts is 0");
   return true;
@@ -389,17 +396,41 @@ bool RankProcess::storage_missing(std::uint32_t server) {
 
 void RankProcess::storage_write(NodeId, std::uint32_t server, std::uint64_t key, Bytes content, std::uint64_t bytes,
                                 std::uint64_t token) {
+  if (server == node::kLocalStorage) return local_storage(true, key, &content, token);
   if (storage_missing(server)) return;
   to_driver(encode_packet(StorageWrite{incarnation(), server % storage_servers(), key, bytes, token, std::move(content)}));
 }
 
 void RankProcess::storage_read(NodeId, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
+  if (server == node::kLocalStorage) return local_storage(false, key, nullptr, token);
   if (storage_missing(server)) return;
   to_driver(encode_packet(StorageRead{incarnation(), server % storage_servers(), key, token}));
 }
 
+void RankProcess::local_storage(bool write, std::uint64_t key, const Bytes* content, std::uint64_t token) {
+  if (!disk_ || !is_node()) {
+    fail_run("the protocol writes to node-local storage but /platform/local_storage is not set");
+    return;
+  }
+  // The disk is the rank's own: the I/O happens now, the answer comes from the rank's loop.
+  LocalAnswer answer{incarnation(), token, std::nullopt};
+  if (write) {
+    if (std::string error = disk_->write(key, *content); !error.empty()) {
+      fail_run("node-local storage: " + error);
+      return;
+    }
+  } else {
+    answer.content = disk_->read(key);
+  }
+  local_answers_.push_back(std::move(answer));
+}
+
 void RankProcess::storage_erase(NodeId, std::uint32_t server, std::uint64_t key) {
-  if (storage_servers() == 0 || server == node::kLocalStorage) return;
+  if (server == node::kLocalStorage) {
+    if (disk_) disk_->erase(key);
+    return;
+  }
+  if (storage_servers() == 0) return;
   to_driver(encode_packet(StorageErase{server % storage_servers(), key}));
 }
 

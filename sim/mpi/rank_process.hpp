@@ -20,6 +20,7 @@
 #include "sim/node/runtime_index.hpp"
 #include "sim/world/node_observer.hpp"
 #include "sim/world/rank_lifecycle.hpp"
+#include "sim/mpi/local_disk.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"
@@ -89,7 +90,9 @@ private:
   bool step();
   void handle(int from, const node::Bytes& packet);
   void on_host_message(node::Message m);
-  void fail(std::uint32_t incarnation, std::uint64_t failure_index);
+  void fail(std::uint32_t incarnation, std::uint64_t failure_index, bool process_only);
+  // Node-local storage (server node::kLocalStorage): real files, answered in the rank's own loop.
+  void local_storage(bool write, std::uint64_t key, const node::Bytes* content, std::uint64_t token);
   void replace(std::uint32_t incarnation, std::uint32_t last_sequence);
   void on_job_done(std::unique_ptr<KernelJob> job);
   void to_driver(node::Bytes packet);
@@ -126,6 +129,13 @@ private:
     std::uint64_t token;
   };
   std::deque<LocalPacket> inbox_;  // packets to this very rank
+  std::optional<LocalDisk> disk_;  // with /platform/local_storage
+  struct LocalAnswer {             // a node-local read or write done, for on_storage_done
+    std::uint32_t incarnation;
+    std::uint64_t token;
+    std::optional<node::Bytes> content;  // a read's (none: a write, or not found)
+  };
+  std::deque<LocalAnswer> local_answers_;
   std::uint64_t sent_ = 0, received_ = 0;
   bool finishing_ = false;
   bool hold_timers_ = false;

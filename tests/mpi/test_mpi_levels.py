@@ -85,3 +85,37 @@ def test_a_job_failure_restores_from_stable_storage(mpirun, tmp_path, app):
     r = check_class(mpirun(with_failure_class(app, levels, "job"), tmp_path), "job", 4)
     assert all(f["restart_point"].startswith("checkpoint") for f in r["failures"]), r["failures"]
     assert r["messages_sent"]["restore"] == 4, r["messages_sent"]  # each rank reads its own from the driver
+
+
+def with_local_level(app: str, failure_class: str, tmp_path) -> dict:
+    config = with_failure_class(app, [{"storage": "local"}, {"storage": "buddy", "every": 1},
+                                      {"storage": "stable", "every": 64}], failure_class)
+    config["platform"]["local_storage"] = {"bandwidth": "2GB/s"}
+    return config
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_a_process_failure_restores_from_the_files_of_its_local_storage(mpirun, tmp_path, app):
+    disks = tmp_path / "disks"
+    disks.mkdir()
+    job = mpirun(with_local_level(app, "process", tmp_path), tmp_path, env={"FTSIM_LOCAL_STORAGE_DIR": str(disks)})
+    r = check_class(job, "process", 1)
+    assert r["failures"][0]["restart_point"].startswith("checkpoint"), r["failures"]
+    # Read back from its own disk: no message (a node failure asks its buddy: one).
+    assert r["messages_sent"]["restore"] == 0, r["messages_sent"]
+    assert list(disks.iterdir()) == []  # every rank's directory removed at the end
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_a_node_failure_wipes_the_local_storage_and_asks_the_buddy(mpirun, tmp_path, app):
+    r = check_class(mpirun(with_local_level(app, "node", tmp_path), tmp_path), "node", 1)
+    assert r["failures"][0]["restart_point"].startswith("checkpoint"), r["failures"]
+    assert r["messages_sent"]["restore"] == 1, r["messages_sent"]
+
+
+def test_local_storage_that_cannot_be_written_ends_the_run_with_its_path(mpirun, tmp_path):
+    not_a_dir = tmp_path / "a-file"
+    not_a_dir.write_text("")
+    job = mpirun(with_local_level("stencil", "process", tmp_path), tmp_path, env={"FTSIM_LOCAL_STORAGE_DIR": str(not_a_dir)})
+    assert job.proc.returncode == 1, job.output
+    assert "node-local storage" in job.results["failure_reason"] and str(not_a_dir) in job.results["failure_reason"]
