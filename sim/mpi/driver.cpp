@@ -14,6 +14,11 @@ namespace {
 constexpr double kRoundInterval = 0.002;  // seconds between termination rounds
 constexpr double kStallAfter = 2.0;       // seconds of unchanged rounds with nothing pending
 
+// A stored object's file: a directory per storage server.
+std::string server_file(std::uint32_t server, std::uint64_t key) {
+  return "server-" + std::to_string(server) + "/" + std::to_string(key) + ".ckpt";
+}
+
 }  // namespace
 
 Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
@@ -22,7 +27,7 @@ Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
       schedule_(spec.config.failures, spec.graph.node_count(), spec.config.seed),
       ledger_(metrics_.failures, spec.graph.node_count()),
       spares_(spec.config.platform),
-      storage_(spec.config.platform.storage.hosts) {
+      storage_("FTSIM_STABLE_STORAGE_DIR", "ftsim-storage") {
   const NodeId n = nodes();
   process_metrics_.resize(n + 1);
   up_.assign(n, true);
@@ -111,23 +116,28 @@ void Driver::replace(NodeId node) {
 void Driver::handle(int from, PacketKind kind, WireReader& in) {
   switch (kind) {
     case PacketKind::storage_write: {
-      StorageWrite write = read_packet<StorageWrite>(in);
-      storage_.put(write.server, write.key, {std::move(write.content), write.bytes});
+      const StorageWrite write = read_packet<StorageWrite>(in);
+      if (std::string error = storage_.write(server_file(write.server, write.key), write.content, write.bytes); !error.empty()) {
+        finish(false, "stable storage: " + error);
+        return;
+      }
       local_.send_packet(from, encode_packet(StorageDone{write.incarnation, write.token, false, true, write.bytes, {}}));
       return;
     }
     case PacketKind::storage_read: {
       const StorageRead read = read_packet<StorageRead>(in);
-      const world::StableStorage::Object* object = storage_.find(read.server, read.key);
-      StorageDone answer{read.incarnation, read.token, true, object != nullptr, 0, {}};
-      answer.bytes = storage_.answer_bytes(read.server, read.key);  // a "not found" answer is a tiny message
-      if (object) answer.content = object->content;
+      std::optional<FileStore::Object> object = storage_.read(server_file(read.server, read.key));
+      StorageDone answer{read.incarnation, read.token, true, object.has_value(), 1, {}};  // "not found": a tiny message
+      if (object) {
+        answer.bytes = object->bytes;
+        answer.content = std::move(object->content);
+      }
       local_.send_packet(from, encode_packet(answer));
       return;
     }
     case PacketKind::storage_erase: {
       const StorageErase erase = read_packet<StorageErase>(in);
-      storage_.erase(erase.server, erase.key);
+      storage_.erase(server_file(erase.server, erase.key));
       return;
     }
     case PacketKind::status: {

@@ -11,7 +11,7 @@
 #include "sim/world/failure_ledger.hpp"
 #include "sim/world/failure_schedule.hpp"
 #include "sim/world/spare_pool.hpp"
-#include "sim/world/stable_storage.hpp"
+#include "sim/mpi/file_store.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"
@@ -70,7 +70,8 @@ private:
   world::SparePool spares_;
   std::uint32_t injected_ = 0, detections_ = 0;
   std::uint32_t pending_actions_ = 0;  // detections and replacements to come
-  world::StableStorage storage_;
+  // The storage servers' objects: files, a directory per server (/platform/storage: the PFS).
+  FileStore storage_;
   // Termination detection: rounds of status queries; the end is two identical rounds in which
   // every host is finished and every counted packet sent was received.
   std::uint64_t round_ = 0;

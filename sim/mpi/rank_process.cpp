@@ -42,7 +42,9 @@ RankProcess::RankProcess(const MpiRunSpec& spec, Transport& transport)
     generation_.assign(local, 0);
     started_at_.assign(local, 0);
     pool_ = std::make_unique<WorkerPool>(spec.config.platform.cores_per_node, spec.kernels);
-    if (spec.config.platform.local_storage.present) disk_.emplace(transport.rank());
+    if (spec.config.platform.local_storage.present) {
+      disk_.emplace("FTSIM_LOCAL_STORAGE_DIR", "ftsim-local-rank-" + std::to_string(transport.rank()));
+    }
   } else {
     driver_ = std::make_unique<Driver>(spec, *this);
   }
@@ -415,19 +417,19 @@ void RankProcess::local_storage(bool write, std::uint64_t key, const Bytes* cont
   // The disk is the rank's own: the I/O happens now, the answer comes from the rank's loop.
   LocalAnswer answer{incarnation(), token, std::nullopt};
   if (write) {
-    if (std::string error = disk_->write(key, *content); !error.empty()) {
+    if (std::string error = disk_->write(std::to_string(key) + ".ckpt", *content, content->size()); !error.empty()) {
       fail_run("node-local storage: " + error);
       return;
     }
   } else {
-    answer.content = disk_->read(key);
+    if (auto object = disk_->read(std::to_string(key) + ".ckpt")) answer.content = std::move(object->content);
   }
   local_answers_.push_back(std::move(answer));
 }
 
 void RankProcess::storage_erase(NodeId, std::uint32_t server, std::uint64_t key) {
   if (server == node::kLocalStorage) {
-    if (disk_) disk_->erase(key);
+    if (disk_) disk_->erase(std::to_string(key) + ".ckpt");
     return;
   }
   if (storage_servers() == 0) return;

@@ -20,7 +20,7 @@
 #include "sim/node/runtime_index.hpp"
 #include "sim/world/node_observer.hpp"
 #include "sim/world/rank_lifecycle.hpp"
-#include "sim/mpi/local_disk.hpp"
+#include "sim/mpi/file_store.hpp"
 #include "sim/mpi/mpi_run.hpp"
 #include "sim/mpi/packet.hpp"
 #include "sim/mpi/timer_queue.hpp"
@@ -129,7 +129,7 @@ private:
     std::uint64_t token;
   };
   std::deque<LocalPacket> inbox_;  // packets to this very rank
-  std::optional<LocalDisk> disk_;  // with /platform/local_storage
+  std::optional<FileStore> disk_;  // with /platform/local_storage: its node-local storage
   struct LocalAnswer {             // a node-local read or write done, for on_storage_done
     std::uint32_t incarnation;
     std::uint64_t token;

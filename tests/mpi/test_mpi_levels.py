@@ -119,3 +119,20 @@ def test_local_storage_that_cannot_be_written_ends_the_run_with_its_path(mpirun,
     job = mpirun(with_local_level("stencil", "process", tmp_path), tmp_path, env={"FTSIM_LOCAL_STORAGE_DIR": str(not_a_dir)})
     assert job.proc.returncode == 1, job.output
     assert "node-local storage" in job.results["failure_reason"] and str(not_a_dir) in job.results["failure_reason"]
+
+
+def test_stable_storage_is_files_of_the_driver_rank(mpirun, tmp_path):
+    # The storage servers are a directory per server on the driver's machine: one that cannot be
+    # created ends the run naming it; a writable one is used and removed at the end.
+    levels = [{"storage": "buddy"}, {"storage": "stable", "every": 1}]
+    not_a_dir = tmp_path / "a-file"
+    not_a_dir.write_text("")
+    for run in ("bad", "good"):
+        (tmp_path / run).mkdir()
+    job = mpirun(with_failure_class("stencil", levels, "job"), tmp_path / "bad", env={"FTSIM_STABLE_STORAGE_DIR": str(not_a_dir)})
+    assert job.proc.returncode == 1, job.output
+    assert "stable storage: cannot create" in job.results["failure_reason"] and str(not_a_dir) in job.results["failure_reason"]
+    pfs = tmp_path / "pfs"
+    pfs.mkdir()
+    check_class(mpirun(with_failure_class("stencil", levels, "job"), tmp_path / "good", env={"FTSIM_STABLE_STORAGE_DIR": str(pfs)}), "job", 4)
+    assert list(pfs.iterdir()) == []
