@@ -33,6 +33,7 @@ Driver::Driver(const MpiRunSpec& spec, RankProcess& local)
   up_.assign(n, true);
   incarnation_.assign(n, 0);
   replacement_scheduled_.assign(n, false);
+  draw_.assign(n, 0);
   statuses_.resize(n);
   results_missing_ = n + 1;
 }
@@ -45,7 +46,11 @@ void Driver::start() {
     // Failures at a task count are reported by the node's rank when it gets there. An inject
     // action's "incarnation" is the index + 1 of a failure with its own downtime (from a log).
     const auto own = failure.downtime >= 0 ? static_cast<std::uint32_t>(i + 1) : 0;
-    if (failure.node < nodes() && failure.after_tasks == 0) {
+    if (failure.node >= nodes() || failure.after_tasks > 0) continue;
+    // A drawn failure's class is drawn (/failures/classes); a listed one has its own.
+    if (spec_.config.failures.events.empty()) {
+      timers_.add(failure.time, {Action::Kind::inject, failure.node, own, schedule_.draw_class(failure.node), draw_[failure.node]});
+    } else {
       timers_.add(failure.time, {Action::Kind::inject, failure.node, own, failure.kind});
     }
   }
@@ -58,13 +63,15 @@ void Driver::inject(NodeId node, double downtime, config::FailureClass kind) {
   ++injected_;
   ++metrics_.failure_events[std::size_t(kind)];
   local_.hold_timers(false);  // the run goes on: the coordinator's timers are needed again
+  const double now = local_.clock();  // one instant for every rank it takes
   for (const NodeId victim : schedule_.victims(node, kind)) {
-    if (up_[victim] && !finishing_) fail_rank(victim, downtime, kind, node);
+    if (!up_[victim] || finishing_) continue;
+    if (victim != node) ++draw_[victim];  // its own drawn failure goes with it
+    fail_rank(victim, now, downtime, kind, node);
   }
 }
 
-void Driver::fail_rank(NodeId node, double downtime, config::FailureClass kind, NodeId origin) {
-  const double now = local_.clock();
+void Driver::fail_rank(NodeId node, double now, double downtime, config::FailureClass kind, NodeId origin) {
   node::FailureRecord record;
   record.time = now;
   record.node = node;
@@ -106,8 +113,12 @@ void Driver::replace(NodeId node) {
   replacement_scheduled_[node] = false;
   if (node::FailureRecord* r = ledger_.find(node, incarnation_[node] - 1)) r->replaced_at = local_.clock();
   local_.send_packet(static_cast<int>(node), encode_packet(Replace{incarnation_[node], detections_}));
-  if (spec_.inject_failures) {
-    if (auto next = schedule_.next_after(node, local_.clock())) timers_.add(*next, {Action::Kind::inject, node, 0});
+  if (spec_.inject_failures) schedule_drawn(node);
+}
+
+void Driver::schedule_drawn(NodeId node) {
+  if (auto next = schedule_.next_after(node, local_.clock())) {
+    timers_.add(*next, {Action::Kind::inject, node, 0, schedule_.draw_class(node), draw_[node]});
   }
 }
 
@@ -180,6 +191,7 @@ bool Driver::tick() {
     progress = true;
     switch (action.kind) {
       case Action::Kind::inject:
+        if (action.draw != kListed && action.draw != draw_[action.node]) break;  // its rank failed since
         inject(action.node, action.incarnation > 0 ? schedule_.initial_downtime(action.incarnation - 1) : spec_.config.failures.downtime,
                action.failure_class);
         break;

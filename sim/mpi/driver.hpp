@@ -43,12 +43,16 @@ private:
     NodeId node;
     std::uint32_t incarnation;
     config::FailureClass failure_class = config::FailureClass::node;  // inject: what it takes down
+    // inject, a failure drawn for the rank: the rank's draw it belongs to (kListed: a listed one).
+    std::uint32_t draw = kListed;
   };
+  static constexpr std::uint32_t kListed = ~std::uint32_t(0);
+  void schedule_drawn(NodeId node);  // the rank's next drawn failure (renewal models), if any
   NodeId nodes() const { return spec_.graph.node_count(); }
   // A failure of `node` of class `kind`: it and, for a group or job failure, the others it takes
   // down at the same instant (world::FailureSchedule::victims, as in the simulation).
   void inject(NodeId node, double downtime, config::FailureClass kind = config::FailureClass::node);
-  void fail_rank(NodeId node, double downtime, config::FailureClass kind, NodeId origin);
+  void fail_rank(NodeId node, double now, double downtime, config::FailureClass kind, NodeId origin);
   void notify(NodeId node, std::uint32_t incarnation);
   void replace(NodeId node);
   void open_round();
@@ -61,6 +65,9 @@ private:
   RankProcess& local_;
   world::FailureSchedule schedule_;
   TimerQueue<Action> timers_;
+  // Per rank: its current draw. A group or job failure that takes the rank ends it (the failure
+  // drawn for the dead rank is void; its replacement draws its own), as in the simulation.
+  std::vector<std::uint32_t> draw_;
   node::RunMetrics metrics_;
   std::vector<node::NodeMetrics> process_metrics_;
   std::vector<bool> up_;

@@ -66,16 +66,11 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
                               "MPI process and fails alone; use the simgrid backend)");
   }
   {
-    // Listed group, job and process failures are injected as in the simulation; classes drawn at
-    // random and bursts are not on MPI yet.
-    const config::FailureConfig& f = config.failures;
-    std::string where;
-    if (f.class_shares[0] < 1) where = "/failures/classes";
-    if (f.burst) where = "/failures/burst";
-    if (!where.empty()) {
-      throw config::ConfigError(config.file, where,
-                                "on the MPI backend failures are listed with their class: classes drawn at random "
-                                "and bursts are not supported there yet (use the simgrid backend)");
+    // Failures of every class, listed or drawn, are injected as in the simulation; bursts are not
+    // on MPI yet.
+    if (config.failures.burst) {
+      throw config::ConfigError(config.file, "/failures/burst",
+                                "bursts are not supported by the MPI backend yet (use the simgrid backend)");
     }
   }
 

@@ -136,3 +136,29 @@ def test_stable_storage_is_files_of_the_driver_rank(mpirun, tmp_path):
     pfs.mkdir()
     check_class(mpirun(with_failure_class("stencil", levels, "job"), tmp_path / "good", env={"FTSIM_STABLE_STORAGE_DIR": str(pfs)}), "job", 4)
     assert list(pfs.iterdir()) == []
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_failures_drawn_in_their_classes(mpirun, tmp_path, seed):
+    # Exponential failures (wall-clock on MPI: how many strike depends on the machine), each a node
+    # or a rack failure; every checkpoint on all three levels, so that any mix is recoverable.
+    levels = [{"storage": "buddy"}, {"storage": "xor", "group": 2, "every": 1}, {"storage": "stable", "every": 1}]
+    config = with_failure_class("stencil", levels, "node")
+    config["seed"] = seed
+    config["failures"] = {"model": "exponential", "mtbf": "150ms", "max_failures": 3, "detection": "1 ms",
+                          "downtime": "2 ms", "classes": {"node": 0.5, "group": 0.5}}
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert r["complete"] and r["oracle"]["ok"], job.output
+    assert r["mpi"]["verification"]["bit_exact"], job.output
+    events = r["failure_events"]
+    assert events["node"] + events["group"] <= 3 and events["job"] == 0 and events["process"] == 0
+    # A record per rank taken down: one per node failure, one per live rank of the rack for a group one.
+    origins = {(f["origin"], f["time"]) for f in r["failures"]}
+    assert len(origins) == events["node"] + events["group"], r["failures"]
+    for f in r["failures"]:
+        if f["class"] == "node":
+            assert f["node"] == f["origin"], f
+        else:
+            assert f["class"] == "group" and f["node"] // 2 == f["origin"] // 2, f  # racks of 2
