@@ -58,25 +58,40 @@ void Driver::start() {
 
 // ----------------------------------------------------------------------------- failures
 
-void Driver::inject(NodeId node, double downtime, config::FailureClass kind) {
+void Driver::inject(NodeId node, double downtime, config::FailureClass kind, bool burst) {
   if (finishing_ || !up_[node] || injected_ >= spec_.config.failures.max_failures) return;
   ++injected_;
   ++metrics_.failure_events[std::size_t(kind)];
+  if (burst) ++metrics_.burst_failures;
   local_.hold_timers(false);  // the run goes on: the coordinator's timers are needed again
   const double now = local_.clock();  // one instant for every rank it takes
   for (const NodeId victim : schedule_.victims(node, kind)) {
     if (!up_[victim] || finishing_) continue;
     if (victim != node) ++draw_[victim];  // its own drawn failure goes with it
-    fail_rank(victim, now, downtime, kind, node);
+    fail_rank(victim, now, downtime, kind, node, burst);
+  }
+  if (spec_.config.failures.burst && !finishing_) schedule_bursts(node);
+}
+
+void Driver::schedule_bursts(NodeId failed) {
+  // As the simulation's: each other live rank of the group may fail within the window, at the
+  // raised rate, if it is still the incarnation that ran when the burst was drawn.
+  for (const NodeId other : schedule_.victims(failed, config::FailureClass::group)) {
+    if (other == failed || !up_[other]) continue;
+    if (const auto delay = schedule_.burst_delay(other)) {
+      timers_.add(local_.clock() + *delay,
+                  {Action::Kind::inject, other, 0, config::FailureClass::node, kListed, incarnation_[other]});
+    }
   }
 }
 
-void Driver::fail_rank(NodeId node, double now, double downtime, config::FailureClass kind, NodeId origin) {
+void Driver::fail_rank(NodeId node, double now, double downtime, config::FailureClass kind, NodeId origin, bool burst) {
   node::FailureRecord record;
   record.time = now;
   record.node = node;
   record.failure_class = config::failure_class_name(kind);
   record.origin = origin;
+  record.burst = burst;
   up_[node] = false;
   const std::uint32_t failed = incarnation_[node]++;
   const Fail fail{failed, ledger_.next_index(), kind == config::FailureClass::process};
@@ -192,8 +207,9 @@ bool Driver::tick() {
     switch (action.kind) {
       case Action::Kind::inject:
         if (action.draw != kListed && action.draw != draw_[action.node]) break;  // its rank failed since
+        if (action.burst_of != kListed && action.burst_of != incarnation_[action.node]) break;  // the same
         inject(action.node, action.incarnation > 0 ? schedule_.initial_downtime(action.incarnation - 1) : spec_.config.failures.downtime,
-               action.failure_class);
+               action.failure_class, action.burst_of != kListed);
         break;
       case Action::Kind::detect: --pending_actions_; notify(action.node, action.incarnation); break;
       case Action::Kind::replace: --pending_actions_; replace(action.node); break;

@@ -45,14 +45,18 @@ private:
     config::FailureClass failure_class = config::FailureClass::node;  // inject: what it takes down
     // inject, a failure drawn for the rank: the rank's draw it belongs to (kListed: a listed one).
     std::uint32_t draw = kListed;
+    // inject, a burst's (/failures/burst): the incarnation it strikes (kListed: not a burst).
+    std::uint32_t burst_of = kListed;
   };
   static constexpr std::uint32_t kListed = ~std::uint32_t(0);
   void schedule_drawn(NodeId node);  // the rank's next drawn failure (renewal models), if any
   NodeId nodes() const { return spec_.graph.node_count(); }
   // A failure of `node` of class `kind`: it and, for a group or job failure, the others it takes
   // down at the same instant (world::FailureSchedule::victims, as in the simulation).
-  void inject(NodeId node, double downtime, config::FailureClass kind = config::FailureClass::node);
-  void fail_rank(NodeId node, double now, double downtime, config::FailureClass kind, NodeId origin);
+  void inject(NodeId node, double downtime, config::FailureClass kind = config::FailureClass::node, bool burst = false);
+  void fail_rank(NodeId node, double now, double downtime, config::FailureClass kind, NodeId origin, bool burst);
+  // /failures/burst: the raised rate of the other ranks of the failed rank's group, for a while.
+  void schedule_bursts(NodeId failed);
   void notify(NodeId node, std::uint32_t incarnation);
   void replace(NodeId node);
   void open_round();

@@ -65,14 +65,6 @@ MpiOutcome run_mpi(const config::Config& config, const graphs::TaskGraph& graph,
                               "several ranks per machine are not supported by the MPI backend (each rank is its own "
                               "MPI process and fails alone; use the simgrid backend)");
   }
-  {
-    // Failures of every class, listed or drawn, are injected as in the simulation; bursts are not
-    // on MPI yet.
-    if (config.failures.burst) {
-      throw config::ConfigError(config.file, "/failures/burst",
-                                "bursts are not supported by the MPI backend yet (use the simgrid backend)");
-    }
-  }
 
   std::unique_ptr<graphs::kernels::KernelSet> kernel_set;
   try {

@@ -103,16 +103,3 @@ def test_failure_prediction_is_refused_on_mpi(tmp_path):
     assert output.count("proactive migration is simulated only") == 1, output
     assert elapsed < LIMIT
 
-
-def test_bursts_are_refused(tmp_path):
-    # Failures of every class run on MPI; bursts are refused, naming the key.
-    config = with_protocol(base_config("cholesky"), "global")
-    config["platform"]["group_size"] = 2
-    config["failures"] = {"model": "exponential", "mtbf": "1s", "burst": {"factor": 10, "window": "1ms"}}
-    path = tmp_path / "burst.json"
-    path.write_text(json.dumps(config))
-    proc, elapsed = mpirun([path, "-o", tmp_path / "out"])
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 2, output
-    assert "/failures/burst" in output and "not supported by the MPI backend" in output
-    assert elapsed < LIMIT

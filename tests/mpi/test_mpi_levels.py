@@ -162,3 +162,19 @@ def test_failures_drawn_in_their_classes(mpirun, tmp_path, seed):
             assert f["node"] == f["origin"], f
         else:
             assert f["class"] == "group" and f["node"] // 2 == f["origin"] // 2, f  # racks of 2
+
+
+def test_a_burst_strikes_the_rack_mate(mpirun, tmp_path):
+    # A raised rate a million times the normal one: after a failure its rack mate fails at once.
+    levels = [{"storage": "buddy"}, {"storage": "xor", "group": 2, "every": 1}, {"storage": "stable", "every": 1}]
+    config = with_failure_class("stencil", levels, "node")
+    config["failures"] = {"model": "exponential", "mtbf": "30ms", "max_failures": 4, "detection": "1 ms",
+                          "downtime": "2 ms", "burst": {"factor": 1e6, "window": "5ms"}}
+    job = mpirun(config, tmp_path)
+    assert job.proc.returncode == 0, job.output
+    r = job.results
+    assert r["complete"] and r["oracle"]["ok"] and r["mpi"]["verification"]["bit_exact"], job.output
+    bursts = [f for f in r["failures"] if f["burst"]]
+    assert r["failure_events"]["burst"] == len(bursts) >= 1, r["failures"]
+    for f in bursts:  # its rack mate failed shortly before it
+        assert any(g["node"] == f["node"] ^ 1 and 0 <= f["time"] - g["time"] <= 0.005 for g in r["failures"]), f
