@@ -92,6 +92,11 @@ inline std::uint32_t storage_server(node::ProtocolContext& ctx) {
 // Timer, activity and storage tokens. The coordinator's period timer is 0.
 constexpr std::uint64_t kRestartDelayToken = 1;
 constexpr std::uint64_t kReadTokenBit = 1ull << 62;  // a checkpoint read back (+ the epoch)
+// Levels: the n-th read a node asks of a level's storage. Only the latest is awaited: a late
+// answer to an earlier one (another level, another recovery, another checkpoint of the same
+// recovery after a fall-back) is told apart.
+constexpr std::uint64_t kLevelReadBit = 1ull << 48;
+constexpr std::uint64_t level_read_token(std::uint32_t sequence) { return kReadTokenBit | kLevelReadBit | sequence; }
 // A checkpoint written: its number and the epoch it was written in (epochs count failures: far
 // below kReadTokenBit).
 inline std::uint64_t write_token(std::uint32_t checkpoint, std::uint32_t epoch) {

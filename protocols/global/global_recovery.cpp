@@ -156,7 +156,7 @@ void GlobalRecovery::fetch_from_level(ProtocolContext& ctx, std::uint32_t checkp
     level_ = i;
     switch (level.storage) {
       case LevelStorage::local:  // its node's own storage: there unless the node failed
-        ctx.storage_read(node::kLocalStorage, checkpoint_key(ctx.node(), checkpoint), kReadTokenBit | epoch);
+        ctx.storage_read(node::kLocalStorage, checkpoint_key(ctx.node(), checkpoint), level_read_token(++read_sequence_));
         return;
       case LevelStorage::buddy:
         asked_buddy_ = 0;
@@ -164,7 +164,7 @@ void GlobalRecovery::fetch_from_level(ProtocolContext& ctx, std::uint32_t checkp
         return;
       case LevelStorage::xor_group: rebuild_.begin(ctx, checkpoint, epoch); return;
       case LevelStorage::stable:
-        ctx.storage_read(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint), kReadTokenBit | epoch);
+        ctx.storage_read(storage_server(ctx), checkpoint_key(ctx.node(), checkpoint), level_read_token(++read_sequence_));
         return;
     }
   }
@@ -180,7 +180,8 @@ void GlobalRecovery::fetch_from_level(ProtocolContext& ctx, std::uint32_t checkp
 }
 
 void GlobalRecovery::on_xor_pieces(ProtocolContext& ctx, NodeId from, const Control& c) {
-  if (c.checkpoint != restoring() || state_ != RecoveryState::fetching) return;
+  // An answer to an older recovery's rebuild is not this one's, even for the same checkpoint.
+  if (c.checkpoint != restoring() || c.epoch != ctx.epoch() || state_ != RecoveryState::fetching) return;
   if (rebuild_.on_pieces(ctx, from, c) != XorRebuild::Answer::complete) return;
   XorRebuild::Result rebuilt = rebuild_.finish(ctx);
   rebuilt_ = true;
@@ -194,13 +195,17 @@ void GlobalRecovery::on_xor_pieces(ProtocolContext& ctx, NodeId from, const Cont
 }
 
 void GlobalRecovery::on_xor_not_held(ProtocolContext& ctx, const Control& c) {
-  if (c.checkpoint != restoring() || state_ != RecoveryState::fetching) return;
+  if (c.checkpoint != restoring() || c.epoch != ctx.epoch() || state_ != RecoveryState::fetching) return;
   if (rebuild_.on_not_held(c) == XorRebuild::Answer::lost) fetch_from_level(ctx, c.checkpoint, c.epoch, level_ + 1);
 }
 
 void GlobalRecovery::on_storage_read(ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
-  const auto epoch = static_cast<std::uint32_t>(token & ~kReadTokenBit);
-  if (epoch != ctx.epoch() || restoring() == 0) return;  // an older recovery's
+  if (token & kLevelReadBit) {
+    if (token != level_read_token(read_sequence_) || restoring() == 0) return;  // not the read it awaits
+  } else if (static_cast<std::uint32_t>(token & kSequenceMask) != ctx.epoch() || restoring() == 0) {
+    return;  // an older recovery's
+  }
+  const std::uint32_t epoch = ctx.epoch();
   if (!content && !options_.levels.empty() && options_.levels[level_].storage == LevelStorage::local) {
     fetch_from_level(ctx, restoring(), epoch, level_ + 1);  // its node failed: the local copy went with it
     return;

@@ -95,6 +95,7 @@ private:
   std::uint32_t restored_from_ = 0;  // the checkpoint of the last RECOVER (0: the initial state)
   std::size_t asked_buddy_ = 0;      // fetching from buddies: which one was asked last
   std::size_t level_ = 0;            // levels: the one being asked (an index into options_.levels)
+  std::uint32_t read_sequence_ = 0;  // levels: the storage read awaited (level_read_token)
   XorRebuild rebuild_;               // an XOR level: the rebuild under way
   bool rebuilt_ = false;             // the restore under way is of a rebuild (its parity block is back)
   FailureNotice cause_{};            // the failure the current rollback repairs
