@@ -19,11 +19,10 @@ protocol's "unrecoverable"), other run failure (exit 1), bad input, hang, crash,
 from __future__ import annotations
 
 import argparse
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from run_harness import BAD_INPUT, CRASH, HANG, OK, RUN_FAILED, add_campaign_options, run_ftsim, seed_base
+from run_harness import campaign_folder, BAD_INPUT, CRASH, HANG, OK, RUN_FAILED, add_campaign_options, run_ftsim, seed_base
 
 
 def config(protocol: dict, share: float, mtbf: str, seed: int, burst: float, window: str) -> dict:
@@ -66,9 +65,7 @@ def main() -> int:
     add_campaign_options(parser, timeout=120)
     args = parser.parse_args()
     base = seed_base(args)
-    work = args.out or Path(tempfile.mkdtemp(prefix="group-failures-"))
-    work.mkdir(parents=True, exist_ok=True)
-    print(f"output: {work}", flush=True)
+    work = campaign_folder(args.out, "group-failures-")
     protocols = {"buddy": {"type": "buddy"},
                  "global, buddy": {"type": "global", "at": "cuts", "storage": "buddy"},
                  "global, buddy + xor": {"type": "global", "at": "cuts",

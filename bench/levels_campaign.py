@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_harness import BAD_INPUT, CRASH, HANG, OK, RUN_FAILED, add_campaign_options, run_ftsim, seed_base  # noqa: E402
+from run_harness import campaign_folder, BAD_INPUT, CRASH, HANG, OK, RUN_FAILED, add_campaign_options, run_ftsim, seed_base  # noqa: E402
 
 APPLICATIONS = [
     {"type": "stencil", "tiles": [8, 8], "tile_size": 64, "iterations": 30},
@@ -73,9 +72,7 @@ def main() -> int:
     add_campaign_options(parser, timeout=120)
     args = parser.parse_args()
     base = seed_base(args)
-    work = args.out or Path(tempfile.mkdtemp(prefix="levels-campaign-"))
-    work.mkdir(parents=True, exist_ok=True)
-    print(f"output: {work}", flush=True)
+    work = campaign_folder(args.out, "levels-campaign-")
     counts, problems = Counter(), []
     for i in range(args.runs):
         config = draw_config(base + i)

@@ -39,12 +39,11 @@ import argparse
 import math
 import statistics
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_harness import FTSIM, OK, add_campaign_options, run_ftsim, seed_base  # noqa: E402
+from run_harness import campaign_folder, FTSIM, OK, add_campaign_options, run_ftsim, seed_base  # noqa: E402
 
 sys.path.insert(0, str(FTSIM.parent / "python"))
 import ftsim  # noqa: E402
@@ -105,9 +104,7 @@ def main() -> int:
     print(f"fast level: {FAST['storage']} (covers {FAST['covered']} failures; the others are {FAST['uncovered']} "
           "failures)", flush=True)
     base = seed_base(args)
-    work = args.out or Path(tempfile.mkdtemp(prefix="multilevel-check-"))
-    work.mkdir(parents=True, exist_ok=True)
-    print(f"output: {work}", flush=True)
+    work = campaign_folder(args.out, "multilevel-check-")
     problems = []
 
     def run(document: dict, tag: str) -> dict | None:

@@ -151,6 +151,15 @@ def add_estimate_bench_options(parser: argparse.ArgumentParser, jobs: int = 2, t
     parser.add_argument("--out", type=Path, default=None)
 
 
+def campaign_folder(out, prefix: str) -> Path:
+    """A campaign's output folder (``out``, or a fresh temporary one), created and printed."""
+    import tempfile
+    folder = Path(out) if out else Path(tempfile.mkdtemp(prefix=prefix))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"output: {folder}", flush=True)
+    return folder
+
+
 def output_folders(out, prefix: str) -> tuple:
     """(folder, runs): the bench's output folder (``out``, or a fresh temporary one) and a fresh
     folder under its runs/ for this call's processes (a folder given again resumes its estimates;

@@ -48,11 +48,9 @@ void Driver::start() {
     const auto own = failure.downtime >= 0 ? static_cast<std::uint32_t>(i + 1) : 0;
     if (failure.node >= nodes() || failure.after_tasks > 0) continue;
     // A drawn failure's class is drawn (/failures/classes); a listed one has its own.
-    if (spec_.config.failures.events.empty()) {
-      timers_.add(failure.time, {Action::Kind::inject, failure.node, own, schedule_.draw_class(failure.node), draw_[failure.node]});
-    } else {
-      timers_.add(failure.time, {Action::Kind::inject, failure.node, own, failure.kind});
-    }
+    const bool drawn = spec_.config.failures.events.empty();
+    timers_.add(failure.time, {Action::Kind::inject, failure.node, own,
+                               drawn ? schedule_.draw_class(failure.node) : failure.kind, drawn ? draw_[failure.node] : kListed});
   }
 }
 

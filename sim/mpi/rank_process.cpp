@@ -409,6 +409,10 @@ void RankProcess::storage_read(NodeId, std::uint32_t server, std::uint64_t key, 
   to_driver(encode_packet(StorageRead{incarnation(), server % storage_servers(), key, token}));
 }
 
+namespace {
+std::string local_file(std::uint64_t key) { return std::to_string(key) + ".ckpt"; }  // in the rank's directory
+}  // namespace
+
 void RankProcess::local_storage(bool write, std::uint64_t key, const Bytes* content, std::uint64_t token) {
   if (!disk_ || !is_node()) {
     fail_run("the protocol writes to node-local storage but /platform/local_storage is not set");
@@ -417,19 +421,19 @@ void RankProcess::local_storage(bool write, std::uint64_t key, const Bytes* cont
   // The disk is the rank's own: the I/O happens now, the answer comes from the rank's loop.
   LocalAnswer answer{incarnation(), token, std::nullopt};
   if (write) {
-    if (std::string error = disk_->write(std::to_string(key) + ".ckpt", *content, content->size()); !error.empty()) {
+    if (std::string error = disk_->write(local_file(key), *content, content->size()); !error.empty()) {
       fail_run("node-local storage: " + error);
       return;
     }
   } else {
-    if (auto object = disk_->read(std::to_string(key) + ".ckpt")) answer.content = std::move(object->content);
+    if (auto object = disk_->read(local_file(key))) answer.content = std::move(object->content);
   }
   local_answers_.push_back(std::move(answer));
 }
 
 void RankProcess::storage_erase(NodeId, std::uint32_t server, std::uint64_t key) {
   if (server == node::kLocalStorage) {
-    if (disk_) disk_->erase(std::to_string(key) + ".ckpt");
+    if (disk_) disk_->erase(local_file(key));
     return;
   }
   if (storage_servers() == 0) return;

@@ -437,11 +437,8 @@ void Simulation::storage_write(NodeId node, std::uint32_t server, std::uint64_t 
 
 void Simulation::storage_read(NodeId node, std::uint32_t server, std::uint64_t key, std::uint64_t token) {
   if (server == node::kLocalStorage) {
-    if (node < node_count() && !local_storage_.empty()) {
-      local_transfer({node, ranks_[node].incarnation(), server, key, false, local_storage_.answer_bytes(node, key), {}, token});
-    } else {
-      local_transfer({node, ranks_[node].incarnation(), server, key, false, 1, {}, token});
-    }
+    const bool disk = node < node_count() && !local_storage_.empty();  // local_transfer fails the run otherwise
+    local_transfer({node, ranks_[node].incarnation(), server, key, false, disk ? local_storage_.answer_bytes(node, key) : 1, {}, token});
     return;
   }
   if (storage_.empty()) {
