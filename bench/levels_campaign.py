@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A campaign against global's checkpoint levels under every failure class (docs/multilevel.md).
+"""A campaign against the checkpoint levels of global or buddy under every failure class (docs/multilevel.md).
 
 Each run draws an application (stencil, Cholesky, CG on 8 nodes in racks of 2), a nested subset of the
 levels local, buddy, xor (sets of 2 or 4) and stable with random everies, exponential failures split
@@ -9,7 +9,11 @@ what struck (a run without a stable level: a job failure, two members of an XOR 
 buddy). Wrong results, unrecoverable runs with a stable level, other failures, hangs and crashes are
 reported apart; the exit code is 1 if there is any.
 
-  bench/levels_campaign.py [--runs 300] [--seed-base N] [--timeout 120] [--out DIR]
+With --protocol buddy, each run draws buddy's levels instead: the buddies' memory, and maybe a local
+level and a stable level with random everies (written as the data are produced, not awaited), and
+sometimes cow or a copy cost.
+
+  bench/levels_campaign.py [--protocol global|buddy] [--runs 300] [--seed-base N] [--timeout 120] [--out DIR]
 (300 runs: about 2 minutes on 2 cores.)
 """
 from __future__ import annotations
@@ -31,7 +35,21 @@ APPLICATIONS = [
 CLASSES = ["node", "group", "job", "process"]
 
 
-def draw_config(seed: int) -> dict:
+def draw_buddy_protocol(rnd: random.Random) -> dict:
+    levels = [{"storage": "buddy"}]
+    if rnd.random() < 0.5:
+        levels.insert(0, {"storage": "local", "every": rnd.choice([1, 1, 2])})
+    if rnd.random() < 0.7 or len(levels) == 1:
+        levels.append({"storage": "stable", "every": rnd.choice([1, 2, 3, 4])})
+    protocol = {"type": "buddy", "levels": levels}
+    if rnd.random() < 0.3:
+        protocol["cow"] = True
+    if rnd.random() < 0.2:
+        protocol["copy_cost"] = "20us"
+    return protocol
+
+
+def draw_config(seed: int, protocol_name: str = "global") -> dict:
     rnd = random.Random(seed)
     levels, every = [], 1
     for storage in ("local", "buddy", "xor", "stable"):
@@ -53,6 +71,8 @@ def draw_config(seed: int) -> dict:
     protocol = {"type": "global", "at": "cuts", "levels": levels}
     if rnd.random() < 0.3:
         protocol["restart_cost"] = "200us"
+    if protocol_name == "buddy":
+        protocol = draw_buddy_protocol(rnd)
     return {
         "name": f"levels-campaign-{seed}",
         "seed": seed,
@@ -68,6 +88,7 @@ def draw_config(seed: int) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--protocol", choices=["global", "buddy"], default="global")
     parser.add_argument("--out", type=Path, default=None)
     add_campaign_options(parser, timeout=120)
     args = parser.parse_args()
@@ -75,7 +96,7 @@ def main() -> int:
     work = campaign_folder(args.out, "levels-campaign-")
     counts, problems = Counter(), []
     for i in range(args.runs):
-        config = draw_config(base + i)
+        config = draw_config(base + i, args.protocol)
         outcome = run_ftsim(config, work, f"run-{base + i}", args.timeout)
         has_stable = any(level["storage"] == "stable" for level in config["protocol"]["levels"])
         if outcome.kind == OK:

@@ -14,6 +14,54 @@ const config::CheckpointConfig& the_placement(const config::Config& config) { re
 
 }  // namespace
 
+std::vector<BuddyLevel> read_buddy_levels(const config::Config& config, config::JsonReader block) {
+  std::vector<BuddyLevel> levels;
+  auto list = block.find("levels");
+  if (!list) return levels;
+  const std::string shape = R"(the levels in this order, "buddy" required: {"storage": "local", "every": K1}, )"
+                            R"({"storage": "buddy"}, {"storage": "stable", "every": K2})";
+  if (!list->is_array() || list->size() < 1 || list->size() > 3) list->fail_expected(shape);
+  int previous = -1;  // 0 local, 1 buddy, 2 stable
+  bool buddy = false;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    auto entry = (*list)[i];
+    entry.expect_object();
+    const std::string storage = entry.at("storage").as_choice({"local", "buddy", "xor", "stable"});
+    if (storage == "xor") {
+      entry.at("storage").fail("is a level of global only: buddy saves each datum as it is produced, so a parity "
+                               "over a set would be recomputed at every save (docs/multilevel.md, \"Levels in buddy\")");
+    }
+    const int rank = storage == "local" ? 0 : storage == "buddy" ? 1 : 2;
+    if (rank <= previous) entry.at("storage").fail_expected(shape);
+    previous = rank;
+    if (rank == 1) {
+      // The protocol's own level: every checkpoint of /checkpoints.
+      buddy = true;
+      if (auto every = entry.find("every"); every && every->as_int(1, 1) != 1) {
+        every->fail_expected("1 (the buddies keep every checkpoint of /checkpoints)");
+      }
+      entry.finish();
+      continue;
+    }
+    BuddyLevel level;
+    level.local = rank == 0;
+    level.every = static_cast<std::uint32_t>(entry.at("every").as_int(1, 1 << 30));
+    if (level.local && !config.platform.local_storage.present) {
+      entry.fail("the \"local\" level writes to each node's own storage: set /platform/local_storage (its bandwidth)");
+    }
+    if (!level.local && config.platform.storage.hosts == 0) {
+      entry.fail("the \"stable\" level needs servers: set /platform/storage/hosts to 1 or more");
+    }
+    entry.finish();
+    levels.push_back(level);
+  }
+  if (!buddy) list->fail_expected(shape);
+  if (config.checkpoint_data.enabled && !levels.empty()) {
+    list->fail("is not built with /checkpoint_data yet (an image chain on a level): remove one of them");
+  }
+  return levels;
+}
+
 void check_buddy_options(const config::Config& config, config::JsonReader block) {
   block.expect_object();
   block.at("type").as_string();
@@ -27,6 +75,7 @@ void check_buddy_options(const config::Config& config, config::JsonReader block)
       priority->as_int(INT32_MIN, INT32_MAX);
     }
   }
+  read_buddy_levels(config, block);
   if (config.checkpoints.empty()) {
     block.fail("the buddy protocol checkpoints at graph cuts: add /checkpoints (which cuts, e.g. {\"count\": 4, \"buddy\": \"next\"})");
   }
@@ -46,6 +95,7 @@ BuddyOptions::BuddyOptions(const config::Config& config, const graphs::TaskGraph
   if (auto c = block.find("copy_cost")) copy_cost = c->as_seconds();
   if (auto c = block.find("value_bytes")) value_bytes = c->as_bytes();
   content = content::make_settings(config, graph);
+  levels = read_buddy_levels(config, block);
   if (config.platform.network.send_window > 0) {
     // "iteration" (the default), "max", "min" or a number
     const auto p = block.find("priority");

@@ -3,6 +3,7 @@
 // the config and the task graph (the cuts, the buddies and the save plan), and the check of
 // /protocol and /checkpoints that `ftsim validate` runs.
 #include <cstdint>
+#include <vector>
 
 #include "graphs/buddy_mapping.hpp"
 #include "graphs/checkpoint_saves.hpp"
@@ -33,8 +34,21 @@ private:
   std::uint64_t handles_ = 0;
 };
 
+// A level under the buddies' memory or above it (docs/multilevel.md, "Levels in buddy"): every
+// `every`-th checkpoint of /checkpoints, this node's whole state at the cut also goes to its own
+// local storage (SCR's cache, FTI's L1) or to its stable-storage server (the PFS), written as the
+// versions are produced and not awaited by the checkpoint (an asynchronous flush).
+struct BuddyLevel {
+  bool local = false;  // the node's local storage; false: its stable-storage server
+  std::uint32_t every = 1;
+};
+// /protocol/levels, checked (errors name the JSON path); empty without levels.
+std::vector<BuddyLevel> read_buddy_levels(const config::Config& config, config::JsonReader block);
+
 struct BuddyOptions {
   BuddyOptions(const config::Config& config, const graphs::TaskGraph& graph);
+  // /protocol/levels besides the buddies' memory: local first, then stable (at most one each).
+  std::vector<BuddyLevel> levels;
   EntryKeys entry_keys;
   graphs::BuddyMapping buddies;
   graphs::CheckpointSaves saves;

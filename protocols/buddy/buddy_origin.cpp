@@ -160,6 +160,19 @@ void BuddyOrigin::on_encode_done(node::ProtocolContext& ctx, std::uint64_t token
 
 // ----------------------------------------------------------------------------- validation
 
+void BuddyOrigin::raise_restart_floor(node::ProtocolContext& ctx, std::uint32_t floor) {
+  restart_floor_ = floor;
+  send_log_release(ctx);
+}
+
+void BuddyOrigin::send_log_release(node::ProtocolContext& ctx) {
+  const std::uint32_t validated = next_to_validate_ - 1;
+  const std::uint32_t release = std::min(validated > 0 ? validated - 1 : 0, restart_floor_);
+  if (release == 0 || release <= released_) return;
+  released_ = release;
+  for (NodeId p : producers_) messages::send(ctx, p, messages::LogRelease{release});
+}
+
 void BuddyOrigin::try_validate(node::ProtocolContext& ctx) {
   const auto& saves = options_.saves;
   while (next_to_validate_ <= saves.checkpoints()) {
@@ -171,10 +184,9 @@ void BuddyOrigin::try_validate(node::ProtocolContext& ctx) {
     // graph is not an instant of the node (tasks after the cut may have run already).
     ctx.record_local_checkpoint(c);
     for (NodeId buddy : options_.buddies.buddies(ctx.node())) messages::send(ctx, buddy, messages::Validate{c});
-    // Its buddies now keep c - 1 and c: it will never restart before c - 1 (log GC).
-    if (c >= 2) {
-      for (NodeId p : producers_) messages::send(ctx, p, messages::LogRelease{c - 1});
-    }
+    // Its buddies now keep c - 1 and c: it will never restart before c - 1 (log GC), nor, with
+    // levels, before the oldest checkpoint a level may restart it from.
+    send_log_release(ctx);
     const double start = checkpoint.first_save >= 0 ? checkpoint.first_save : ctx.now();
     if (ctx.recording()) {
       ctx.record_span("checkpoint " + std::to_string(c), "checkpoint", start);

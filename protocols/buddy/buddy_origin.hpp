@@ -49,8 +49,15 @@ public:
   // `buddy` was replaced (its `incarnation`, or kAnyIncarnation) and holds nothing of this node.
   void reprotect(node::ProtocolContext& ctx, node::NodeId buddy, std::uint32_t incarnation);
   // A restore installed checkpoint n: those up to n count as valid, validation goes on from n + 1.
-  void on_restored(std::uint32_t n) { next_to_validate_ = n + 1; }
+  void on_restored(std::uint32_t n) {
+    next_to_validate_ = n + 1;
+    released_ = 0;
+  }
   bool all_valid() const { return next_to_validate_ > options_.saves.checkpoints(); }
+
+  // With levels (buddy_levels.hpp): the oldest checkpoint a level may restart this node from. Its
+  // log release never passes it (kNoBound without levels); a rise may release more now.
+  void raise_restart_floor(node::ProtocolContext& ctx, std::uint32_t floor);
 
   // --- the message log ---
   void log(node::ProtocolContext& ctx, const node::Message& m);
@@ -112,6 +119,9 @@ private:
   std::vector<std::uint64_t> saving_tasks_;
   std::vector<OwnCheckpoint> checkpoints_;                             // by checkpoint - 1
   std::uint32_t next_to_validate_ = 1;
+  std::uint32_t restart_floor_ = messages::kNoBound;  // levels: the log release stops there
+  std::uint32_t released_ = 0;                         // the last LOG_RELEASE sent (since the last restore)
+  void send_log_release(node::ProtocolContext& ctx);
   std::unordered_map<node::NodeId, std::uint32_t> reprotecting_;  // the checkpoint R, per replaced buddy
   std::vector<node::NodeId> producers_;  // the nodes whose versions this node's tasks read (log GC)
   // Sender-based log by reference: what it sent to whom; the versions stay pinned until the

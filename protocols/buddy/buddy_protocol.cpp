@@ -11,12 +11,18 @@ BuddyProtocol::BuddyProtocol(std::shared_ptr<const BuddyOptions> options, bool c
       coordinator_(coordinator),
       origin_(*options_),
       keeper_(*options_),
-      recovery_(*options_, origin_, keeper_) {}
+      levels_(*options_),
+      recovery_(*options_, origin_, keeper_, levels_) {}
 
 void BuddyProtocol::on_start(node::ProtocolContext& ctx) {
   if (coordinator_) return;
   origin_.plan(ctx);
   keeper_.plan(ctx);
+  levels_.plan(ctx);
+  if (levels_.enabled()) {
+    levels_.begin(ctx, 0);
+    origin_.raise_restart_floor(ctx, levels_.restart_floor());  // no log release before a level checkpoint
+  }
   origin_.send_values(ctx, 1);
   origin_.try_validate(ctx);  // a node with no task before a cut and nothing to save: valid at once
 }
@@ -25,13 +31,17 @@ void BuddyProtocol::on_restart(node::ProtocolContext& ctx, const node::RestartIn
   if (coordinator_) return;
   origin_.plan(ctx);
   keeper_.plan(ctx);
+  levels_.plan(ctx);
   keeper_.lose_holdings();  // what it held as a buddy died with its predecessor
   recovery_.start_restart(ctx, info);
 }
 
 void BuddyProtocol::on_task_completed(node::ProtocolContext& ctx, node::TaskId task, bool first_execution) {
   if (coordinator_) return;
-  if (first_execution) origin_.save_outputs(ctx, task);
+  if (first_execution) {
+    origin_.save_outputs(ctx, task);
+    levels_.on_task_completed(ctx, task);
+  }
   keeper_.start_copies(ctx);  // a core is free: copy tasks first
   origin_.start_encodes(ctx);  // then /checkpoint_data encodings
   origin_.try_validate(ctx);
@@ -71,6 +81,17 @@ void BuddyProtocol::on_activity_done(node::ProtocolContext& ctx, std::uint64_t t
 void BuddyProtocol::on_timer(node::ProtocolContext& ctx, std::uint64_t token) {
   // /checkpoint_data: a decompression charged as a delay (no core was free).
   if (token & BuddyRecovery::kDecodeTokenBit) recovery_.on_decoded(ctx, token);
+}
+
+void BuddyProtocol::on_storage_done(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
+  if (coordinator_) return;
+  if (token & level_tokens::kRead) {
+    recovery_.on_level_read(ctx, token, content);
+    return;
+  }
+  // A level checkpoint complete: the log may be released further, and the run may end.
+  if (levels_.on_written(ctx, token)) origin_.raise_restart_floor(ctx, levels_.restart_floor());
+  if (!recovery_.recovering() && levels_.all_written()) ctx.check_completion();
 }
 
 void BuddyProtocol::on_data_released(node::ProtocolContext& ctx, const node::Message& m) {
@@ -115,12 +136,14 @@ void BuddyProtocol::on_control(node::ProtocolContext& ctx, const node::Message& 
 }
 
 bool BuddyProtocol::finished(node::ProtocolContext&) {
-  return coordinator_ || (!recovery_.recovering() && origin_.all_valid());
+  return coordinator_ || (!recovery_.recovering() && origin_.all_valid() && levels_.all_written());
 }
 
 std::string BuddyProtocol::phase(node::ProtocolContext& ctx) {
   if (coordinator_) return {};
-  return recovery_.recovering() ? recovery_.phase(ctx) : origin_.phase(ctx);
+  if (recovery_.recovering()) return recovery_.phase(ctx);
+  std::string phase = origin_.phase(ctx);
+  return phase.empty() ? levels_.phase() : phase;
 }
 
 }  // namespace ftsim::protocols::buddy

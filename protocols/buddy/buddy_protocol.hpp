@@ -13,6 +13,8 @@
 //  - the keeper (buddy_keeper.hpp): the checkpoint copies it holds for the nodes whose buddy it is
 //    — entries stored and copied (copy_cost), acknowledged once complete, the two newest valid
 //    checkpoints kept, checkpoint N sent back to a restarting origin;
+//  - with /protocol/levels, the levels (buddy_levels.hpp): every k-th checkpoint also on the node's
+//    own storage or on stable storage, written as the versions are produced (not awaited);
 //  - the recovery (buddy_recovery.hpp): an explicit state machine (RecoveryState) for its own
 //    restart or rollback — info requests and answers, the choice of the restart checkpoint N
 //    (§3.5), the restore — and its part in other nodes' restarts: replays from its log
@@ -29,6 +31,7 @@
 #include <string>
 
 #include "protocols/buddy/buddy_keeper.hpp"
+#include "protocols/buddy/buddy_levels.hpp"
 #include "protocols/buddy/buddy_options.hpp"
 #include "protocols/buddy/buddy_origin.hpp"
 #include "protocols/buddy/buddy_recovery.hpp"
@@ -51,6 +54,7 @@ public:
   void on_control(node::ProtocolContext& ctx, const node::Message& message) override;
   void on_activity_done(node::ProtocolContext& ctx, std::uint64_t token) override;
   void on_timer(node::ProtocolContext& ctx, std::uint64_t token) override;
+  void on_storage_done(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) override;
   void on_data_released(node::ProtocolContext& ctx, const node::Message& message) override;
   node::SendVerdict on_send(node::ProtocolContext& ctx, node::Message& message) override;
   void on_restart(node::ProtocolContext& ctx, const node::RestartInfo& info) override;
@@ -62,6 +66,7 @@ private:
   bool coordinator_;  // the coordinator process takes no part
   BuddyOrigin origin_;
   BuddyKeeper keeper_;
+  BuddyLevels levels_;      // /protocol/levels: the node's state on local or stable storage too
   BuddyRecovery recovery_;  // drives origin_ and keeper_ in a restart
 };
 

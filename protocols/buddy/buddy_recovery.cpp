@@ -100,6 +100,15 @@ void BuddyRecovery::send_info_requests(node::ProtocolContext& ctx) {
   for (NodeId n = 0; n < ctx.node_count(); ++n) {
     if (n != ctx.node()) messages::send(ctx, n, messages::InfoRequest{round_.number});
   }
+  // Levels: what each holds is in its manifest (a replacement knows nothing else; a storage that
+  // died with the node answers nothing).
+  round_.level_newest.assign(levels_.count(), 0);
+  round_.manifests_unread = static_cast<std::uint32_t>(levels_.count());
+  ++read_sequence_;
+  for (std::uint32_t l = 0; l < levels_.count(); ++l) {
+    ctx.storage_read(levels_.server(ctx, l), levels_.manifest_key(ctx),
+                     level_tokens::make(level_tokens::kRead, true, l, read_sequence_, 0));
+  }
 }
 
 void BuddyRecovery::on_recovery_info(node::ProtocolContext& ctx, NodeId from, std::uint32_t from_incarnation,
@@ -109,8 +118,7 @@ void BuddyRecovery::on_recovery_info(node::ProtocolContext& ctx, NodeId from, st
     return;
   }
   round_.answers[from] = Round::Answer{from_incarnation, info};
-  if (round_.answers.size() + 1 < ctx.node_count()) return;
-  choose_checkpoint(ctx);
+  if (round_complete(ctx)) choose_checkpoint(ctx);
 }
 
 void BuddyRecovery::choose_checkpoint(node::ProtocolContext& ctx) {
@@ -137,29 +145,42 @@ void BuddyRecovery::choose_checkpoint(node::ProtocolContext& ctx) {
       }
     }
   }
+  // Levels: a newer checkpoint on a level, or the same one on the node's own storage (no network).
+  int level = -1;
+  for (std::uint32_t l = 0; l < round_.level_newest.size(); ++l) {
+    const std::uint32_t c = round_.level_newest[l];
+    if (c == 0 || c > bound) continue;
+    if (c > chosen || (c == chosen && levels_.level(l).local && level < 0)) {
+      chosen = c;
+      source = ctx.node();
+      level = static_cast<int>(l);
+    }
+  }
   // With no checkpoint to use, it restarts from the job's input, which needs every message it
   // ever received: possible only while no sender has dropped log entries for it.
   if (chosen == 0 && released) {
     const NodeId me = ctx.node();
+    const std::string levels = levels_.enabled() ? "; no level holds a checkpoint it may restart from" : "";
     if (rollback) {
       ctx.fail_run("unrecoverable: node " + std::to_string(recovery_.cause.node) + " needs versions that node " +
                    std::to_string(me) + " wrote before its own restart, and node " + std::to_string(me) +
                    " cannot roll back to checkpoint " + std::to_string(recovery_.limit) +
                    " or earlier (the cascade of Lion 2022 §3.5): its buddies no longer hold one and its senders have "
-                   "dropped the log entries a restart from the job's input would need");
+                   "dropped the log entries a restart from the job's input would need" + levels);
       return;
     }
     ctx.fail_run(any_buddy_holds
                      ? "unrecoverable: node " + std::to_string(me) +
                            " failed, messages still in transit forbid the checkpoints its buddies hold, and its "
-                           "senders have dropped the log entries a restart from the job's input would need"
+                           "senders have dropped the log entries a restart from the job's input would need" + levels
                      : "unrecoverable: node " + std::to_string(me) +
                            " failed and every one of its buddies had lost its checkpoint data (a node and all of "
-                           "its buddies failed before the data was protected again)");
+                           "its buddies failed before the data was protected again)" + levels);
     return;
   }
   choice_.checkpoint = chosen;
   choice_.source = source;
+  choice_.level = level;
   decode_token_ = 0;  // a restore still decoding for an earlier choice is void
   choice_.source_incarnation = source == ctx.node() ? 0 : round_.answers.at(source).incarnation;
   state_ = RecoveryState::awaiting_checkpoint;
@@ -175,11 +196,73 @@ void BuddyRecovery::choose_checkpoint(node::ProtocolContext& ctx) {
   }
   if (chosen == 0) {
     on_restore_data(ctx, node::Message{});  // from the job's input: nothing to fetch
+  } else if (level >= 0) {
+    read_level_checkpoint(ctx);
   }
 }
 
+void BuddyRecovery::read_level_checkpoint(node::ProtocolContext& ctx) {
+  // Each entry of the level checkpoint, read back by its key (the plan says which data it holds).
+  const auto l = static_cast<std::uint32_t>(choice_.level);
+  const auto& entries = levels_.entries(l, choice_.checkpoint);
+  choice_.level_entries.assign(entries.size(), {});
+  choice_.level_reads_left = static_cast<std::uint32_t>(entries.size());
+  ++read_sequence_;
+  if (ctx.recording()) {
+    ctx.note("reads checkpoint " + std::to_string(choice_.checkpoint) + " from " + BuddyLevels::name(levels_.level(l)) +
+                 " (" + std::to_string(entries.size()) + " entries)", "recovery");
+  }
+  if (entries.empty()) {
+    install(ctx, choice_.level_entries);
+    return;
+  }
+  for (std::uint32_t i = 0; i < entries.size(); ++i) {
+    ctx.storage_read(levels_.server(ctx, l), levels_.entry_key(ctx, choice_.checkpoint, entries[i].first),
+                     level_tokens::make(level_tokens::kRead, false, l, read_sequence_, i));
+  }
+}
+
+void BuddyRecovery::on_level_read(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content) {
+  if (level_tokens::sequence_of(token) != (read_sequence_ & 0xFFFFFF)) return;  // of an earlier round or choice
+  const std::uint32_t l = level_tokens::level_of(token);
+  if (l >= levels_.count()) throw node::WireError("buddy: level read of an unknown level");
+  if (token & level_tokens::kManifest) {
+    if (state_ != RecoveryState::collecting_info || round_.manifests_unread == 0) return;
+    if (content) {
+      const std::uint32_t c = node::decode<LevelManifest>(*content).checkpoint;
+      if (c == 0 || c > options_.saves.checkpoints() || c % levels_.level(l).every != 0) {
+        throw node::WireError("buddy: a level manifest names checkpoint " + std::to_string(c));
+      }
+      round_.level_newest[l] = c;
+    }
+    --round_.manifests_unread;
+    if (round_complete(ctx)) choose_checkpoint(ctx);
+    return;
+  }
+  if (state_ != RecoveryState::awaiting_checkpoint || choice_.level != static_cast<int>(l)) return;
+  const std::uint32_t index = level_tokens::value_of(token);
+  const auto& entries = levels_.entries(l, choice_.checkpoint);
+  if (index >= entries.size()) throw node::WireError("buddy: level read of an unknown entry");
+  if (!content) {
+    // The manifest named a checkpoint the level no longer holds whole: choose without that level.
+    if (ctx.recording()) {
+      ctx.note("checkpoint " + std::to_string(choice_.checkpoint) + " is not whole on " +
+                   BuddyLevels::name(levels_.level(l)) + ": chooses again without it", "recovery");
+    }
+    round_.level_newest[l] = 0;
+    ++read_sequence_;
+    state_ = RecoveryState::collecting_info;
+    choose_checkpoint(ctx);
+    return;
+  }
+  messages::SavedVersion saved = node::decode<messages::SavedVersion>(*content);
+  if (saved.version != entries[index].second) throw node::WireError("buddy: a level entry of another version");
+  choice_.level_entries[index] = {entries[index].first, std::move(saved)};
+  if (--choice_.level_reads_left == 0) install(ctx, choice_.level_entries);
+}
+
 void BuddyRecovery::on_restore_data(node::ProtocolContext& ctx, const node::Message& m) {
-  if (state_ != RecoveryState::awaiting_checkpoint) return;
+  if (state_ != RecoveryState::awaiting_checkpoint || choice_.level >= 0) return;
   if (choice_.checkpoint > 0 && (m.source != choice_.source || messages::RestoreData::checkpoint_of(m) != choice_.checkpoint)) {
     return;  // from an earlier choice whose source died since
   }
@@ -269,6 +352,12 @@ void BuddyRecovery::install(node::ProtocolContext& ctx, const std::vector<std::p
   deferred_data_ = 0;
   ctx.redeliver_deferred();  // the data that came before the restore, in order (a cached save among them)
   origin_.on_restored(n);
+  if (levels_.enabled()) {
+    // What the levels hold (their manifests) and, from cut n on, the level checkpoints to write.
+    for (std::uint32_t l = 0; l < round_.level_newest.size(); ++l) levels_.known_complete(l, round_.level_newest[l]);
+    levels_.begin(ctx, n);
+    origin_.raise_restart_floor(ctx, levels_.restart_floor());
+  }
   const std::string point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
   node::FailureEffect effect;
   effect.processes_rolled_back = 1;

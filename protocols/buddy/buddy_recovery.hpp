@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "protocols/buddy/buddy_keeper.hpp"
+#include "protocols/buddy/buddy_levels.hpp"
 #include "protocols/buddy/buddy_messages.hpp"
 #include "protocols/buddy/buddy_options.hpp"
 #include "protocols/buddy/buddy_origin.hpp"
@@ -48,8 +49,8 @@ enum class RecoveryState : std::uint8_t {
 
 class BuddyRecovery {
 public:
-  BuddyRecovery(const BuddyOptions& options, BuddyOrigin& origin, BuddyKeeper& keeper)
-      : options_(options), origin_(origin), keeper_(keeper), replay_(options) {}
+  BuddyRecovery(const BuddyOptions& options, BuddyOrigin& origin, BuddyKeeper& keeper, BuddyLevels& levels)
+      : options_(options), origin_(origin), keeper_(keeper), levels_(levels), replay_(options) {}
 
   bool recovering() const {
     return state_ == RecoveryState::collecting_info || state_ == RecoveryState::awaiting_checkpoint;
@@ -73,6 +74,9 @@ public:
   static constexpr std::uint64_t kDecodeTokenBit = 1ull << 61;
   void on_replay_request(node::ProtocolContext& ctx, node::NodeId from, std::uint32_t from_incarnation,
                          messages::ReplayRequest request);
+  // Levels: a level's manifest or one entry of the level checkpoint being restored (null: the
+  // level does not hold it).
+  void on_level_read(node::ProtocolContext& ctx, std::uint64_t token, const node::Bytes* content);
   void on_data_released(node::ProtocolContext& ctx, const node::Message& m) { replay_.on_released(ctx, m); }
   // What the recovery waits for, for the stall reports (only while recovering).
   std::string phase(node::ProtocolContext& ctx) const;
@@ -99,12 +103,19 @@ private:
     std::uint32_t number = 0;  // this process's restarts and rollbacks
     std::unordered_map<node::NodeId, Answer> answers;
     std::unordered_map<node::NodeId, std::uint32_t> asked;  // incarnation + 1 asked by name, 0 if none
+    // Levels: the newest complete checkpoint of each (its manifest; 0: none or lost), and the
+    // manifests not read yet.
+    std::vector<std::uint32_t> level_newest;
+    std::uint32_t manifests_unread = 0;
   };
   // The restart checkpoint N and the buddy that sends it back (0 and this node: the job's input).
   struct Choice {
     std::uint32_t checkpoint = 0;
     node::NodeId source = 0;
     std::uint32_t source_incarnation = 0;
+    int level = -1;  // levels: the level it is read from (source is this node); -1: a buddy or the input
+    std::vector<std::pair<graphs::HandleId, messages::SavedVersion>> level_entries;  // read so far
+    std::uint32_t level_reads_left = 0;
   };
   // Another node's request that needs this node's own state: served once it is restored.
   struct DeferredRequest {
@@ -114,7 +125,11 @@ private:
   };
 
   void send_info_requests(node::ProtocolContext& ctx);
+  bool round_complete(node::ProtocolContext& ctx) const {
+    return round_.answers.size() + 1 >= ctx.node_count() && round_.manifests_unread == 0;
+  }
   void choose_checkpoint(node::ProtocolContext& ctx);
+  void read_level_checkpoint(node::ProtocolContext& ctx);
   // The origin's part of another node's restart: replays, and re-protection of a replaced buddy.
   void replay_for_restart(node::ProtocolContext& ctx, node::NodeId restarted, std::uint32_t incarnation,
                           const messages::RestartFrom& restart);
@@ -127,7 +142,9 @@ private:
   const BuddyOptions& options_;
   BuddyOrigin& origin_;
   BuddyKeeper& keeper_;
+  BuddyLevels& levels_;
   BuddyReplay replay_;
+  std::uint32_t read_sequence_ = 0;  // levels: reads of an earlier round or choice are ignored
   RecoveryState state_ = RecoveryState::running;
   // /checkpoint_data: the restored data, decoded, waiting for the CPU time of its decompression.
   void install(node::ProtocolContext& ctx, const std::vector<std::pair<graphs::HandleId, messages::SavedVersion>>& entries);

@@ -41,7 +41,12 @@ BuddyReplay::Outcome BuddyReplay::serve(node::ProtocolContext& ctx, NodeId to, c
       if (v == 0) {
         runtime.reload_initial(h);
       } else if (runtime.status(graph.writer(h, v)) == node::TaskStatus::done) {
-        outcome.rollback_to = std::min(outcome.rollback_to, options_.section_of(graph.writer(h, v)));
+        // Gone: this node restored a cut after v's next writer, which replaced it. Any checkpoint
+        // up to the last cut before that writer brings v back: one after v's writer holds v (a cut's
+        // state is each datum's version at the cut), an older one runs v's writer again. (§3.5 rolls
+        // back before v's writer, which a level's older checkpoint may not reach.)
+        const node::TaskId replaced_by = v < graph.final_version(h) ? graph.writer(h, v + 1) : graph.writer(h, v);
+        outcome.rollback_to = std::min(outcome.rollback_to, options_.section_of(replaced_by));
         continue;
       } else {
         continue;  // not produced yet: its normal send will go
