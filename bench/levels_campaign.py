@@ -104,10 +104,15 @@ def main() -> int:
         elif outcome.kind == RUN_FAILED:
             unrecoverable = outcome.failure_reason.startswith("unrecoverable")
             kind = ("unrecoverable" if not has_stable else "unrecoverable with a stable level") if unrecoverable else "run failed"
+            if kind == "unrecoverable with a stable level" and args.protocol == "buddy" and "cannot roll back" in outcome.failure_reason:
+                # buddy's levels are written in the background, each node on its own: a node that
+                # restores an older level checkpoint may need another to roll back to a cut it
+                # never wrote to a level (it restored past it), the cascade of Lion 2022 §3.5.
+                kind = "unrecoverable: cascade past the levels"
         else:
             kind = {HANG: "hang", CRASH: "crash", BAD_INPUT: "bad input"}[outcome.kind]
         counts[kind] += 1
-        if kind not in ("complete", "unrecoverable"):
+        if kind not in ("complete", "unrecoverable", "unrecoverable: cascade past the levels"):
             problems.append(f"seed {base + i}: {kind}: {outcome.describe()} ({outcome.output})")
         if (i + 1) % 50 == 0:
             print(f"{i + 1} runs: {dict(counts)}", flush=True)

@@ -15,8 +15,8 @@ void BuddyLevels::plan(node::ProtocolContext& ctx) {
   levels_.assign(options_.levels.size(), Level{});
   by_version_.clear();
   generation_ = 0;
-  begun_at_ = 0;
   if (!enabled()) return;
+  for (Level& level : levels_) level.reported.assign(ctx.node_count(), 0);
   const auto& saves = options_.saves;
   // The state at cut c: of each datum this node saves, the version of its newest save up to c (a
   // save is the last version before a cut; a datum not saved since the job's input is read again
@@ -48,15 +48,16 @@ void BuddyLevels::plan(node::ProtocolContext& ctx) {
 void BuddyLevels::begin(node::ProtocolContext& ctx, std::uint32_t n) {
   if (!enabled()) return;
   ++generation_;
-  begun_at_ = n;
   const node::TaskId cut = n == 0 ? 0 : options_.saves.position(n);
   for (std::uint32_t l = 0; l < levels_.size(); ++l) {
     Level& level = levels_[l];
     level.manifest_in_flight = false;  // one of an abandoned plan: its answer is ignored
+    level.manifest_stale = false;
     level.manifest_wanted = level.complete;
     for (LevelCheckpoint& c : level.checkpoints) {
       c.pending = c.id > n;
       if (!c.pending) continue;
+      c.whole = false;
       c.remaining = static_cast<std::uint32_t>(c.entries.size());
       // The versions written before cut n are not produced again: they are in the restored state.
       for (const auto& [h, v] : c.entries) {
@@ -103,12 +104,20 @@ bool BuddyLevels::on_written(node::ProtocolContext& ctx, std::uint64_t token) {
   Level& level = levels_[l];
   if (token & level_tokens::kManifest) {
     level.manifest_in_flight = false;
-    level.complete = std::max(level.complete, id);
-    if (ctx.recording()) {
-      ctx.note("level checkpoint " + std::to_string(id) + " complete on " + name(options_.levels[l]), "checkpoint");
+    if (id > level.complete) {
+      level.complete = id;
+      level.reported[ctx.node()] = id;
+      if (ctx.recording()) {
+        ctx.note("level checkpoint " + std::to_string(id) + " complete on " + name(options_.levels[l]), "checkpoint");
+      }
+      // Every other node learns it: each keeps its level checkpoints from the oldest complete at all.
+      const node::Bytes body = node::encode(messages::LevelDone{l, id});
+      for (node::NodeId n = 0; n < ctx.node_count(); ++n) {
+        if (n != ctx.node()) ctx.send_control(n, static_cast<std::uint32_t>(messages::LevelDone::type), body);
+      }
     }
     erase_older(ctx, l);
-    if (level.manifest_wanted > level.complete) write_manifest(ctx, l);
+    if (level.manifest_stale || level.manifest_wanted > level.complete) write_manifest(ctx, l);
     return true;
   }
   const std::uint32_t index = id / options_.levels[l].every - 1;
@@ -123,47 +132,97 @@ bool BuddyLevels::on_written(node::ProtocolContext& ctx, std::uint64_t token) {
 void BuddyLevels::entry_done(node::ProtocolContext& ctx, std::uint32_t l, LevelCheckpoint& c) {
   if (--c.remaining > 0) return;
   c.pending = false;
+  c.whole = true;
   Level& level = levels_[l];
   if (c.id <= level.manifest_wanted) {
-    erase_older(ctx, l);  // complete after a newer one: superseded already
+    erase_older(ctx, l);  // whole after a newer one
     return;
   }
   level.manifest_wanted = c.id;
-  if (!level.manifest_in_flight) write_manifest(ctx, l);
+  request_manifest(ctx, l);
+}
+
+void BuddyLevels::request_manifest(node::ProtocolContext& ctx, std::uint32_t l) {
+  // One manifest write at a time, so that a later one never lands before an earlier one; one asked
+  // for meanwhile follows it.
+  if (levels_[l].manifest_in_flight) {
+    levels_[l].manifest_stale = true;
+  } else {
+    write_manifest(ctx, l);
+  }
 }
 
 void BuddyLevels::write_manifest(node::ProtocolContext& ctx, std::uint32_t l) {
-  // One manifest write at a time: a later one never lands before an earlier one.
   Level& level = levels_[l];
+  level.manifest_wanted = std::max(level.manifest_wanted, level.complete);
   level.manifest_in_flight = true;
-  ctx.storage_write(server(ctx, l), manifest_key(ctx), node::encode(LevelManifest{level.manifest_wanted}),
-                    sizeof(std::uint32_t),
+  level.manifest_stale = false;
+  const std::uint32_t oldest = oldest_kept(l);
+  const LevelManifest manifest{level.manifest_wanted, oldest > 0 ? oldest : level.manifest_wanted};
+  ctx.storage_write(server(ctx, l), manifest_key(ctx), node::encode(manifest), 2 * sizeof(std::uint32_t),
                     level_tokens::make(level_tokens::kWrite, true, l, generation_, level.manifest_wanted));
 }
 
 void BuddyLevels::erase_older(node::ProtocolContext& ctx, std::uint32_t l) {
-  // The entries of the level checkpoints older than the complete one go (not one being written).
+  // It keeps from the oldest checkpoint complete at every node (0 while one has told nothing: then
+  // it keeps all), and at least its own two newest (as a buddy keeps two: the newest is often too
+  // new for the messages in transit at a failure).
   Level& level = levels_[l];
+  std::uint32_t kept = level.complete;
+  for (std::uint32_t reported : level.reported) kept = std::min(kept, reported);
+  std::uint32_t newest = 0, second = 0;
+  for (const LevelCheckpoint& c : level.checkpoints) {
+    if (c.whole && c.stored) {
+      second = newest;
+      newest = c.id;
+    }
+  }
+  kept = std::min(kept, second > 0 ? second : newest);
+  bool erased = false;
   for (LevelCheckpoint& c : level.checkpoints) {
-    if (c.id >= level.complete || !c.stored || c.pending) continue;
+    if (c.id >= kept || !c.stored || c.pending) continue;
     for (const auto& [h, v] : c.entries) ctx.storage_erase(server(ctx, l), entry_key(ctx, c.id, h));
     c.stored = false;
+    erased = erased || c.whole;
+    c.whole = false;
   }
+  // The manifest names what is kept: written again (8 bytes) when its oldest went.
+  if (erased && level.complete > 0) request_manifest(ctx, l);
 }
 
-void BuddyLevels::known_complete(std::uint32_t l, std::uint32_t checkpoint) {
-  if (l >= levels_.size() || checkpoint == 0) return;
+std::uint32_t BuddyLevels::oldest_kept(std::uint32_t l) const {
+  for (const LevelCheckpoint& c : levels_[l].checkpoints) {
+    if (c.whole && c.stored) return c.id;
+  }
+  return 0;
+}
+
+bool BuddyLevels::on_level_done(node::ProtocolContext& ctx, node::NodeId from, const messages::LevelDone& done) {
+  if (done.level >= levels_.size() || from >= levels_[done.level].reported.size()) {
+    throw node::WireError("buddy: LEVEL_DONE of an unknown level or node");
+  }
+  std::uint32_t& reported = levels_[done.level].reported[from];
+  if (done.checkpoint <= reported) return false;
+  reported = done.checkpoint;
+  erase_older(ctx, done.level);
+  return true;
+}
+
+void BuddyLevels::known_complete(std::uint32_t l, const LevelManifest& manifest) {
+  if (l >= levels_.size() || manifest.newest <= levels_[l].complete) return;
   Level& level = levels_[l];
-  level.complete = std::max(level.complete, checkpoint);
-  level.manifest_wanted = std::max(level.manifest_wanted, checkpoint);
-  const std::uint32_t index = checkpoint / options_.levels[l].every - 1;
-  if (index < level.checkpoints.size()) level.checkpoints[index].stored = true;  // erased once superseded
+  level.complete = manifest.newest;
+  level.manifest_wanted = std::max(level.manifest_wanted, manifest.newest);
+  // Its predecessor's checkpoints: whole as far as the manifest says, erased once superseded.
+  for (LevelCheckpoint& c : level.checkpoints) {
+    if (c.id >= manifest.oldest && c.id <= manifest.newest && !c.pending) c.whole = c.stored = true;
+  }
 }
 
 std::uint32_t BuddyLevels::restart_floor() const {
   if (!enabled()) return messages::kNoBound;
   std::uint32_t floor = messages::kNoBound;
-  for (const Level& level : levels_) floor = std::min(floor, level.complete);
+  for (std::uint32_t l = 0; l < levels_.size(); ++l) floor = std::min(floor, oldest_kept(l));
   return floor;
 }
 

@@ -6,10 +6,18 @@
 // when it is produced, as the buddy saves are; the checkpoint does not wait for it (an asynchronous
 // flush). Once every entry of a level checkpoint is written, a small manifest naming it is written
 // after them (written last, as SCR's flush marks a checkpoint complete): a replacement reads the
-// manifest to learn what it may restore, and the entries of the older level checkpoint go.
+// manifest to learn what it may restore.
+//
+// What a level keeps: a node that restores an older level checkpoint L may need versions that
+// another node wrote before L and has replaced since; that node must then roll back to L or before
+// (the cascade of Lion 2022 §3.5). So every node keeps its level checkpoints from the oldest one
+// complete at every node on (as SCR counts a flush only once every rank's files are on the PFS):
+// each node tells all the others when a level checkpoint of its own is complete (LEVEL_DONE, N - 1
+// small messages), and erases only what is older than every node's. A replacement knows nothing of
+// the others until they tell it again: it erases nothing meanwhile.
 //
 // A restart from a level checkpoint L needs its senders' logs from cut L on, so the node's log
-// release (LOG_RELEASE) never passes the oldest checkpoint a level may restart from: restart_floor().
+// release (LOG_RELEASE) never passes the oldest checkpoint its levels keep: restart_floor().
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -37,10 +45,12 @@ inline constexpr std::uint32_t sequence_of(std::uint64_t token) { return static_
 inline constexpr std::uint32_t value_of(std::uint64_t token) { return static_cast<std::uint32_t>(token); }
 }  // namespace level_tokens
 
-// What a level's manifest holds: the newest level checkpoint whose entries are all written.
+// What a level's manifest holds: the newest level checkpoint whose entries are all written and the
+// oldest one still kept (0: none); a replacement may restore those between, on the level's
+// period (one it finds incomplete it strikes off).
 struct LevelManifest {
-  std::uint32_t checkpoint = 0;
-  template <class F> void fields(F& f) { f(checkpoint); }
+  std::uint32_t newest = 0, oldest = 0;
+  template <class F> void fields(F& f) { f(newest, oldest); }
 };
 
 class BuddyLevels {
@@ -56,10 +66,12 @@ public:
   void begin(node::ProtocolContext& ctx, std::uint32_t n);
   // A task ran: the versions it wrote that a pending level checkpoint holds are written.
   void on_task_completed(node::ProtocolContext& ctx, node::TaskId task);
-  // A write is done. True if a level checkpoint became complete (the restart floor may rise).
+  // A write is done. True if the restart floor may have risen.
   bool on_written(node::ProtocolContext& ctx, std::uint64_t token);
-  // What a level's storage is known to hold (a replacement read the manifest).
-  void known_complete(std::uint32_t level, std::uint32_t checkpoint);
+  // Another node's level checkpoint is complete (LEVEL_DONE). True if the restart floor may have risen.
+  bool on_level_done(node::ProtocolContext& ctx, node::NodeId from, const messages::LevelDone& done);
+  // What a level's storage holds (a replacement read the manifest).
+  void known_complete(std::uint32_t level, const LevelManifest& manifest);
 
   // The oldest checkpoint a level may restart this node from (kNoBound without levels, 0 while
   // a level has none complete).
@@ -83,14 +95,17 @@ private:
     std::uint32_t id = 0;
     std::vector<std::pair<graphs::HandleId, graphs::Version>> entries;  // by handle
     std::uint32_t remaining = 0;  // writes not done yet (pending only)
-    bool pending = false;         // written by this plan and not complete yet
+    bool pending = false;         // being written by this plan
+    bool whole = false;           // every entry written (by this process or, a manifest says, before)
     bool stored = false;          // some entry is in storage (to erase once superseded)
   };
   struct Level {
     std::vector<LevelCheckpoint> checkpoints;  // [c / every - 1]
     std::uint32_t complete = 0;                // the newest checkpoint whose manifest is written
-    std::uint32_t manifest_wanted = 0;         // the newest complete, whose manifest is due
+    std::uint32_t manifest_wanted = 0;         // the newest whole, whose manifest is due
     bool manifest_in_flight = false;
+    bool manifest_stale = false;               // asked for while one was in flight
+    std::vector<std::uint32_t> reported;       // per node: the newest complete it told (0: unknown)
   };
   struct Target {
     std::uint32_t level;
@@ -98,14 +113,16 @@ private:
   };
   void write_entry(node::ProtocolContext& ctx, std::uint32_t level, LevelCheckpoint& c, graphs::HandleId h, graphs::Version v);
   void entry_done(node::ProtocolContext& ctx, std::uint32_t level, LevelCheckpoint& c);
+  void request_manifest(node::ProtocolContext& ctx, std::uint32_t level);
   void write_manifest(node::ProtocolContext& ctx, std::uint32_t level);
+  // Erases what is older than every node's complete checkpoint (and than its own).
   void erase_older(node::ProtocolContext& ctx, std::uint32_t level);
+  std::uint32_t oldest_kept(std::uint32_t level) const;  // its oldest whole checkpoint in storage (0: none)
 
   const BuddyOptions& options_;
   std::vector<Level> levels_;
   node::FlatMultimap64<Target> by_version_;  // the level checkpoints each version belongs to
   std::uint32_t generation_ = 0;
-  std::uint32_t begun_at_ = 0;  // the checkpoint this node runs from
 };
 
 }  // namespace ftsim::protocols::buddy

@@ -33,6 +33,7 @@ enum class MessageType : std::uint32_t {
   log_release = 9,
   saved_copy = 10,
   value_entries = 11,
+  level_done = 12,
 };
 
 // A version's name in the save plan, the message log and replay requests.
@@ -73,6 +74,17 @@ using LogRelease = CheckpointNumber<MessageType::log_release>;
 // Origin -> each of its buddies: the checkpoint's user VALUE entries (the message stands for
 // value_bytes of them).
 using ValueEntries = CheckpointNumber<MessageType::value_entries>;
+
+// A node -> every other node, with /protocol/levels: its level checkpoint is complete (its manifest
+// written). Each node keeps its level checkpoints from the oldest one complete at every node on, so
+// that any node's restart from a level finds the others able to roll back that far (the cascade).
+struct LevelDone {
+  static constexpr MessageType type = MessageType::level_done;
+  std::uint32_t level = 0;
+  std::uint32_t checkpoint = 0;
+
+  template <class F> void fields(F& f) { f(level, checkpoint); }
+};
 
 // Origin -> buddy, with cow: a save sent from a copy of the version instead of through the runtime
 // (the message stands for the datum's bytes).

@@ -37,7 +37,7 @@ std::vector<BuddyLevel> read_buddy_levels(const config::Config& config, config::
     if (rank == 1) {
       // The protocol's own level: every checkpoint of /checkpoints.
       buddy = true;
-      if (auto every = entry.find("every"); every && every->as_int(1, 1) != 1) {
+      if (auto every = entry.find("every"); every && every->as_int(1, 1 << 30) != 1) {
         every->fail_expected("1 (the buddies keep every checkpoint of /checkpoints)");
       }
       entry.finish();

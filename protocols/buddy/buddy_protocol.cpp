@@ -128,6 +128,12 @@ void BuddyProtocol::on_control(node::ProtocolContext& ctx, const node::Message& 
     case MessageType::value_entries:
       keeper_.on_value_entries(ctx, m.source, checked(node::decode<messages::ValueEntries>(m).checkpoint));
       return;
+    case MessageType::level_done:
+      if (coordinator_) return;
+      if (levels_.on_level_done(ctx, m.source, node::decode<messages::LevelDone>(m))) {
+        origin_.raise_restart_floor(ctx, levels_.restart_floor());
+      }
+      return;
     case MessageType::validate:
       keeper_.on_validate(ctx, m.source, checked(node::decode<messages::Validate>(m).checkpoint));
       return;

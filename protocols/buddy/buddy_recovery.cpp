@@ -102,7 +102,8 @@ void BuddyRecovery::send_info_requests(node::ProtocolContext& ctx) {
   }
   // Levels: what each holds is in its manifest (a replacement knows nothing else; a storage that
   // died with the node answers nothing).
-  round_.level_newest.assign(levels_.count(), 0);
+  round_.level_newest.assign(levels_.count(), LevelManifest{});
+  round_.level_struck.assign(levels_.count(), {});
   round_.manifests_unread = static_cast<std::uint32_t>(levels_.count());
   ++read_sequence_;
   for (std::uint32_t l = 0; l < levels_.count(); ++l) {
@@ -148,8 +149,14 @@ void BuddyRecovery::choose_checkpoint(node::ProtocolContext& ctx) {
   // Levels: a newer checkpoint on a level, or the same one on the node's own storage (no network).
   int level = -1;
   for (std::uint32_t l = 0; l < round_.level_newest.size(); ++l) {
-    const std::uint32_t c = round_.level_newest[l];
-    if (c == 0 || c > bound) continue;
+    // Its newest checkpoint that no bound forbids and that was not found incomplete.
+    const LevelManifest& kept = round_.level_newest[l];
+    const std::uint32_t every = levels_.level(l).every;
+    const auto& struck = round_.level_struck[l];
+    std::uint32_t c = std::min(kept.newest, bound);
+    c -= c % every;
+    while (c > 0 && c >= kept.oldest && std::find(struck.begin(), struck.end(), c) != struck.end()) c -= every;
+    if (c == 0 || c < kept.oldest) continue;
     if (c > chosen || (c == chosen && levels_.level(l).local && level < 0)) {
       chosen = c;
       source = ctx.node();
@@ -229,11 +236,14 @@ void BuddyRecovery::on_level_read(node::ProtocolContext& ctx, std::uint64_t toke
   if (token & level_tokens::kManifest) {
     if (state_ != RecoveryState::collecting_info || round_.manifests_unread == 0) return;
     if (content) {
-      const std::uint32_t c = node::decode<LevelManifest>(*content).checkpoint;
-      if (c == 0 || c > options_.saves.checkpoints() || c % levels_.level(l).every != 0) {
-        throw node::WireError("buddy: a level manifest names checkpoint " + std::to_string(c));
+      const LevelManifest manifest = node::decode<LevelManifest>(*content);
+      const std::uint32_t every = levels_.level(l).every;
+      if (manifest.newest == 0 || manifest.newest > options_.saves.checkpoints() || manifest.newest % every != 0 ||
+          manifest.oldest == 0 || manifest.oldest > manifest.newest || manifest.oldest % every != 0) {
+        throw node::WireError("buddy: a level manifest names checkpoints " + std::to_string(manifest.oldest) + " to " +
+                              std::to_string(manifest.newest));
       }
-      round_.level_newest[l] = c;
+      round_.level_newest[l] = manifest;
     }
     --round_.manifests_unread;
     if (round_complete(ctx)) choose_checkpoint(ctx);
@@ -249,7 +259,8 @@ void BuddyRecovery::on_level_read(node::ProtocolContext& ctx, std::uint64_t toke
       ctx.note("checkpoint " + std::to_string(choice_.checkpoint) + " is not whole on " +
                    BuddyLevels::name(levels_.level(l)) + ": chooses again without it", "recovery");
     }
-    round_.level_newest[l] = 0;
+    // (Its other checkpoints may still be whole: only the one read is struck off.)
+    round_.level_struck[l].push_back(choice_.checkpoint);
     ++read_sequence_;
     state_ = RecoveryState::collecting_info;
     choose_checkpoint(ctx);
@@ -358,7 +369,12 @@ void BuddyRecovery::install(node::ProtocolContext& ctx, const std::vector<std::p
     levels_.begin(ctx, n);
     origin_.raise_restart_floor(ctx, levels_.restart_floor());
   }
-  const std::string point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
+  std::string point = n == 0 ? "from scratch" : "checkpoint " + std::to_string(n);
+  if (n > 0 && levels_.enabled()) {
+    // With levels, where it came from (results.json's restart_point).
+    point += choice_.level >= 0 ? std::string(" from ") + BuddyLevels::name(levels_.level(static_cast<std::uint32_t>(choice_.level)))
+                                : std::string(" from a buddy");
+  }
   node::FailureEffect effect;
   effect.processes_rolled_back = 1;
   if (recovery_.kind == Recovery::Kind::rollback) {

@@ -103,9 +103,10 @@ private:
     std::uint32_t number = 0;  // this process's restarts and rollbacks
     std::unordered_map<node::NodeId, Answer> answers;
     std::unordered_map<node::NodeId, std::uint32_t> asked;  // incarnation + 1 asked by name, 0 if none
-    // Levels: the newest complete checkpoint of each (its manifest; 0: none or lost), and the
-    // manifests not read yet.
-    std::vector<std::uint32_t> level_newest;
+    // Levels: what each holds (its manifest; newest 0: none or lost), the checkpoints found
+    // incomplete there, and the manifests not read yet.
+    std::vector<LevelManifest> level_newest;
+    std::vector<std::vector<std::uint32_t>> level_struck;
     std::uint32_t manifests_unread = 0;
   };
   // The restart checkpoint N and the buddy that sends it back (0 and this node: the job's input).
