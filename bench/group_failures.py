@@ -7,8 +7,9 @@ failure takes a rack down, and with it a node and its buddy for 3 of the 4 nodes
 failures (/failures/mtbf per node) split between the classes "node" and "group" (/failures/classes); for
 each share of group failures, --runs seeds, under `buddy`, `global` with buddy storage, `global` with
 an XOR level added (sets of 4 nodes, one per rack: it rebuilds what one rack failure takes, not what
-two at once take), and `global` with buddies and every 4th checkpoint on stable storage (4 servers),
-which must recover from any of them. With --burst FACTOR, a failure raises the rate of its rack's other
+two at once take), `global` with buddies and every 4th checkpoint on stable storage (4 servers),
+which must recover from any of them, and `buddy` with a stable level every 4th or every checkpoint
+(written in the background: what a failure finds there depends on how far the writes got). With --burst FACTOR, a failure raises the rate of its rack's other
 machines FACTOR times for --window instead of (or with) group failures.
 
 Every run has a wall timeout; outcomes are counted apart: complete, unrecoverable (exit 1, the
@@ -60,6 +61,7 @@ def main() -> int:
     parser.add_argument("--mtbf", default="1s", help="per-node MTBF (failure-free, buddy takes 21 ms, global with two levels 37 ms)")
     parser.add_argument("--burst", type=float, default=1, help="/failures/burst factor (1: none)")
     parser.add_argument("--window", default="1ms", help="/failures/burst window")
+    parser.add_argument("--variants", default="", help="the variants to run, ';'-separated (default: all)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="where the runs go (default: a fresh temporary folder)")
     add_campaign_options(parser, timeout=120)
@@ -71,7 +73,15 @@ def main() -> int:
                  "global, buddy + xor": {"type": "global", "at": "cuts",
                                          "levels": [{"storage": "buddy"}, {"storage": "xor", "group": 4, "every": 1}]},
                  "global, buddy + stable/4": {"type": "global", "at": "cuts",
-                                              "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 4}]}}
+                                              "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 4}]},
+                 "buddy + stable/4": {"type": "buddy", "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 4}]},
+                 "buddy + stable/1": {"type": "buddy", "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 1}]}}
+    if args.variants:
+        wanted = [v.strip() for v in args.variants.split(";")]
+        unknown = [v for v in wanted if v not in protocols]
+        if unknown:
+            parser.error(f"--variants: unknown {unknown}; the variants are {list(protocols)}")
+        protocols = {name: protocols[name] for name in wanted}
     shares = [float(s) for s in args.shares.split(",")]
     kinds = ["complete", "unrecoverable", "other failure", "wrong", "bad input", "hang", "crash"]
     print(f"{'protocol':24} {'group share':>11} {'runs':>5} {'failures':>9} {'group':>6} " + " ".join(f"{k:>13}" for k in kinds))

@@ -35,13 +35,21 @@ std::vector<std::uint64_t> missing_from(node::ProtocolContext& ctx, NodeId produ
 }
 
 // §3.5 step 1: the failed node restarts at a cut N and re-sends only what its tasks after N
-// produce. Whatever this node still waits for from it must come from a section >= N.
-std::uint32_t in_transit_bound(node::ProtocolContext& ctx, const BuddyOptions& options, NodeId failed) {
+// produce. Whatever this node still waits for from it must come from a section >= N. A node that
+// restored since asks the restarted node by name for what it misses (send_replay_request), which
+// serves it from its restored state: N may then be any cut whose state holds the version (up to
+// the last cut before the version's next writer).
+std::uint32_t in_transit_bound(node::ProtocolContext& ctx, const BuddyOptions& options, NodeId failed, bool asks_by_name) {
+  const auto& graph = ctx.graph();
   std::uint32_t bound = kNoBound;
   for (std::uint64_t key : missing_from(ctx, failed)) {
     const HandleId h = messages::handle_of(key);
     const Version v = messages::version_of(key);
-    bound = std::min(bound, v == 0 ? 0u : options.section_of(ctx.graph().writer(h, v)));
+    if (asks_by_name) {
+      if (v < graph.final_version(h)) bound = std::min(bound, options.section_of(graph.writer(h, v + 1)));
+    } else {
+      bound = std::min(bound, v == 0 ? 0u : options.section_of(graph.writer(h, v)));
+    }
   }
   return bound;
 }
@@ -434,7 +442,7 @@ void BuddyRecovery::on_info_request(node::ProtocolContext& ctx, NodeId failed, s
   info.requester_incarnation = replacement;
   info.round = request.round;
   // A node restarting itself waits for nothing yet: what it will need from the other comes by replay.
-  info.bound = recovering() ? kNoBound : in_transit_bound(ctx, options_, failed);
+  info.bound = recovering() ? kNoBound : in_transit_bound(ctx, options_, failed, state_ == RecoveryState::restored);
   info.newest = holdings.newest;
   info.older = holdings.older;
   info.buddy = holdings.buddy;
