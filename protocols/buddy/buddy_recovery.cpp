@@ -37,8 +37,8 @@ std::vector<std::uint64_t> missing_from(node::ProtocolContext& ctx, NodeId produ
 // §3.5 step 1: the failed node restarts at a cut N and re-sends only what its tasks after N
 // produce. Whatever this node still waits for from it must come from a section >= N. A node that
 // restored since asks the restarted node by name for what it misses (send_replay_request), which
-// serves it from its restored state: N may then be any cut whose state holds the version (up to
-// the last cut before the version's next writer).
+// serves it from its restored state or, for an initial value, from the input: N may then be any
+// cut whose state holds the version (up to the last cut before the version's next writer).
 std::uint32_t in_transit_bound(node::ProtocolContext& ctx, const BuddyOptions& options, NodeId failed, bool asks_by_name) {
   const auto& graph = ctx.graph();
   std::uint32_t bound = kNoBound;
@@ -46,7 +46,8 @@ std::uint32_t in_transit_bound(node::ProtocolContext& ctx, const BuddyOptions& o
     const HandleId h = messages::handle_of(key);
     const Version v = messages::version_of(key);
     if (asks_by_name) {
-      if (v < graph.final_version(h)) bound = std::min(bound, options.section_of(graph.writer(h, v + 1)));
+      // (An initial value is read again from the input, whatever the restart checkpoint.)
+      if (v > 0 && v < graph.final_version(h)) bound = std::min(bound, options.section_of(graph.writer(h, v + 1)));
     } else {
       bound = std::min(bound, v == 0 ? 0u : options.section_of(graph.writer(h, v)));
     }
@@ -252,6 +253,10 @@ void BuddyRecovery::on_level_read(node::ProtocolContext& ctx, std::uint64_t toke
                               std::to_string(manifest.newest));
       }
       round_.level_newest[l] = manifest;
+      if (ctx.recording()) {
+        ctx.note(std::string(BuddyLevels::name(levels_.level(l))) + " holds its checkpoints " + std::to_string(manifest.oldest) +
+                     " to " + std::to_string(manifest.newest), "recovery");
+      }
     }
     --round_.manifests_unread;
     if (round_complete(ctx)) choose_checkpoint(ctx);
