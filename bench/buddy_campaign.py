@@ -78,6 +78,10 @@ def unrecoverable_cause_holds(reason, failed, buddies_of):
     if not named:
         return False
     node = int(named.group(1))
+    # A cascade of cascades: the needing node rolls back, alive, for another node's failure.
+    on_behalf = re.search(r"rolling back for the failure of node (\d+)", reason)
+    if on_behalf:
+        node = int(on_behalf.group(1))
     if node not in failed:
         return False
     if "every one of its buddies had lost" in reason:

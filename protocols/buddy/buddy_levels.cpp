@@ -157,7 +157,7 @@ void BuddyLevels::write_manifest(node::ProtocolContext& ctx, std::uint32_t l) {
   level.manifest_wanted = std::max(level.manifest_wanted, level.complete);
   level.manifest_in_flight = true;
   level.manifest_stale = false;
-  const std::uint32_t oldest = oldest_kept(l);
+  const std::uint32_t oldest = oldest_kept(l, level.manifest_wanted);
   const LevelManifest manifest{level.manifest_wanted, oldest > 0 ? oldest : level.manifest_wanted};
   ctx.storage_write(server(ctx, l), manifest_key(ctx), node::encode(manifest), 2 * sizeof(std::uint32_t),
                     level_tokens::make(level_tokens::kWrite, true, l, generation_, level.manifest_wanted));
@@ -190,8 +190,9 @@ void BuddyLevels::erase_older(node::ProtocolContext& ctx, std::uint32_t l) {
   if (erased && level.complete > 0) request_manifest(ctx, l);
 }
 
-std::uint32_t BuddyLevels::oldest_kept(std::uint32_t l) const {
+std::uint32_t BuddyLevels::oldest_kept(std::uint32_t l, std::uint32_t upto) const {
   for (const LevelCheckpoint& c : levels_[l].checkpoints) {
+    if (c.id > upto) break;
     if (c.whole && c.stored) return c.id;
   }
   return 0;
@@ -222,7 +223,8 @@ void BuddyLevels::known_complete(std::uint32_t l, const LevelManifest& manifest)
 std::uint32_t BuddyLevels::restart_floor() const {
   if (!enabled()) return messages::kNoBound;
   std::uint32_t floor = messages::kNoBound;
-  for (std::uint32_t l = 0; l < levels_.size(); ++l) floor = std::min(floor, oldest_kept(l));
+  // Only what a manifest already names: a replacement knows of nothing else.
+  for (std::uint32_t l = 0; l < levels_.size(); ++l) floor = std::min(floor, oldest_kept(l, levels_[l].complete));
   return floor;
 }
 

@@ -117,7 +117,8 @@ private:
   void write_manifest(node::ProtocolContext& ctx, std::uint32_t level);
   // Erases what is older than every node's complete checkpoint (and than its own).
   void erase_older(node::ProtocolContext& ctx, std::uint32_t level);
-  std::uint32_t oldest_kept(std::uint32_t level) const;  // its oldest whole checkpoint in storage (0: none)
+  // Its oldest whole checkpoint in storage, up to `upto` (0: none).
+  std::uint32_t oldest_kept(std::uint32_t level, std::uint32_t upto) const;
 
   const BuddyOptions& options_;
   std::vector<Level> levels_;

@@ -69,7 +69,11 @@ void BuddyRecovery::start_restart(node::ProtocolContext& ctx, const node::Restar
   send_info_requests(ctx);
 }
 
-void BuddyRecovery::roll_back(node::ProtocolContext& ctx, std::uint32_t limit, const node::FailureNotice& cause) {
+void BuddyRecovery::roll_back(node::ProtocolContext& ctx, std::uint32_t limit, const node::FailureNotice& cause,
+                              NodeId needing) {
+  // Who needs the versions, and for which failure (another node's, in a cascade of cascades).
+  const std::string who = "node " + std::to_string(needing) +
+                          (needing != cause.node ? " (rolling back for the failure of node " + std::to_string(cause.node) + ")" : "");
   if (recovering()) {
     // Already restoring: a tighter limit is fine until the checkpoint is chosen.
     if (state_ == RecoveryState::collecting_info) {
@@ -78,12 +82,12 @@ void BuddyRecovery::roll_back(node::ProtocolContext& ctx, std::uint32_t limit, c
     }
     if (choice_.checkpoint <= limit) return;
     ctx.fail_run("node " + std::to_string(ctx.node()) + " must roll back to checkpoint " + std::to_string(limit) +
-                 " or earlier for node " + std::to_string(cause.node) + " while restoring checkpoint " +
+                 " or earlier for " + who + " while restoring checkpoint " +
                  std::to_string(choice_.checkpoint) + " (cascade of Lion 2022 §3.5 during a restore: not supported)");
     return;
   }
   if (ctx.recording()) {
-    ctx.note("rolls back to checkpoint " + std::to_string(limit) + " or earlier: node " + std::to_string(cause.node) +
+    ctx.note("rolls back to checkpoint " + std::to_string(limit) + " or earlier: " + who +
              " needs versions it wrote before its own restart (the cascade of Lion 2022 §3.5)", "recovery");
   }
   // As a restart, but alive: it keeps what it holds for other nodes; its log goes (the versions it
@@ -97,6 +101,7 @@ void BuddyRecovery::roll_back(node::ProtocolContext& ctx, std::uint32_t limit, c
   recovery_.incarnation = ctx.incarnation();
   recovery_.began = ctx.now();
   recovery_.cause = cause;
+  recovery_.needing = who;
   send_info_requests(ctx);
 }
 
@@ -178,7 +183,7 @@ void BuddyRecovery::choose_checkpoint(node::ProtocolContext& ctx) {
     const NodeId me = ctx.node();
     const std::string levels = levels_.enabled() ? "; no level holds a checkpoint it may restart from" : "";
     if (rollback) {
-      ctx.fail_run("unrecoverable: node " + std::to_string(recovery_.cause.node) + " needs versions that node " +
+      ctx.fail_run("unrecoverable: " + recovery_.needing + " needs versions that node " +
                    std::to_string(me) + " wrote before its own restart, and node " + std::to_string(me) +
                    " cannot roll back to checkpoint " + std::to_string(recovery_.limit) +
                    " or earlier (the cascade of Lion 2022 §3.5): its buddies no longer hold one and its senders have "
@@ -537,7 +542,7 @@ void BuddyRecovery::send_replay_request(node::ProtocolContext& ctx, NodeId faile
 node::FailureEffect BuddyRecovery::serve(node::ProtocolContext& ctx, NodeId to, const std::vector<std::uint64_t>& keys,
                                          const node::FailureNotice& cause) {
   const BuddyReplay::Outcome outcome = replay_.serve(ctx, to, keys);
-  if (outcome.rollback_to != kNoBound) roll_back(ctx, outcome.rollback_to, cause);
+  if (outcome.rollback_to != kNoBound) roll_back(ctx, outcome.rollback_to, cause, to);
   return outcome.effect;
 }
 

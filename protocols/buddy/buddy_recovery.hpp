@@ -92,6 +92,7 @@ private:
     std::uint32_t incarnation = 0;  // this process's: answers to another one are stale
     double began = 0;
     std::uint32_t limit = 0;  // a rollback: the newest checkpoint it may restore
+    std::string needing;      // a rollback: who needs its versions, for the messages
   };
   // A round of info requests: the answers, kept for the whole round (a live node's answer stays
   // true), and who was asked again by name after a newer incarnation showed itself.
@@ -137,7 +138,8 @@ private:
   // Replays `keys` to `to`; if one is gone, rolls this node back (on behalf of `cause`).
   node::FailureEffect serve(node::ProtocolContext& ctx, node::NodeId to, const std::vector<std::uint64_t>& keys,
                             const node::FailureNotice& cause);
-  void roll_back(node::ProtocolContext& ctx, std::uint32_t limit, const node::FailureNotice& cause);
+  // `needing` asked for a version this node no longer has (on behalf of `cause`).
+  void roll_back(node::ProtocolContext& ctx, std::uint32_t limit, const node::FailureNotice& cause, node::NodeId needing);
   void send_replay_request(node::ProtocolContext& ctx, node::NodeId failed, std::uint32_t replacement);
 
   const BuddyOptions& options_;

@@ -65,10 +65,13 @@ inline Cause unrecoverable_cause(const std::string& reason, const config::Json& 
     return has_failed(named("unrecoverable: node ")) ? Cause::other : Cause::none;
   }
   if (reason.find("(the cascade of Lion 2022 §3.5)") != std::string::npos) {
-    // "node X needs versions that node Y wrote before its own restart": X failed, and a node never
-    // needs its own versions from a log.
+    // "node X needs versions that node Y wrote before its own restart": X failed (or X rolls back,
+    // alive, "for the failure of node Z", and Z failed), and a node never needs its own versions
+    // from a log.
     const int needing = named("unrecoverable: node "), writer = named("needs versions that node ");
-    return has_failed(needing) && writer >= 0 && writer != needing && failed.size() >= 2 ? Cause::other : Cause::none;
+    const int on_behalf = named("rolling back for the failure of node ");
+    const int cause = on_behalf >= 0 ? on_behalf : needing;
+    return has_failed(cause) && writer >= 0 && writer != needing && failed.size() >= 2 ? Cause::other : Cause::none;
   }
   return Cause::none;
 }
