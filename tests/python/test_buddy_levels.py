@@ -109,3 +109,21 @@ def test_a_local_level_needs_local_storage(ftsim, tmp_path):
     file.write_text(json.dumps(config))
     result = ftsim("validate", file)
     assert result.returncode != 0 and "/platform/local_storage" in result.stderr, result.stderr
+
+
+def test_a_node_restored_from_its_buddy_rolls_back_to_its_level_checkpoint(ftsim, tmp_path):
+    # Rack {4..7} fails: nodes 4, 5 and 6 restore checkpoint 4 from stable storage (their buddies are
+    # in the rack), node 7 checkpoint 6 from its buddy 8. Node 6 needs a version node 7 wrote in
+    # section 4 and replaced in section 5: node 7 rolls back to checkpoint 4, which holds it, from
+    # stable storage. (Lion 2022 §3.5's bound, "before the version's writer", asked for checkpoint
+    # 3, which no level kept: the run ended unrecoverable.)
+    config = config_with({"type": "buddy", "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 4}]},
+                         [{"time": "17.857958ms", "node": 6, "class": "group"}])
+    config["seed"] = 2026
+    config["platform"]["storage"] = {"hosts": 4}
+    del config["platform"]["local_storage"]
+    result, r, out = run(ftsim, tmp_path, config, "cascade", "--log", "protocol")
+    assert result.returncode == 0 and r["oracle"]["ok"], r["failure_reason"]
+    log = (out / "events.log").read_text()
+    assert "process 7    rolls back to checkpoint 4 or earlier: node 6 needs versions" in log
+    assert "process 7    restarted from checkpoint 4 from stable storage" in log
