@@ -1,4 +1,5 @@
 """Shared fixtures: where the ftsim binary and the source tree are."""
+import json
 import os
 import pathlib
 import subprocess
@@ -38,3 +39,14 @@ def ftsim():
         return subprocess.run([str(BINARY), *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=timeout)
 
     return run
+
+
+def run_config(ftsim, tmp_path, config: dict, name: str, *extra):
+    """Writes `config` as NAME.json and runs it into NAME/ (exit 0 or 1: complete or failed);
+    returns the CompletedProcess, results.json and the output folder."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(config))
+    out = tmp_path / name
+    result = ftsim("run", path, "-o", out, *extra)
+    assert result.returncode in (0, 1), result.stderr
+    return result, json.loads((out / "results.json").read_text()), out

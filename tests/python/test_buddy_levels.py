@@ -5,6 +5,7 @@ buddies is recovered from stable storage, and a process failure from the node's 
 import json
 
 import pytest
+from conftest import run_config as run
 
 # 16 nodes, racks of 4, buddy (n + 1) mod 16: a rack failure takes 3 nodes with their buddies.
 BASE = {
@@ -25,15 +26,6 @@ def config_with(protocol, events=None):
     if events:
         config["failures"] = {"model": "list", "events": events, "downtime": "100us", "detection": "50us"}
     return config
-
-
-def run(ftsim, tmp_path, config, name, *extra):
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(config))
-    out = tmp_path / name
-    result = ftsim("run", path, "-o", out, *extra)
-    assert result.returncode in (0, 1), result.stderr
-    return result, json.loads((out / "results.json").read_text()), out
 
 
 def test_a_rack_failure_is_recovered_from_stable_storage(ftsim, tmp_path):
@@ -92,23 +84,17 @@ def test_a_level_writes_the_whole_state_at_every_kth_cut(ftsim, tmp_path):
     ([{"storage": "buddy"}, {"storage": "local", "every": 1}], "/protocol/levels/1/storage", "in this order"),
     ([{"storage": "buddy"}, {"storage": "stable"}], "/protocol/levels/1", "every"),
     ([{"storage": "buddy", "every": 2}], "/protocol/levels/0/every", "every checkpoint"),
+    (LOCAL["levels"], "/protocol/levels/0", "/platform/local_storage"),  # without local storage
 ])
 def test_bad_levels_name_their_path(ftsim, tmp_path, levels, path, words):
     config = config_with({"type": "buddy", "levels": levels})
+    if levels is LOCAL["levels"]:
+        del config["platform"]["local_storage"]
     file = tmp_path / "bad.json"
     file.write_text(json.dumps(config))
     result = ftsim("validate", file)
     assert result.returncode != 0
     assert path in result.stderr and words in result.stderr, result.stderr
-
-
-def test_a_local_level_needs_local_storage(ftsim, tmp_path):
-    config = config_with(LOCAL)
-    del config["platform"]["local_storage"]
-    file = tmp_path / "bad.json"
-    file.write_text(json.dumps(config))
-    result = ftsim("validate", file)
-    assert result.returncode != 0 and "/platform/local_storage" in result.stderr, result.stderr
 
 
 def test_a_node_restored_from_its_buddy_rolls_back_to_its_level_checkpoint(ftsim, tmp_path):

@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from conftest import run_config as run
 
 # 16 nodes, racks of 4, buddy (n + 1) mod 16: a rack failure takes 3 nodes with their buddies.
 BASE = {
@@ -16,15 +17,6 @@ BASE = {
                  "downtime": "100us", "detection": "50us"},
 }
 TWO_LEVELS = {"type": "global", "at": "cuts", "levels": [{"storage": "buddy"}, {"storage": "stable", "every": 3}]}
-
-
-def run(ftsim, tmp_path, config, name, *extra):
-    path = tmp_path / f"{name}.json"
-    path.write_text(json.dumps(config))
-    out = tmp_path / name
-    result = ftsim("run", path, "-o", out, *extra)
-    assert result.returncode in (0, 1), result.stderr
-    return result, json.loads((out / "results.json").read_text()), out
 
 
 def with_protocol(protocol, **failures):
