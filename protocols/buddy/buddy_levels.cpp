@@ -116,8 +116,8 @@ bool BuddyLevels::on_written(node::ProtocolContext& ctx, std::uint64_t token) {
         if (n != ctx.node()) ctx.send_control(n, static_cast<std::uint32_t>(messages::LevelDone::type), body);
       }
     }
-    erase_older(ctx, l);
-    if (level.manifest_stale || level.manifest_wanted > level.complete) write_manifest(ctx, l);
+    erase_older(ctx, l);  // (which may write the manifest again)
+    if (level.manifest_stale || level.manifest_wanted > level.complete) request_manifest(ctx, l);
     return true;
   }
   const std::uint32_t index = id / options_.levels[l].every - 1;
@@ -170,9 +170,9 @@ void BuddyLevels::erase_older(node::ProtocolContext& ctx, std::uint32_t l) {
   Level& level = levels_[l];
   std::uint32_t kept = level.complete;
   for (std::uint32_t reported : level.reported) kept = std::min(kept, reported);
-  std::uint32_t newest = 0, second = 0;
+  std::uint32_t newest = 0, second = 0;  // of those a manifest names
   for (const LevelCheckpoint& c : level.checkpoints) {
-    if (c.whole && c.stored) {
+    if (c.whole && c.stored && c.id <= level.complete) {
       second = newest;
       newest = c.id;
     }
