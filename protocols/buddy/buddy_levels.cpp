@@ -96,8 +96,8 @@ void BuddyLevels::write_entry(node::ProtocolContext& ctx, std::uint32_t level, L
                     level_tokens::make(level_tokens::kWrite, false, level, generation_, c.id));
 }
 
-bool BuddyLevels::on_written(node::ProtocolContext& ctx, std::uint64_t token) {
-  if (level_tokens::sequence_of(token) != (generation_ & 0xFFFFFF)) return false;  // an abandoned plan's
+BuddyLevels::Written BuddyLevels::on_written(node::ProtocolContext& ctx, std::uint64_t token) {
+  if (level_tokens::sequence_of(token) != (generation_ & 0xFFFFFF)) return {};  // an abandoned plan's
   const std::uint32_t l = level_tokens::level_of(token);
   const std::uint32_t id = level_tokens::value_of(token);
   if (l >= levels_.size()) throw node::WireError("buddy: storage token of an unknown level");
@@ -118,15 +118,16 @@ bool BuddyLevels::on_written(node::ProtocolContext& ctx, std::uint64_t token) {
     }
     erase_older(ctx, l);  // (which may write the manifest again)
     if (level.manifest_stale || level.manifest_wanted > level.complete) request_manifest(ctx, l);
-    return true;
+    return {.manifest = true};
   }
   const std::uint32_t index = id / options_.levels[l].every - 1;
   if (id % options_.levels[l].every != 0 || index >= level.checkpoints.size()) {
     throw node::WireError("buddy: storage token of an unknown level checkpoint");
   }
   LevelCheckpoint& c = level.checkpoints[index];
-  if (c.pending) entry_done(ctx, l, c);
-  return false;
+  if (!c.pending) return {};
+  entry_done(ctx, l, c);
+  return {.whole = !c.pending};
 }
 
 void BuddyLevels::entry_done(node::ProtocolContext& ctx, std::uint32_t l, LevelCheckpoint& c) {

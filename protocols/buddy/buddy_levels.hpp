@@ -66,8 +66,13 @@ public:
   void begin(node::ProtocolContext& ctx, std::uint32_t n);
   // A task ran: the versions it wrote that a pending level checkpoint holds are written.
   void on_task_completed(node::ProtocolContext& ctx, node::TaskId task);
-  // A write is done. True if the restart floor may have risen.
-  bool on_written(node::ProtocolContext& ctx, std::uint64_t token);
+  // A write is done: a manifest landed (the restart floor may have risen), or a level checkpoint
+  // became whole; either way the levels may be all written.
+  struct Written {
+    bool manifest = false;
+    bool whole = false;
+  };
+  Written on_written(node::ProtocolContext& ctx, std::uint64_t token);
   // Another node's level checkpoint is complete (LEVEL_DONE). True if the restart floor may have risen.
   bool on_level_done(node::ProtocolContext& ctx, node::NodeId from, const messages::LevelDone& done);
   // What a level's storage holds (a replacement read the manifest).

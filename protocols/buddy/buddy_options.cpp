@@ -4,6 +4,7 @@
 #include <string>
 
 #include "graphs/cut_selection.hpp"
+#include "protocols/level_storage.hpp"
 #include "sim/config/config_error.hpp"
 
 namespace ftsim::protocols::buddy {
@@ -46,12 +47,7 @@ std::vector<BuddyLevel> read_buddy_levels(const config::Config& config, config::
     BuddyLevel level;
     level.local = rank == 0;
     level.every = static_cast<std::uint32_t>(entry.at("every").as_int(1, 1 << 30));
-    if (level.local && !config.platform.local_storage.present) {
-      entry.fail("the \"local\" level writes to each node's own storage: set /platform/local_storage (its bandwidth)");
-    }
-    if (!level.local && config.platform.storage.hosts == 0) {
-      entry.fail("the \"stable\" level needs servers: set /platform/storage/hosts to 1 or more");
-    }
+    require_level_storage(config, entry, level.local);
     entry.finish();
     levels.push_back(level);
   }

@@ -89,9 +89,11 @@ void BuddyProtocol::on_storage_done(node::ProtocolContext& ctx, std::uint64_t to
     recovery_.on_level_read(ctx, token, content);
     return;
   }
-  // A level checkpoint complete: the log may be released further, and the run may end.
-  if (levels_.on_written(ctx, token)) origin_.raise_restart_floor(ctx, levels_.restart_floor());
-  if (!recovery_.recovering() && levels_.all_written()) ctx.check_completion();
+  // A manifest landed: the log may be released further. Either that or a level checkpoint whole:
+  // the run may end.
+  const BuddyLevels::Written written = levels_.on_written(ctx, token);
+  if (written.manifest) origin_.raise_restart_floor(ctx, levels_.restart_floor());
+  if (written.manifest || written.whole) ctx.check_completion();
 }
 
 void BuddyProtocol::on_data_released(node::ProtocolContext& ctx, const node::Message& m) {

@@ -116,7 +116,7 @@ void BuddyRecovery::send_info_requests(node::ProtocolContext& ctx) {
   }
   // Levels: what each holds is in its manifest (a replacement knows nothing else; a storage that
   // died with the node answers nothing).
-  round_.level_newest.assign(levels_.count(), LevelManifest{});
+  round_.level_manifests.assign(levels_.count(), LevelManifest{});
   round_.level_struck.assign(levels_.count(), {});
   round_.manifests_unread = static_cast<std::uint32_t>(levels_.count());
   ++read_sequence_;
@@ -162,9 +162,9 @@ void BuddyRecovery::choose_checkpoint(node::ProtocolContext& ctx) {
   }
   // Levels: a newer checkpoint on a level, or the same one on the node's own storage (no network).
   int level = -1;
-  for (std::uint32_t l = 0; l < round_.level_newest.size(); ++l) {
+  for (std::uint32_t l = 0; l < round_.level_manifests.size(); ++l) {
     // Its newest checkpoint that no bound forbids and that was not found incomplete.
-    const LevelManifest& kept = round_.level_newest[l];
+    const LevelManifest& kept = round_.level_manifests[l];
     const std::uint32_t every = levels_.level(l).every;
     const auto& struck = round_.level_struck[l];
     std::uint32_t c = std::min(kept.newest, bound);
@@ -257,7 +257,7 @@ void BuddyRecovery::on_level_read(node::ProtocolContext& ctx, std::uint64_t toke
         throw node::WireError("buddy: a level manifest names checkpoints " + std::to_string(manifest.oldest) + " to " +
                               std::to_string(manifest.newest));
       }
-      round_.level_newest[l] = manifest;
+      round_.level_manifests[l] = manifest;
       if (ctx.recording()) {
         ctx.note(std::string(BuddyLevels::name(levels_.level(l))) + " holds its checkpoints " + std::to_string(manifest.oldest) +
                      " to " + std::to_string(manifest.newest), "recovery");
@@ -383,7 +383,7 @@ void BuddyRecovery::install(node::ProtocolContext& ctx, const std::vector<std::p
   origin_.on_restored(n);
   if (levels_.enabled()) {
     // What the levels hold (their manifests) and, from cut n on, the level checkpoints to write.
-    for (std::uint32_t l = 0; l < round_.level_newest.size(); ++l) levels_.known_complete(l, round_.level_newest[l]);
+    for (std::uint32_t l = 0; l < round_.level_manifests.size(); ++l) levels_.known_complete(l, round_.level_manifests[l]);
     levels_.begin(ctx, n);
     origin_.raise_restart_floor(ctx, levels_.restart_floor());
   }

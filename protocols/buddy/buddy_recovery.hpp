@@ -106,7 +106,7 @@ private:
     std::unordered_map<node::NodeId, std::uint32_t> asked;  // incarnation + 1 asked by name, 0 if none
     // Levels: what each holds (its manifest; newest 0: none or lost), the checkpoints found
     // incomplete there, and the manifests not read yet.
-    std::vector<LevelManifest> level_newest;
+    std::vector<LevelManifest> level_manifests;
     std::vector<std::vector<std::uint32_t>> level_struck;
     std::uint32_t manifests_unread = 0;
   };

@@ -4,6 +4,7 @@
 
 #include "graphs/cut_selection.hpp"
 #include "protocols/coordinated_schedule.hpp"
+#include "protocols/level_storage.hpp"
 
 namespace ftsim::protocols::global {
 
@@ -49,12 +50,9 @@ GlobalConfig read_global_options(const config::Config& config, config::JsonReade
         level.rate = 5e9;  // the schema's default: XOR streams at memory speed on one core
         if (auto rate = entry.find("rate")) level.rate = rate->as_bandwidth();
       }
-      if (level.storage == LevelStorage::stable) {
-        options.stable_every = level.every;
-        if (servers == 0) entry.fail("the \"stable\" level needs servers: set /platform/storage/hosts to 1 or more");
-      }
-      if (level.storage == LevelStorage::local && !config.platform.local_storage.present) {
-        entry.fail("the \"local\" level writes to each node's own storage: set /platform/local_storage (its bandwidth)");
+      if (level.storage == LevelStorage::stable) options.stable_every = level.every;
+      if (level.storage == LevelStorage::stable || level.storage == LevelStorage::local) {
+        require_level_storage(config, entry, level.storage == LevelStorage::local);
       }
       if (level.storage == LevelStorage::buddy && config.platform.nodes < 2) {
         entry.fail("the \"buddy\" level needs at least 2 nodes (a node cannot be its own buddy)");
